@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+// ObjectGraph: Core Data's object graph and persistence for Linux, and pim, the
+// personal information manager built on it. See README.md and ../shared/ARCHITECTURE.md.
+import PackageDescription
+
+let package = Package(
+    name: "ObjectGraph",
+    products: [
+        .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .executable(name: "objectgraph", targets: ["objectgraph"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .target(
+            name: "ObjectGraph",
+            dependencies: ["CSQLite", "CLibXML2"]
+        ),
+        .executableTarget(
+            name: "objectgraph",
+            dependencies: [
+                "ObjectGraph",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "ObjectGraphTests",
+            dependencies: ["ObjectGraph"]
+        ),
+        .testTarget(
+            name: "objectgraphTests",
+            dependencies: ["ObjectGraph"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,8 @@
+// The libxml2 C API, as model files, the XML store and feed import use it
+// (Debian: libxml2-dev; headers under /usr/include/libxml2 through pkg-config).
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlreader.h>
+#include <libxml/xmlwriter.h>
+#include <libxml/xpath.h>
+#include <libxml/xpathInternals.h>
