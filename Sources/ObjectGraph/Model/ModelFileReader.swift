@@ -1,0 +1,347 @@
+// Turns the XML of an Xcode model file (`.xcdatamodel/contents`) into a ManagedObjectModel. It
+// reads every element and attribute Xcode writes (legacy ones included), is lenient where Xcode
+// is (`defaultValueString="NO"` on an integer reads as 0, with a warning), and records the line
+// of each element so that validation can name it. Cross-references are checked by validate().
+import Foundation
+
+enum ModelFileReader {
+    /// Reads `data`; the model is nil only when the XML itself is unreadable.
+    static func read(_ data: Data, path: String) -> ModelFile.ReadResult {
+        let root: XMLTreeElement
+        do {
+            root = try XMLTree.parse(data, path: path)
+        } catch {
+            let issue = ModelIssue(.error, .malformedXML, "malformed XML: \(error.message)",
+                                   location: ModelSourceLocation(file: path, line: error.line, column: error.column))
+            return ModelFile.ReadResult(model: nil, issues: [issue], path: path)
+        }
+        var reader = Reader(path: path)
+        let model = reader.model(from: root)
+        return ModelFile.ReadResult(model: model, issues: reader.issues, path: path)
+    }
+
+    private struct Reader {
+        let path: String
+        var issues: [ModelIssue] = []
+
+        init(path: String) { self.path = path }
+
+        func location(_ element: XMLTreeElement) -> ModelSourceLocation {
+            ModelSourceLocation(file: path, line: element.line)
+        }
+
+        mutating func report(_ severity: ModelIssue.Severity, _ kind: ModelIssue.Kind, _ message: String,
+                             at element: XMLTreeElement, entity: String? = nil, property: String? = nil) {
+            issues.append(ModelIssue(severity, kind, message, location: location(element), entity: entity, property: property))
+        }
+
+        /// The attribute `name` of `element`, reporting it when it is missing.
+        mutating func required(_ name: String, of element: XMLTreeElement, entity: String? = nil) -> String {
+            if let value = element[attribute: name], !value.isEmpty { return value }
+            report(.error, .missingElement, "<\(element.name)> has no \(name)", at: element, entity: entity)
+            return ""
+        }
+
+        // MARK: Model
+
+        mutating func model(from root: XMLTreeElement) -> ManagedObjectModel {
+            let model = ManagedObjectModel()
+            guard root.name == "model" else {
+                report(.error, .missingElement, "the root element is <\(root.name)>, expected <model>", at: root)
+                return model
+            }
+            var info = ModelDocumentInfo()
+            info.documentVersion = root[attribute: "documentVersion"] ?? info.documentVersion
+            info.lastSavedToolsVersion = root[attribute: "lastSavedToolsVersion"]
+            info.systemVersion = root[attribute: "systemVersion"]
+            info.minimumToolsVersion = root[attribute: "minimumToolsVersion"] ?? info.minimumToolsVersion
+            info.sourceLanguage = root[attribute: "sourceLanguage"]
+            info.usedWithCloudKit = flag(root[attribute: "usedWithCloudKit"])
+            info.usedWithSwiftData = flag(root[attribute: "usedWithSwiftData"])
+            model.documentInfo = info
+            if let identifier = root[attribute: "userDefinedModelVersionIdentifier"], !identifier.isEmpty {
+                model.versionIdentifiers = [identifier]
+            }
+            var entities: [EntityDescription] = []
+            for child in root.children {
+                switch child.name {
+                case "entity": entities.append(entity(from: child))
+                case "composite": model.compositeTypes.append(composite(from: child))
+                case "fetchRequest": model.fetchRequestTemplates.append(fetchRequest(from: child, entity: nil))
+                case "configuration": model.configurations.append(configuration(from: child))
+                case "elements": break  // the diagram's layout: positions of boxes, not data
+                default:
+                    report(.warning, .invalidValue, "unknown element <\(child.name)> ignored", at: child)
+                }
+            }
+            model.entities = entities
+            return model
+        }
+
+        mutating func configuration(from element: XMLTreeElement) -> ModelConfiguration {
+            let members = element.children(named: "memberEntity").map { $0[attribute: "name"] ?? "" }
+            var configuration = ModelConfiguration(name: required("name", of: element), entityNames: members,
+                                                   usedWithCloudKit: flag(element[attribute: "usedWithCloudKit"]))
+            configuration.sourceLocation = location(element)
+            return configuration
+        }
+
+        mutating func fetchRequest(from element: XMLTreeElement, entity: String?) -> FetchRequestTemplate {
+            var template = FetchRequestTemplate(name: element[attribute: "name"] ?? "",
+                                                entityName: required("entity", of: element, entity: entity),
+                                                predicateFormat: element[attribute: "predicateString"])
+            if template.name.isEmpty && entity == nil {
+                report(.error, .missingElement, "<fetchRequest> has no name", at: element)
+            }
+            template.fetchLimit = integer(element[attribute: "fetchLimit"]) ?? 0
+            template.fetchBatchSize = integer(element[attribute: "fetchBatchSize"]) ?? 0
+            template.resultType = integer(element[attribute: "resultType"]) ?? 0
+            // Sources disagree on the flags' spellings; every known spelling is accepted.
+            func option(_ spellings: String..., default value: Bool) -> Bool {
+                for spelling in spellings { if let text = element[attribute: spelling] { return flag(text) } }
+                return value
+            }
+            template.includesSubentities = option("includesSubentities", "includeSubentities", default: true)
+            template.includesPropertyValues = option("includesPropertyValues", "includePropertyValues", default: true)
+            template.returnsObjectsAsFaults = option("returnsObjectsAsFaults", "returnObjectsAsFaults", default: true)
+            template.includesPendingChanges = option("includesPendingChanges", "includePendingChanges", default: true)
+            template.returnsDistinctResults = option("returnsDistinctResults", "returnDistinctResults", default: false)
+            template.sourceLocation = location(element)
+            return template
+        }
+
+        mutating func composite(from element: XMLTreeElement) -> CompositeTypeDescription {
+            let name = required("name", of: element)
+            let composite = CompositeTypeDescription(name: name)
+            composite.attributes = element.children(named: "attribute").map { attribute(from: $0, entity: name) }
+            composite.sourceLocation = location(element)
+            return composite
+        }
+
+        // MARK: Entities
+
+        mutating func entity(from element: XMLTreeElement) -> EntityDescription {
+            let name = required("name", of: element)
+            let entity = EntityDescription(name: name, managedObjectClassName: element[attribute: "representedClassName"],
+                                           parent: element[attribute: "parentEntity"],
+                                           isAbstract: flag(element[attribute: "isAbstract"]))
+            entity.renamingIdentifier = element[attribute: "elementID"]
+            entity.versionHashModifier = element[attribute: "versionHashModifier"]
+            entity.codeGenerationType = element[attribute: "codeGenerationType"]
+            entity.sourceLocation = location(element)
+            var properties: [PropertyDescription] = []
+            for child in element.children {
+                switch child.name {
+                case "attribute": properties.append(attribute(from: child, entity: name))
+                case "relationship": properties.append(relationship(from: child, entity: name))
+                case "fetchedProperty": properties.append(fetchedProperty(from: child, entity: name))
+                case "fetchIndex": entity.fetchIndexes.append(fetchIndex(from: child, entity: name))
+                case "compoundIndexes":
+                    entity.compoundIndexes += child.children(named: "compoundIndex").map { index in
+                        index.children(named: "index").compactMap { $0[attribute: "value"] }
+                    }
+                case "uniquenessConstraints":
+                    entity.declaredUniquenessConstraints += child.children(named: "uniquenessConstraint").map { constraint in
+                        constraint.children(named: "constraint").compactMap { $0[attribute: "value"] }
+                    }
+                case "userInfo": entity.userInfo = userInfo(from: child)
+                default:
+                    report(.warning, .invalidValue, "unknown element <\(child.name)> ignored", at: child, entity: name)
+                }
+            }
+            entity.declaredProperties = properties
+            return entity
+        }
+
+        mutating func fetchIndex(from element: XMLTreeElement, entity: String) -> FetchIndexDescription {
+            var elements: [FetchIndexElement] = []
+            for child in element.children(named: "fetchIndexElement") {
+                let ascending = (child[attribute: "order"] ?? "ascending") != "descending"
+                var type = FetchIndexElement.IndexType.binary
+                if let text = child[attribute: "type"] {
+                    if let known = FetchIndexElement.IndexType(rawValue: text) {
+                        type = known
+                    } else {
+                        report(.error, .invalidValue, "fetch index element type \"\(text)\" is not Binary or RTree",
+                               at: child, entity: entity)
+                    }
+                }
+                if let property = child[attribute: "property"] {
+                    elements.append(FetchIndexElement(property: property, ascending: ascending, type: type))
+                } else if let expression = child[attribute: "expression"] {
+                    elements.append(FetchIndexElement(expression: expression,
+                                                      expressionType: child[attribute: "expressionType"] ?? "",
+                                                      ascending: ascending, type: type))
+                } else {
+                    report(.error, .missingElement, "<fetchIndexElement> has neither property nor expression",
+                           at: child, entity: entity)
+                }
+            }
+            var index = FetchIndexDescription(name: required("name", of: element, entity: entity), elements: elements)
+            index.sourceLocation = location(element)
+            return index
+        }
+
+        // MARK: Properties
+
+        mutating func readCommon(_ property: PropertyDescription, from element: XMLTreeElement) {
+            property.renamingIdentifier = element[attribute: "elementID"]
+            property.versionHashModifier = element[attribute: "versionHashModifier"]
+            property.isIndexed = flag(element[attribute: "indexed"])
+            property.isIndexedBySpotlight = flag(element[attribute: "spotlightIndexingEnabled"])
+            property.isStoredInExternalRecord = flag(element[attribute: "storedInTruthFile"])
+            property.sourceLocation = location(element)
+            if let info = element.children(named: "userInfo").first { property.userInfo = userInfo(from: info) }
+        }
+
+        mutating func attribute(from element: XMLTreeElement, entity: String) -> AttributeDescription {
+            let name = required("name", of: element, entity: entity)
+            var type = AttributeType.undefined
+            if let typeName = element[attribute: "attributeType"] {
+                if let known = AttributeType(xcodeName: typeName) {
+                    type = known
+                } else {
+                    let names = AttributeType.allCases.map(\.xcodeName).joined(separator: ", ")
+                    report(.error, .unknownAttributeType, "attribute type \"\(typeName)\" is not one Xcode has (\(names))",
+                           at: element, entity: entity, property: name)
+                }
+            }
+            let attribute = AttributeDescription(name: name, type: type, isOptional: flag(element[attribute: "optional"]),
+                                                 isTransient: flag(element[attribute: "transient"]))
+            readCommon(attribute, from: element)
+            attribute.valueTransformerName = element[attribute: "valueTransformerName"]
+            attribute.attributeValueClassName = element[attribute: "customClassName"]
+            attribute.usesScalarValueType = element[attribute: "usesScalarValueType"].map(flag)
+            attribute.allowsExternalBinaryDataStorage = flag(element[attribute: "allowsExternalBinaryDataStorage"])
+            attribute.preservesValueInHistoryOnDeletion = flag(element[attribute: "preserveAfterDeletion"])
+            attribute.isDerived = flag(element[attribute: "derived"])
+            attribute.derivationExpression = element[attribute: "derivationExpression"]
+            attribute.compositeName = element[attribute: "composite"]
+            attribute.regularExpression = element[attribute: "regularExpressionString"]
+            readDefault(of: attribute, from: element, entity: entity)
+            readBounds(of: attribute, from: element, entity: entity)
+            for rule in element.children(named: "validationPredicate") {
+                attribute.validationPredicates.append(
+                    ValidationPredicate(rule[attribute: "predicateString"] ?? "", warning: rule[attribute: "warning"] ?? ""))
+            }
+            return attribute
+        }
+
+        mutating func readDefault(of attribute: AttributeDescription, from element: XMLTreeElement, entity: String) {
+            if attribute.attributeType == .date, let interval = element[attribute: "defaultDateTimeInterval"] {
+                if let seconds = Double(interval) {
+                    attribute.defaultValue = Date(timeIntervalSinceReferenceDate: seconds)
+                } else {
+                    report(.error, .invalidValue, "defaultDateTimeInterval \"\(interval)\" is not a number of seconds",
+                           at: element, entity: entity, property: attribute.name)
+                }
+                return
+            }
+            guard let text = element[attribute: "defaultValueString"] else { return }
+            switch AttributeValueParser.parse(text, as: attribute.attributeType) {
+            case .value(let value):
+                attribute.defaultValue = value
+            case .lenient(let value, let note):
+                attribute.defaultValue = value
+                report(.warning, .invalidValue, "defaultValueString \"\(text)\" \(note)",
+                       at: element, entity: entity, property: attribute.name)
+            case .invalid(let reason):
+                report(.error, .invalidValue, "defaultValueString \"\(text)\" \(reason)",
+                       at: element, entity: entity, property: attribute.name)
+            }
+        }
+
+        mutating func readBounds(of attribute: AttributeDescription, from element: XMLTreeElement, entity: String) {
+            if attribute.attributeType == .date {
+                // Dates carry their bounds in seconds; minValueString is only Xcode's display form.
+                for (key, assign) in [("minDateTimeInterval", { (date: Date) in attribute.minimumDate = date }),
+                                      ("maxDateTimeInterval", { (date: Date) in attribute.maximumDate = date })] {
+                    guard let text = element[attribute: key] else { continue }
+                    if let seconds = Double(text) {
+                        assign(Date(timeIntervalSinceReferenceDate: seconds))
+                    } else {
+                        report(.error, .invalidValue, "\(key) \"\(text)\" is not a number of seconds",
+                               at: element, entity: entity, property: attribute.name)
+                    }
+                }
+                return
+            }
+            for (key, isMinimum) in [("minValueString", true), ("maxValueString", false)] {
+                guard let text = element[attribute: key] else { continue }
+                guard let bound = Decimal(string: text.trimmingCharacters(in: .whitespaces)), text.contains(where: \.isNumber) else {
+                    report(.error, .invalidValue, "\(key) \"\(text)\" is not a number",
+                           at: element, entity: entity, property: attribute.name)
+                    continue
+                }
+                if isMinimum { attribute.minimumValue = bound } else { attribute.maximumValue = bound }
+            }
+        }
+
+        mutating func relationship(from element: XMLTreeElement, entity: String) -> RelationshipDescription {
+            let name = required("name", of: element, entity: entity)
+            let destination = element[attribute: "destinationEntity"] ?? ""
+            if destination.isEmpty {
+                report(.error, .missingElement, "relationship has no destinationEntity", at: element, entity: entity, property: name)
+            }
+            var rule = DeleteRule.nullify
+            if let text = element[attribute: "deletionRule"] {
+                if let known = DeleteRule(xcodeName: text) {
+                    rule = known
+                } else {
+                    report(.error, .invalidValue, "deletionRule \"\(text)\" is not Nullify, Cascade, Deny or No Action",
+                           at: element, entity: entity, property: name)
+                }
+            }
+            let isToMany = flag(element[attribute: "toMany"])
+            let relationship = RelationshipDescription(name: name, destination: destination,
+                                                       inverse: element[attribute: "inverseName"], isToMany: isToMany,
+                                                       isOptional: flag(element[attribute: "optional"]), deleteRule: rule)
+            relationship.inverseEntityName = element[attribute: "inverseEntity"]
+            relationship.isTransient = flag(element[attribute: "transient"])
+            relationship.isOrdered = flag(element[attribute: "ordered"])
+            relationship.minCount = count(element, "minCount", entity: entity, property: name) ?? 0
+            relationship.maxCount = count(element, "maxCount", entity: entity, property: name) ?? (isToMany ? 0 : 1)
+            readCommon(relationship, from: element)
+            return relationship
+        }
+
+        mutating func count(_ element: XMLTreeElement, _ key: String, entity: String, property: String) -> Int? {
+            guard let text = element[attribute: key] else { return nil }
+            guard let value = Int(text), value >= 0 else {
+                report(.error, .invalidCount, "\(key) \"\(text)\" is not a count", at: element, entity: entity, property: property)
+                return nil
+            }
+            return value
+        }
+
+        mutating func fetchedProperty(from element: XMLTreeElement, entity: String) -> FetchedPropertyDescription {
+            let name = required("name", of: element, entity: entity)
+            let request: FetchRequestTemplate
+            if let child = element.children(named: "fetchRequest").first {
+                request = fetchRequest(from: child, entity: entity)
+            } else {
+                report(.error, .missingElement, "fetched property has no <fetchRequest>", at: element, entity: entity, property: name)
+                request = FetchRequestTemplate(name: "fetchedPropertyFetchRequest", entityName: "")
+            }
+            let fetched = FetchedPropertyDescription(name: name, fetchRequest: request,
+                                                     isOptional: flag(element[attribute: "optional"]))
+            readCommon(fetched, from: element)
+            return fetched
+        }
+
+        func userInfo(from element: XMLTreeElement) -> [String: String] {
+            var info: [String: String] = [:]
+            for entry in element.children(named: "entry") {
+                if let key = entry[attribute: "key"] { info[key] = entry[attribute: "value"] ?? "" }
+            }
+            return info
+        }
+
+        func flag(_ text: String?) -> Bool {
+            guard let text else { return false }
+            return text == "YES" || text == "true" || text == "1"
+        }
+
+        func integer(_ text: String?) -> Int? { text.flatMap { Int($0) } }
+    }
+}

@@ -1,0 +1,69 @@
+// A problem found in a model: what is wrong, how bad it is, and where: the file and line, the
+// entity and the property. Reading and validating a model collect every issue of a file at once.
+
+/// One problem of a model, with the place a person has to edit to fix it.
+///
+/// Printed as `path:line: error: Person.tasks: destination entity "Tsk" does not exist`.
+public struct ModelIssue: Sendable, Hashable, CustomStringConvertible {
+    /// Errors make a model unusable; warnings are read past (a default value read as 0, say).
+    public enum Severity: String, Sendable, Hashable {
+        case error
+        case warning
+    }
+
+    /// What kind of problem it is, for code that reacts to one kind.
+    public enum Kind: String, Sendable, Hashable {
+        case malformedXML
+        case missingElement
+        case invalidValue
+        case duplicateEntity
+        case duplicateProperty
+        case redeclaredInheritedProperty
+        case unknownParentEntity
+        case inheritanceCycle
+        case unknownDestinationEntity
+        case unknownInverse
+        case inverseMismatch
+        case unknownAttributeType
+        case missingAttributeType
+        case unknownComposite
+        case unknownEntityReference
+        case unknownPropertyReference
+        case invalidCount
+    }
+
+    public var severity: Severity
+    public var kind: Kind
+    /// What is wrong, in a sentence that names the offending value.
+    public var message: String
+    /// The file and line, when the model came from a file.
+    public var location: ModelSourceLocation?
+    /// The entity concerned, if any.
+    public var entity: String?
+    /// The property concerned, if any.
+    public var property: String?
+
+    public init(_ severity: Severity, _ kind: Kind, _ message: String, location: ModelSourceLocation? = nil,
+                entity: String? = nil, property: String? = nil) {
+        self.severity = severity
+        self.kind = kind
+        self.message = message
+        self.location = location
+        self.entity = entity
+        self.property = property
+    }
+
+    /// `file:line: severity: Entity.property: message`, leaving out what is unknown.
+    public var description: String {
+        var text = ""
+        if let location { text += "\(location): " }
+        text += "\(severity.rawValue): "
+        switch (entity, property) {
+        case let (entity?, property?): text += "\(entity).\(property): "
+        case let (entity?, nil): text += "\(entity): "
+        case let (nil, property?): text += "\(property): "
+        case (nil, nil): break
+        }
+        return text + message
+    }
+}

@@ -1,0 +1,18 @@
+// The `objectgraph` developer tool: the root command. Each group of subcommands lives in its own
+// file (`ModelCommand.swift`, ...); this type only lists them. Man page: Man/objectgraph.1.
+import ArgumentParser
+import ObjectGraph
+
+@main
+struct ObjectGraphTool: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "objectgraph",
+        abstract: "Validate, describe and draw ObjectGraph (Core Data) models.",
+        discussion: """
+            Exit codes: 0 success; 1 the input was read but is invalid (a model error, a \
+            predicate error); 64 usage error; 66 a file could not be read.
+            """,
+        version: objectGraphFrameworkVersion,
+        subcommands: [ModelCommand.self]
+    )
+}
