@@ -65,6 +65,7 @@ public final class ManagedObjectModel: @unchecked Sendable, Equatable, CustomStr
             compositeTypes += model.compositeTypes.map { $0.copy() }
             versionIdentifiers.formUnion(model.versionIdentifiers)
         }
+        adoptEntities()  // observers do not run for assignments inside an initializer
     }
 
     /// The entities by name, rebuilt whenever `entities` or an entity's name changes (at

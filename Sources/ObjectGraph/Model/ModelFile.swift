@@ -109,16 +109,9 @@ public struct ModelFile: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .fileNotFound(path: path)
         }
-        var result = ModelFileReader.read(data, path: path)
-        if let model = result.model {
-            model.sourceURL = version.contentsURL
-            model.versionName = version.name
-            let reported = Set(result.issues.filter { $0.kind == .unknownAttributeType }
-                .map { "\($0.entity ?? "").\($0.property ?? "")" })
-            result.issues += model.validate().filter {
-                !($0.kind == .missingAttributeType && reported.contains("\($0.entity ?? "").\($0.property ?? "")"))
-            }
-        }
+        let result = ModelFileReader.readAndValidate(data, path: path)
+        result.model?.sourceURL = version.contentsURL
+        result.model?.versionName = version.name
         return result
     }
 
@@ -160,8 +153,7 @@ extension ManagedObjectModel {
 
     /// Reads and validates a model from the XML of a `contents` file; `path` names it in issues.
     public convenience init(xmlData data: Data, path: String = "<memory>") throws(ModelError) {
-        var result = ModelFileReader.read(data, path: path)
-        if let model = result.model { result.issues += model.validate() }
+        let result = ModelFileReader.readAndValidate(data, path: path)
         guard let model = result.model, result.errors.isEmpty else {
             throw .invalidModel(path: path, issues: result.issues)
         }

@@ -5,6 +5,18 @@
 import Foundation
 
 enum ModelFileReader {
+    /// Reads `data` and validates the model, so that a file's reading and model problems come
+    /// back together (an unknown attribute type is reported once, not again as a missing one).
+    static func readAndValidate(_ data: Data, path: String) -> ModelFile.ReadResult {
+        var result = read(data, path: path)
+        guard let model = result.model else { return result }
+        let reported = Set(result.issues.filter { $0.kind == .unknownAttributeType }.map { "\($0.entity ?? "").\($0.property ?? "")" })
+        result.issues += model.validate().filter {
+            !($0.kind == .missingAttributeType && reported.contains("\($0.entity ?? "").\($0.property ?? "")"))
+        }
+        return result
+    }
+
     /// Reads `data`; the model is nil only when the XML itself is unreadable.
     static func read(_ data: Data, path: String) -> ModelFile.ReadResult {
         let root: XMLTreeElement

@@ -33,6 +33,11 @@ struct XMLSyntaxError: Error, Sendable {
     var column: Int
 }
 
+/// The errors libxml2 reports while parsing one document, in order.
+private final class ErrorCollector {
+    var errors: [XMLSyntaxError] = []
+}
+
 enum XMLTree {
     /// Parses `data` (named `path` in messages) into its root element.
     static func parse(_ data: Data, path: String) throws(XMLSyntaxError) -> XMLTreeElement {
@@ -40,6 +45,19 @@ enum XMLTree {
             throw XMLSyntaxError(message: "libxml2 could not allocate a parser", line: 0, column: 0)
         }
         defer { xmlFreeParserCtxt(context) }
+        // libxml2 keeps only the last error, which after a mismatched tag is the less helpful
+        // "premature end of data"; collect them in order through this context's own handler.
+        let collector = ErrorCollector()
+        context.pointee._private = Unmanaged.passUnretained(collector).toOpaque()
+        context.pointee.sax.pointee.serror = { userData, error in
+            guard let userData, let error else { return }
+            let parser = userData.assumingMemoryBound(to: xmlParserCtxt.self)
+            guard let box = parser.pointee._private else { return }
+            let collector = Unmanaged<ErrorCollector>.fromOpaque(box).takeUnretainedValue()
+            let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
+            collector.errors.append(XMLSyntaxError(message: message.trimmingCharacters(in: .whitespacesAndNewlines),
+                                                   line: Int(error.pointee.line), column: Int(error.pointee.int2)))
+        }
         // No network, no error output on stderr (errors are read from the context), line
         // numbers past 65535, and no entity substitution or DTD loading (XML_PARSE_NOENT and
         // XML_PARSE_DTDLOAD stay off), so documents cannot pull in external files.
@@ -51,7 +69,7 @@ enum XMLTree {
         }
         guard let document, context.pointee.wellFormed != 0 else {
             if let document { xmlFreeDoc(document) }
-            throw syntaxError(of: context)
+            throw collector.errors.first ?? syntaxError(of: context)
         }
         defer { xmlFreeDoc(document) }
         guard let root = xmlDocGetRootElement(document) else {
