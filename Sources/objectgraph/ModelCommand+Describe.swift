@@ -38,17 +38,20 @@ extension ModelCommand {
                 """
         )
 
-        @OptionGroup var model: ModelVersionOptions
+        /// The model file and version to describe.
+        @OptionGroup var source: ModelVersionOptions
 
+        /// Whether to print JSON rather than text.
         @Flag(help: "Print a machine-readable JSON object instead of text.")
         var json = false
 
+        /// Loads the model and prints its description; exits 1 or 66 when it cannot.
         func run() throws(ExitCode) {
-            let model = try model.loadModel()
+            let model = try source.loadModel()
             if json {
-                print(ModelDocument(model, path: self.model.path).jsonText)
+                print(ModelDocument(model, path: source.path).jsonText)
             } else {
-                print(Self.text(describing: model, path: self.model.path), terminator: "")
+                print(Self.text(describing: model, path: source.path), terminator: "")
             }
         }
 

@@ -11,6 +11,7 @@ struct Nullable<Value: Encodable>: Encodable {
     /// The value, or nil for `null`.
     var wrappedValue: Value?
 
+    /// Encodes the value, or `null`.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
@@ -50,6 +51,7 @@ enum JSONModelValue: Encodable {
         }
     }
 
+    /// Encodes the value as the JSON type it maps to.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -122,6 +124,7 @@ struct EntityDocument: Encodable {
     var versionHash: String
     var userInfo: [String: String]
 
+    /// The JSON form of `entity`.
     init(_ entity: EntityDescription) {
         name = entity.name
         className = entity.managedObjectClassName
@@ -163,6 +166,7 @@ struct AttributeDocument: Encodable {
     @Nullable var versionHashModifier: String?
     var userInfo: [String: String]
 
+    /// The JSON form of `attribute`.
     init(_ attribute: AttributeDescription) {
         name = attribute.name
         type = attribute.attributeType.xcodeName
@@ -193,6 +197,7 @@ struct ValidationDocument: Encodable {
     @Nullable var regularExpression: String?
     var predicates: [ValidationPredicateDocument]
 
+    /// The validation rules of `attribute`.
     init(_ attribute: AttributeDescription) {
         minimum = attribute.minimumValue
         maximum = attribute.maximumValue
@@ -208,6 +213,7 @@ struct ValidationPredicateDocument: Encodable {
     var predicate: String
     var warning: String
 
+    /// The JSON form of `rule`.
     init(_ rule: ValidationPredicate) {
         predicate = rule.predicateFormat
         warning = rule.warning
@@ -234,6 +240,7 @@ struct RelationshipDocument: Encodable {
     @Nullable var versionHashModifier: String?
     var userInfo: [String: String]
 
+    /// The JSON form of `relationship`.
     init(_ relationship: RelationshipDescription) {
         name = relationship.name
         destination = relationship.destinationEntityName
@@ -259,6 +266,7 @@ struct FetchedPropertyDocument: Encodable {
     @Nullable var predicate: String?
     var userInfo: [String: String]
 
+    /// The JSON form of `property`.
     init(_ property: FetchedPropertyDescription) {
         name = property.name
         entity = property.fetchRequest.entityName
@@ -272,6 +280,7 @@ struct FetchIndexDocument: Encodable {
     var name: String
     var elements: [FetchIndexElementDocument]
 
+    /// The JSON form of `index`.
     init(_ index: FetchIndexDescription) {
         name = index.name
         elements = index.elements.map(FetchIndexElementDocument.init)
@@ -287,6 +296,7 @@ struct FetchIndexElementDocument: Encodable {
     /// `Binary` or `RTree`.
     var type: String
 
+    /// The JSON form of `element`.
     init(_ element: FetchIndexElement) {
         property = element.propertyName
         expression = element.expression
@@ -311,6 +321,7 @@ struct FetchRequestDocument: Encodable {
     var includesPendingChanges: Bool
     var returnsDistinctResults: Bool
 
+    /// The JSON form of `template`.
     init(_ template: FetchRequestTemplate) {
         name = template.name
         entity = template.entityName
@@ -332,6 +343,7 @@ struct ConfigurationDocument: Encodable {
     var entities: [String]
     var usedWithCloudKit: Bool
 
+    /// The JSON form of `configuration`.
     init(_ configuration: ModelConfiguration) {
         name = configuration.name
         entities = configuration.entityNames
@@ -344,6 +356,7 @@ struct CompositeTypeDocument: Encodable {
     var name: String
     var attributes: [AttributeDocument]
 
+    /// The JSON form of `composite`.
     init(_ composite: CompositeTypeDescription) {
         name = composite.name
         attributes = composite.attributes.map(AttributeDocument.init)

@@ -28,10 +28,12 @@ extension ModelCommand {
                 """
         )
 
-        @OptionGroup var model: ModelVersionOptions
+        /// The model file and version to draw.
+        @OptionGroup var source: ModelVersionOptions
 
+        /// Loads the model and prints its diagram; exits 1 or 66 when it cannot.
         func run() throws(ExitCode) {
-            let model = try model.loadModel()
+            let model = try source.loadModel()
             print(Self.dot(for: model), terminator: "")
         }
 

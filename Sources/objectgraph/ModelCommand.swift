@@ -49,10 +49,12 @@ enum StandardError {
 
 /// The options that name one version of one model file, shared by `describe` and `graph`.
 struct ModelVersionOptions: ParsableArguments {
+    /// The model file.
     @Argument(help: ArgumentHelp("A .xcdatamodeld bundle, a .xcdatamodel folder or a contents file.",
                                  valueName: "path"))
     var path: String
 
+    /// The version to read; nil reads the current one.
     @Option(help: ArgumentHelp("The version of a .xcdatamodeld to read (default: its current version).",
                                valueName: "name"))
     var version: String?

@@ -10,9 +10,9 @@ struct ObjectGraphTool: ParsableCommand {
         abstract: "Validate, describe and draw ObjectGraph (Core Data) models.",
         discussion: """
             Exit codes: 0 success; 1 the input was read but is invalid (a model error, a \
-            predicate error); 64 usage error; 66 a file could not be read.
+            predicate error); 64 usage error; 66 a file, folder or model version was not found, \
+            or PATH is not a model.
             """,
-        version: objectGraphFrameworkVersion,
         subcommands: [ModelCommand.self]
     )
 }

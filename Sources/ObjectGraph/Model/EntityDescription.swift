@@ -25,7 +25,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The properties this entity declares (not the inherited ones). Setting them makes this
     /// entity their owner.
     public var declaredProperties: [PropertyDescription] {
-        didSet { for property in declaredProperties { property.entity = self } }
+        didSet {
+            precondition(model?.isEditable ?? true, "the model is in use by a coordinator and can no longer change")
+            for property in declaredProperties { property.entity = self }
+        }
     }
     /// Uniqueness constraints this entity declares: each a list of property names whose values
     /// together are unique among the objects of the entity's inheritance tree.
@@ -46,6 +49,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public var sourceLocation: ModelSourceLocation?
     /// The model the entity belongs to; set when the entity is added to a model.
     public internal(set) weak var model: ManagedObjectModel?
+    /// The slot layout, built when the model is frozen.
+    var frozenLayout: EntityLayout?
 
     /// An entity named `name` with the given declared properties.
     public init(name: String, managedObjectClassName: String? = nil, parent: String? = nil,

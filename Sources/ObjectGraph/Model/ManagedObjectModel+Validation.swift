@@ -145,7 +145,15 @@ extension ManagedObjectModel {
                                      location: place, entity: entity.name, property: relationship.name))
             return
         }
-        guard let inverseName = relationship.inverseName else { return }
+        guard let inverseName = relationship.inverseName else {
+            // Xcode warns too: without an inverse, deleting the destination leaves a dangling
+            // reference that the framework cannot nullify.
+            if !relationship.isTransient {
+                issues.append(ModelIssue(.warning, .missingInverse, "has no inverse relationship",
+                                         location: place, entity: entity.name, property: relationship.name))
+            }
+            return
+        }
         let inverseOwnerName = relationship.inverseEntityName ?? destination.name
         guard let inverseOwner = entityByName[inverseOwnerName] else {
             issues.append(ModelIssue(.error, .unknownEntityReference,

@@ -14,8 +14,13 @@ import Foundation
 public final class ManagedObjectModel: @unchecked Sendable, Equatable, CustomStringConvertible {
     /// The entities, in the model's order (a model file's order, or the order they were added).
     public var entities: [EntityDescription] {
-        didSet { adoptEntities() }
+        didSet {
+            precondition(isEditable, "the model is in use by a coordinator and can no longer change")
+            adoptEntities()
+        }
     }
+    /// Whether the model may still change: true until a coordinator starts using it (``freeze()``).
+    public internal(set) var isEditable = true
     /// The configurations: named groups of entities, each of which a store can hold.
     public var configurations: [ModelConfiguration]
     /// Fetch requests stored in the model by name, with `$VARIABLE`s to substitute.

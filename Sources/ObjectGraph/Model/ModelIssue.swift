@@ -23,6 +23,7 @@ public struct ModelIssue: Sendable, Hashable, CustomStringConvertible {
         case inheritanceCycle
         case unknownDestinationEntity
         case unknownInverse
+        case missingInverse
         case inverseMismatch
         case unknownAttributeType
         case missingAttributeType

@@ -42,6 +42,17 @@ final class ModelValidationTests: XCTestCase {
                        "\(path):4: error: Person.tasks: destination entity \"Tsk\" does not exist")
     }
 
+    func testRelationshipWithoutInverseIsAWarning() {
+        let found = issues("""
+            <entity name="Person">
+                <relationship name="photo" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Photo"/>
+            </entity>
+            <entity name="Photo"/>
+            """)
+        XCTAssertEqual(found.map(\.severity), [.warning])
+        XCTAssertEqual(found.first?.description, "\(path):4: warning: Person.photo: has no inverse relationship")
+    }
+
     func testMissingInverseRelationshipIsReported() {
         let found = issues("""
             <entity name="Person">

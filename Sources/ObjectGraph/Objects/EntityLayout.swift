@@ -1,0 +1,57 @@
+// Where each property of an entity lives in a managed object's flat value storage. Built once per
+// entity when its model is frozen (a coordinator starts using it), so that typed accessors and
+// key-value access reach their slot by index, never by hashing through dictionaries of Any.
+
+/// The slots of an entity's objects: property `i` of `properties` lives at index `i`.
+///
+/// An inherited property has the same index in every sub-entity (inherited ones come first),
+/// so code written against a parent entity reads its sub-entities' objects unchanged.
+public final class EntityLayout: @unchecked Sendable {
+    /// All properties of the entity, inherited first: index `i` is slot `i`.
+    public let properties: [PropertyDescription]
+    /// The slot of each property by name.
+    public let indexByName: [String: Int]
+    /// Slots of attributes (transient included).
+    public let attributeIndexes: [Int]
+    /// Slots of relationships.
+    public let relationshipIndexes: [Int]
+    /// Slots of properties a store keeps (attributes and relationships that are not transient).
+    public let storedIndexes: [Int]
+    /// The default value of each slot (attributes' defaults; nil elsewhere).
+    public let defaultValues: [(any Sendable)?]
+    /// For each relationship slot, the slot of its inverse in the destination entity's layout.
+    public let inverseNames: [String?]
+
+    init(entity: EntityDescription) {
+        let all = entity.properties
+        var byName: [String: Int] = [:]
+        for (index, property) in all.enumerated() { byName[property.name] = index }
+        properties = all
+        indexByName = byName
+        attributeIndexes = all.indices.filter { all[$0] is AttributeDescription }
+        relationshipIndexes = all.indices.filter { all[$0] is RelationshipDescription }
+        storedIndexes = all.indices.filter { all[$0].isStored }
+        defaultValues = all.map { ($0 as? AttributeDescription)?.defaultValue }
+        inverseNames = all.map { ($0 as? RelationshipDescription)?.inverseName }
+    }
+
+    /// The slot of the property named `name`, or nil.
+    @inlinable
+    public func index(of name: String) -> Int? { indexByName[name] }
+}
+
+extension EntityDescription {
+    /// The entity's slot layout: built at freeze time, or computed afresh while the model is
+    /// still editable.
+    public var layout: EntityLayout { frozenLayout ?? EntityLayout(entity: self) }
+}
+
+extension ManagedObjectModel {
+    /// Makes the model read-only and builds what the runtime needs (slot layouts). A coordinator
+    /// freezes its model; changing a frozen model afterwards is a programming error.
+    public func freeze() {
+        guard isEditable else { return }
+        for entity in entities { entity.frozenLayout = EntityLayout(entity: entity) }
+        isEditable = false
+    }
+}

@@ -1,0 +1,96 @@
+// The identity of a managed object across contexts, threads and processes: its entity, the store
+// that holds it and its key there. Temporary until the object is first saved, permanent after;
+// the permanent form has a URI (`x-objectgraph://<store-uuid>/<Entity>/p<key>`) that names the
+// record outside the program (external record files, the CLIs).
+import Foundation
+import Synchronization
+
+/// A managed object's identity: `Sendable`, so it is what crosses contexts and threads.
+///
+/// ```swift
+/// let id = task.objectID
+/// await background.perform { let same = try background.existingObject(with: id) }
+/// id.uriRepresentation   // x-objectgraph://6F1C.../Task/p42
+/// ```
+public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable {
+    /// How the object is keyed.
+    @usableFromInline
+    enum Key: Sendable, Hashable, Comparable {
+        /// Not saved yet: unique in this process.
+        case temporary(UInt64)
+        /// Saved: the primary key in its store (unique within the entity's inheritance tree).
+        case permanent(Int64)
+    }
+
+    /// The object's entity (the concrete one, never an abstract parent).
+    public let entity: EntityDescription
+    /// The identifier (UUID) of the store holding the object; nil while the ID is temporary.
+    public let storeIdentifier: String?
+    @usableFromInline let key: Key
+
+    private static let nextTemporaryKey = Atomic<UInt64>(1)
+
+    /// A new temporary ID for an object of `entity`, unique in this process.
+    public static func temporary(for entity: EntityDescription) -> ObjectID {
+        let key = nextTemporaryKey.add(1, ordering: .relaxed).oldValue
+        return ObjectID(entity: entity, storeIdentifier: nil, key: .temporary(key))
+    }
+
+    /// The permanent ID of the row with primary key `primaryKey` of `entity` in the store
+    /// identified by `storeIdentifier`. Stores make these; so does the coordinator from a URI.
+    public init(entity: EntityDescription, storeIdentifier: String, primaryKey: Int64) {
+        self.init(entity: entity, storeIdentifier: storeIdentifier, key: .permanent(primaryKey))
+    }
+
+    init(entity: EntityDescription, storeIdentifier: String?, key: Key) {
+        self.entity = entity
+        self.storeIdentifier = storeIdentifier
+        self.key = key
+    }
+
+    /// Whether the object has not been saved yet (its ID will change when it is).
+    public var isTemporaryID: Bool {
+        if case .temporary = key { return true }
+        return false
+    }
+
+    /// The primary key in the store, for a permanent ID.
+    public var primaryKey: Int64? {
+        if case .permanent(let value) = key { return value }
+        return nil
+    }
+
+    /// `x-objectgraph://<store-uuid>/<Entity>/p<key>` for a permanent ID;
+    /// `x-objectgraph:///<Entity>/t<n>` for a temporary one (meaningful only in this process).
+    public var uriRepresentation: URL {
+        switch key {
+        case .permanent(let value):
+            return URL(string: "x-objectgraph://\(storeIdentifier ?? "")/\(Self.escape(entity.name))/p\(value)")!
+        case .temporary(let value):
+            return URL(string: "x-objectgraph:///\(Self.escape(entity.name))/t\(value)")!
+        }
+    }
+
+    private static func escape(_ name: String) -> String {
+        name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? name
+    }
+
+    public var description: String { uriRepresentation.absoluteString }
+
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.key == rhs.key && lhs.storeIdentifier == rhs.storeIdentifier && lhs.entity === rhs.entity
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(storeIdentifier)
+        hasher.combine(ObjectIdentifier(entity))
+    }
+
+    /// Orders by store, entity name, then key: a stable order for printing and batching.
+    public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        if lhs.storeIdentifier != rhs.storeIdentifier { return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "") }
+        if lhs.entity.name != rhs.entity.name { return lhs.entity.name < rhs.entity.name }
+        return lhs.key < rhs.key
+    }
+}
