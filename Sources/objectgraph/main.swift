@@ -1,2 +1,0 @@
-import ObjectGraph
-print("objectgraph \(objectGraphFrameworkVersion)")

@@ -1,0 +1,6 @@
+// Foundation also exports types named `Predicate` and `Expression` (the #Predicate macro's);
+// in this module the names mean ObjectGraph's.
+import ObjectGraph
+
+typealias Predicate = ObjectGraph.Predicate
+typealias Expression = ObjectGraph.Expression
