@@ -487,12 +487,12 @@ struct PredicateParser {
 
     private mutating func parseAggregate() throws -> Expression {
         var elements: [Expression] = []
-        if isSymbol("}") { advance(); return .aggregate([]) }
+        if isSymbol("}") { advance(); return .constant(.array([])) }
         while true {
             elements.append(try parseExpression())
             if isSymbol(",") { advance(); continue }
             try expectSymbol("}", "to close the array")
-            return .aggregate(elements)
+            return Self.aggregate(elements)
         }
     }
 
@@ -549,6 +549,17 @@ struct PredicateParser {
         }
         advance()
         return .keyPath(name)
+    }
+
+    /// An array literal; one of constants only is folded into an array constant, so that `{1, 2}`
+    /// and `%@` given `[1, 2]` are the same tree (they print the same).
+    static func aggregate(_ elements: [Expression]) -> Expression {
+        var constants: [ConstantValue] = []
+        for element in elements {
+            guard case .constant(let value) = element else { return .aggregate(elements) }
+            constants.append(value)
+        }
+        return .constant(.array(constants))
     }
 
     /// `CAST(number, "NSDate")` of a constant is folded into a date constant, so printed dates

@@ -141,10 +141,11 @@ enum ValueComparison {
     /// backslash makes the next character literal; everything else is literal.
     static func like(_ subject: String, _ pattern: String, _ options: ComparisonPredicate.Options) -> Bool {
         enum Element: Equatable { case any, one, literal(Character) }
+        // Folding whole strings (not characters) keeps expansions right: "ﬁ" folds to "fi".
         let foldOptions: ComparisonPredicate.Options = options.contains(.normalized) ? [] : options
         var elements: [Element] = []
         var escaping = false
-        for c in pattern {
+        for c in fold(pattern, foldOptions) {
             if escaping {
                 elements.append(.literal(c))
                 escaping = false
@@ -159,12 +160,7 @@ enum ValueComparison {
             }
         }
         if escaping { elements.append(.literal("\\")) }
-        let text = Array(subject)
-        func same(_ a: Character, _ b: Character) -> Bool {
-            if a == b { return true }
-            guard !foldOptions.isEmpty else { return false }
-            return stringsEqual(String(a), String(b), foldOptions)
-        }
+        let text = Array(fold(subject, foldOptions))
         // Linear-time wildcard matching with one backtrack point (the last `*`).
         var t = 0, p = 0
         var starP = -1, starT = 0
@@ -180,7 +176,7 @@ enum ValueComparison {
                     t += 1
                     p += 1
                     continue
-                case .literal(let c) where same(text[t], c):
+                case .literal(let c) where text[t] == c:
                     t += 1
                     p += 1
                     continue
