@@ -156,7 +156,7 @@ public struct PredicateTerm: Sendable, Hashable {
     }
     /// `term BETWEEN {low, high}` (inclusive).
     public func between<T: PredicateConstantConvertible>(_ low: T, _ high: T) -> Predicate {
-        compared(.between, .aggregate([.constant(low.predicateConstant), .constant(high.predicateConstant)]))
+        compared(.between, .constant(.array([low.predicateConstant, high.predicateConstant])))
     }
     /// `term == nil`.
     public var isNil: Predicate { compared(.equalTo, .null) }
