@@ -1,5 +1,6 @@
 // The `objectgraph` developer tool: the root command. Each group of subcommands lives in its own
-// file (`ModelCommand.swift`, ...); this type only lists them. Man page: Man/objectgraph.1.
+// file (`ModelCommand.swift`, `PredicateCommand.swift`); this type only lists them.
+// Man page: Man/objectgraph.1.
 import ArgumentParser
 import ObjectGraph
 
@@ -7,12 +8,12 @@ import ObjectGraph
 struct ObjectGraphTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "objectgraph",
-        abstract: "Validate, describe and draw ObjectGraph (Core Data) models.",
+        abstract: "Developer tool for ObjectGraph models, predicates and stores.",
         discussion: """
             Exit codes: 0 success; 1 the input was read but is invalid (a model error, a \
             predicate error); 64 usage error; 66 a file, folder or model version was not found, \
             or PATH is not a model.
             """,
-        subcommands: [ModelCommand.self]
+        subcommands: [ModelCommand.self, PredicateCommand.self]
     )
 }
