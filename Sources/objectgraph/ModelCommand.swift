@@ -34,7 +34,7 @@ extension ModelError {
     var exitCode: ExitCode {
         switch self {
         case .fileNotFound, .notAModel, .unknownVersion: .noInput
-        case .invalidModel, .mergeConflict: .invalidModel
+        case .invalidModel, .mergeConflict, .invalidTemplate: .invalidModel
         }
     }
 }

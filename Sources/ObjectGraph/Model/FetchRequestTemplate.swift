@@ -48,6 +48,18 @@ public struct FetchRequestTemplate: Sendable, Hashable {
         self.returnsDistinctResults = false
     }
 
+    /// The parsed predicate (nil when the template has none), with `variables` substituted for
+    /// its `$NAME`s. Throws a ``PredicateError`` for a malformed format or an unbound variable.
+    ///
+    /// ```swift
+    /// try template.predicate(substitutionVariables: ["DATE": Date()])   // due < CAST(...) AND done == NO
+    /// ```
+    public func predicate(substitutionVariables variables: [String: Any?] = [:]) throws -> Predicate? {
+        guard let format = predicateFormat, !format.isEmpty else { return nil }
+        let parsed = try Predicate(format: format)
+        return variables.isEmpty && parsed.variableNames.isEmpty ? parsed : try parsed.withSubstitutionVariables(variables)
+    }
+
     /// Equal when they declare the same request; where they were read from does not count.
     public static func == (lhs: FetchRequestTemplate, rhs: FetchRequestTemplate) -> Bool {
         lhs.name == rhs.name && lhs.entityName == rhs.entityName && lhs.predicateFormat == rhs.predicateFormat

@@ -117,6 +117,24 @@ public final class ManagedObjectModel: @unchecked Sendable, Equatable, CustomStr
         fetchRequestTemplates.first { $0.name == name }
     }
 
+    /// The stored fetch request named `name` with `variables` substituted for the `$NAME`s of
+    /// its predicate; nil when there is no such template. Throws for an unbound variable or a
+    /// malformed predicate, naming the template.
+    ///
+    /// ```swift
+    /// let due = try model.fetchRequestTemplate(forName: "tasksDueBefore", substitutionVariables: ["DATE": Date()])
+    /// due?.predicateFormat   // due < CAST(785000000.000000, "NSDate") AND done == NO
+    /// ```
+    public func fetchRequestTemplate(forName name: String, substitutionVariables variables: [String: Any?]) throws -> FetchRequestTemplate? {
+        guard var template = fetchRequestTemplate(forName: name) else { return nil }
+        do {
+            template.predicateFormat = try template.predicate(substitutionVariables: variables)?.predicateFormat
+        } catch let error as PredicateError {
+            throw ModelError.invalidTemplate(name: name, reason: "\(error)")
+        }
+        return template
+    }
+
     /// The composite type named `name`.
     public func compositeType(named name: String) -> CompositeTypeDescription? {
         compositeTypes.first { $0.name == name }

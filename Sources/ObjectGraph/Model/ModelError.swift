@@ -14,6 +14,8 @@ public enum ModelError: Error, Sendable, CustomStringConvertible, Equatable {
     case unknownVersion(path: String, name: String, available: [String])
     /// Two merged models declare an entity of the same name.
     case mergeConflict(entity: String)
+    /// A fetch request template's predicate is malformed or has a variable with no value.
+    case invalidTemplate(name: String, reason: String)
 
     /// The issues of an invalid model, or an empty list.
     public var issues: [ModelIssue] {
@@ -35,6 +37,8 @@ public enum ModelError: Error, Sendable, CustomStringConvertible, Equatable {
             return "\(path): no version named \"\(name)\" (versions: \(available.joined(separator: ", ")))"
         case let .mergeConflict(entity):
             return "cannot merge models: both declare an entity named \"\(entity)\""
+        case let .invalidTemplate(name, reason):
+            return "fetch request template \"\(name)\": \(reason)"
         }
     }
 }

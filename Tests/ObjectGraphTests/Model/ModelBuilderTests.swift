@@ -164,6 +164,24 @@ final class ModelBuilderTests: XCTestCase {
         XCTAssertNil(model.entities(forConfigurationName: "Elsewhere"))
     }
 
+    func testFetchRequestTemplateSubstitutesItsVariables() throws {
+        let model = try ManagedObjectModel(contentsOf: organizerURL)
+        let template = try model.fetchRequestTemplate(forName: "peopleNamed", substitutionVariables: ["NAME": "Turner"])
+        XCTAssertEqual(template?.entityName, "Person")
+        XCTAssertEqual(template?.predicateFormat, "lastName ==[c] \"Turner\"")
+        XCTAssertEqual(try template?.predicate()?.evaluate(with: ["lastName": "TURNER"]), true)
+        XCTAssertNil(try model.fetchRequestTemplate(forName: "missing", substitutionVariables: [:]))
+    }
+
+    func testFetchRequestTemplateWithAnUnboundVariableNamesTheTemplate() throws {
+        let model = try ManagedObjectModel(contentsOf: organizerURL)
+        XCTAssertThrowsError(try model.fetchRequestTemplate(forName: "tasksDueBefore", substitutionVariables: [:])) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.hasPrefix("fetch request template \"tasksDueBefore\": "), text)
+            XCTAssertTrue(text.contains("DATE"), text)
+        }
+    }
+
     func testMergingModelsUnitesTheirEntities() throws {
         let people = ManagedObjectModel { Entity("Person") { Attribute("name", .string) } }
         let places = ManagedObjectModel {
