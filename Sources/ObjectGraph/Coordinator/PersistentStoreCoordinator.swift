@@ -1,0 +1,202 @@
+// The persistent store coordinator: the model, the stores that hold its entities, and the row
+// cache its contexts share. It routes each entity to the store of its configuration, merges
+// fetches across stores, and serializes calls into stores, so that contexts on any thread can
+// share one coordinator.
+import Foundation
+import Synchronization
+
+/// Connects contexts to stores: one model, any number of stores.
+///
+/// ```swift
+/// let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(type: .sqlite, at: URL(fileURLWithPath: "pim.sqlite"))
+/// let context = ManagedObjectContext(concurrencyType: .mainQueue)
+/// context.persistentStoreCoordinator = coordinator
+/// ```
+public final class PersistentStoreCoordinator: @unchecked Sendable {
+    /// Makes a store of a type, for a configuration, at a URL, with options.
+    public typealias StoreFactory = @Sendable (_ configuration: String?, _ url: URL?, _ options: [String: any Sendable]) throws -> any PersistentStore
+
+    /// Removes the files of a store of a type at a URL.
+    public typealias StoreDestroyer = @Sendable (_ url: URL, _ options: [String: any Sendable]) throws -> Void
+
+    private struct Registration: Sendable {
+        var factory: StoreFactory
+        var destroy: StoreDestroyer?
+    }
+
+    private static let registry = Mutex<[StoreType: Registration]>([:])
+
+    /// Registers how to make stores of `type`, for ``addPersistentStore(type:configuration:at:options:)``.
+    public static func registerStoreType(_ type: StoreType, factory: @escaping StoreFactory, destroy: StoreDestroyer? = nil) {
+        registry.withLock { $0[type] = Registration(factory: factory, destroy: destroy) }
+    }
+
+    /// The model; frozen when the coordinator is made.
+    public let managedObjectModel: ManagedObjectModel
+    /// Snapshots shared by the contexts of this coordinator.
+    let rowCache = RowCache()
+    /// Serializes every call into a store.
+    private let lock = NSRecursiveLock()
+    private var stores: [any PersistentStore] = []
+
+    /// A coordinator for `model`, which becomes read-only.
+    public init(managedObjectModel model: ManagedObjectModel) {
+        model.freeze()
+        managedObjectModel = model
+    }
+
+    /// The stores, in the order they were added.
+    public var persistentStores: [any PersistentStore] { lock.withLock { stores } }
+
+    // MARK: Adding and removing stores
+
+    /// Opens (creating it if needed) a store of `type` at `url` for the entities of
+    /// `configuration` (nil: all), and adds it.
+    @discardableResult
+    public func addPersistentStore(type: StoreType, configuration: String? = nil, at url: URL? = nil,
+                                   options: [String: any Sendable] = [:]) throws -> any PersistentStore {
+        guard let registration = Self.registry.withLock({ $0[type] }) else {
+            throw StoreError.unknownStore("no store type \"\(type)\" is registered")
+        }
+        if let configuration, managedObjectModel.entities(forConfigurationName: configuration) == nil {
+            throw StoreError.unknownStore("the model has no configuration \"\(configuration)\"")
+        }
+        let store = try registration.factory(configuration, url, options)
+        try addPersistentStore(store)
+        return store
+    }
+
+    /// ``addPersistentStore(type:configuration:at:options:)`` off the caller's thread.
+    @discardableResult
+    public func addPersistentStore(type: StoreType, configuration: String? = nil, at url: URL? = nil,
+                                   options: [String: any Sendable] = [:]) async throws -> any PersistentStore {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.addPersistentStore(type: type, configuration: configuration, at: url, options: options) })
+            }
+        }
+    }
+
+    /// Loads and adds a store made by the caller (a store type of one's own).
+    public func addPersistentStore(_ store: any PersistentStore) throws {
+        try lock.withLock {
+            if let url = store.url, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+                throw StoreError.unknownStore("a store at \(url.path) is already added")
+            }
+            try store.load(model: managedObjectModel)
+            stores.append(store)
+        }
+    }
+
+    /// Removes `store`; its objects can no longer be fetched or saved.
+    public func remove(_ store: any PersistentStore) throws {
+        lock.withLock {
+            stores.removeAll { $0 === store }
+            store.unload()
+        }
+    }
+
+    /// The store at `url`, if added.
+    public func persistentStore(for url: URL) -> (any PersistentStore)? {
+        lock.withLock { stores.first { $0.url?.standardizedFileURL == url.standardizedFileURL } }
+    }
+
+    /// The store with the identifier `identifier`, if added.
+    public func persistentStore(withIdentifier identifier: String) -> (any PersistentStore)? {
+        lock.withLock { stores.first { $0.identifier == identifier } }
+    }
+
+    // MARK: Metadata
+
+    /// The metadata of `store`.
+    public func metadata(for store: any PersistentStore) -> [String: any Sendable] {
+        lock.withLock { store.metadata }
+    }
+
+    /// Replaces the metadata of `store` (written with its next save).
+    public func setMetadata(_ metadata: [String: any Sendable], for store: any PersistentStore) {
+        lock.withLock { store.metadata = metadata }
+    }
+
+    // MARK: Destroying and replacing
+
+    /// Removes the store at `url` of `type` and its files (`-wal`, `-shm`, external data), first
+    /// removing it from this coordinator if it is added.
+    public func destroyPersistentStore(at url: URL, type: StoreType, options: [String: any Sendable] = [:]) throws {
+        if let store = persistentStore(for: url) { try remove(store) }
+        guard let registration = Self.registry.withLock({ $0[type] }) else {
+            throw StoreError.unknownStore("no store type \"\(type)\" is registered")
+        }
+        try registration.destroy?(url, options)
+    }
+
+    /// Replaces the store at `destination` with a copy of the store at `source` (both of `type`).
+    public func replacePersistentStore(at destination: URL, withPersistentStoreFrom source: URL, type: StoreType,
+                                       options: [String: any Sendable] = [:]) throws {
+        try destroyPersistentStore(at: destination, type: type, options: options)
+        guard let registration = Self.registry.withLock({ $0[type] }) else {
+            throw StoreError.unknownStore("no store type \"\(type)\" is registered")
+        }
+        let sourceStore = try registration.factory(String?.none, source, options)
+        try sourceStore.load(model: managedObjectModel)
+        defer { sourceStore.unload() }
+        guard let copier = sourceStore as? any StoreCopying else {
+            throw StoreError.unsupportedRequest("\(type) stores cannot be copied")
+        }
+        try copier.copy(to: destination)
+    }
+
+    // MARK: Object IDs
+
+    /// The object ID a URI names (`x-objectgraph://<store-uuid>/<Entity>/p<key>`), or nil when
+    /// no added store has that UUID or the model has no such entity.
+    public func managedObjectID(forURIRepresentation uri: URL) -> ObjectID? {
+        guard uri.scheme == "x-objectgraph", let host = uri.host, !host.isEmpty else { return nil }
+        let parts = uri.path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
+        guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()),
+              let entity = managedObjectModel.entitiesByName[parts[0]], !entity.isAbstract,
+              persistentStore(withIdentifier: host) != nil else { return nil }
+        return ObjectID(entity: entity, storeIdentifier: host, primaryKey: key)
+    }
+
+    // MARK: Routing (used by contexts)
+
+    /// The store that holds new objects of `entity`: the first store whose configuration
+    /// includes it.
+    func store(forNewObjectOf entity: EntityDescription) -> (any PersistentStore)? {
+        lock.withLock {
+            stores.first { store in
+                guard let configuration = store.configurationName else { return true }
+                return managedObjectModel.entities(forConfigurationName: configuration)?.contains { $0 === entity } ?? false
+            }
+        }
+    }
+
+    /// The stores that can hold objects of `entity`.
+    func stores(for entity: EntityDescription) -> [any PersistentStore] {
+        lock.withLock {
+            stores.filter { store in
+                guard let configuration = store.configurationName else { return true }
+                return managedObjectModel.entities(forConfigurationName: configuration)?.contains { $0 === entity.rootEntity || $0 === entity } ?? false
+            }
+        }
+    }
+
+    /// The store holding `objectID`.
+    func store(for objectID: ObjectID) -> (any PersistentStore)? {
+        guard let identifier = objectID.storeIdentifier else { return nil }
+        return persistentStore(withIdentifier: identifier)
+    }
+
+    /// Runs `body` with the stores locked (one request at a time into stores).
+    func withStores<T>(_ body: () throws -> T) rethrows -> T {
+        try lock.withLock(body)
+    }
+}
+
+/// A store that can write a copy of itself elsewhere (for replacePersistentStore).
+public protocol StoreCopying {
+    /// Writes a copy of the store's data at `url`.
+    func copy(to url: URL) throws
+}

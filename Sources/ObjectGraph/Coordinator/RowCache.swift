@@ -1,0 +1,76 @@
+// The coordinator's row cache: the newest snapshot of each row some context has registered,
+// shared by all contexts of the coordinator. Entries are reference-counted by the contexts'
+// registered objects, so memory holds what is in use and no more (talk 000: only the pieces
+// currently needed stay in memory).
+import Foundation
+import Synchronization
+
+/// Snapshots by object ID, counted by how many registered objects use them. Thread-safe.
+final class RowCache: Sendable {
+    private struct Entry {
+        var snapshot: Snapshot
+        var users: Int
+    }
+
+    private let entries = Mutex<[ObjectID: Entry]>([:])
+
+    /// The cached snapshot of `objectID`, if some context uses it.
+    func snapshot(for objectID: ObjectID) -> Snapshot? {
+        entries.withLock { $0[objectID]?.snapshot }
+    }
+
+    /// Records `snapshot` for one more user (a newer version replaces an older one).
+    func retain(_ snapshot: Snapshot) {
+        entries.withLock { entries in
+            if var entry = entries[snapshot.objectID] {
+                if snapshot.version >= entry.snapshot.version { entry.snapshot = merged(entry.snapshot, snapshot) }
+                entry.users += 1
+                entries[snapshot.objectID] = entry
+            } else {
+                entries[snapshot.objectID] = Entry(snapshot: snapshot, users: 1)
+            }
+        }
+    }
+
+    /// Replaces the snapshots that are cached (saves and refreshes bring newer versions); rows
+    /// no context uses are not added.
+    func update(_ snapshots: [Snapshot]) {
+        entries.withLock { entries in
+            for snapshot in snapshots {
+                guard var entry = entries[snapshot.objectID] else { continue }
+                entry.snapshot = snapshot.version >= entry.snapshot.version ? merged(entry.snapshot, snapshot) : entry.snapshot
+                entries[snapshot.objectID] = entry
+            }
+        }
+    }
+
+    /// One user fewer; the entry goes when none is left.
+    func release(_ objectID: ObjectID) {
+        entries.withLock { entries in
+            guard var entry = entries[objectID] else { return }
+            entry.users -= 1
+            if entry.users <= 0 { entries[objectID] = nil } else { entries[objectID] = entry }
+        }
+    }
+
+    /// Forgets the snapshot of `objectID` (deleted rows, stale data) but keeps its users.
+    func invalidate(_ objectIDs: [ObjectID]) {
+        entries.withLock { entries in
+            for id in objectIDs { entries[id] = nil }
+        }
+    }
+
+    /// How many rows are cached (for tests and diagnostics).
+    var count: Int { entries.withLock { $0.count } }
+
+    /// A newer snapshot keeps the older one's loaded to-many slots when it left them unloaded
+    /// and its version is the same.
+    private func merged(_ old: Snapshot, _ new: Snapshot) -> Snapshot {
+        guard old.version == new.version, old.values.count == new.values.count else { return new }
+        var result = new
+        for index in result.values.indices where !result.values[index].isLoaded {
+            result.values[index] = old.values[index]
+        }
+        return result
+    }
+}

@@ -1,0 +1,102 @@
+// A fetch request: which entity, which objects (a predicate), in what order, how many, and in what
+// form (objects, object IDs, a count, dictionaries). Typed by its result, as NSFetchRequest<T> is;
+// a context runs it through its coordinator's stores.
+
+/// What a fetch returns.
+public enum FetchResultType: Sendable, Hashable {
+    /// Managed objects.
+    case managedObject
+    /// Object IDs.
+    case managedObjectID
+    /// Dictionaries (`[String: Any]`) of the properties and expressions in `propertiesToFetch`.
+    case dictionary
+    /// One number: how many objects match.
+    case count
+}
+
+/// A property or an expression to fetch.
+public enum PropertyToFetch: Sendable, Hashable {
+    /// A property by name (a key path through to-one relationships for dictionaries).
+    case property(String)
+    /// A computed expression.
+    case expression(ExpressionDescription)
+}
+
+/// A request for objects of an entity, typed by what it returns.
+///
+/// ```swift
+/// var request = FetchRequest<ManagedObject>(entityName: "Task")
+/// request.predicate = try Predicate(format: "done == NO AND priority >= %d", 2)
+/// request.sortDescriptors = [SortDescriptor(key: "due")]
+/// let tasks = try context.fetch(request)
+/// ```
+public struct FetchRequest<Result>: @unchecked Sendable {
+    /// The name of the entity to fetch.
+    public var entityName: String
+    /// Which objects; nil fetches all.
+    public var predicate: Predicate?
+    /// The order of the results.
+    public var sortDescriptors: [SortDescriptor] = []
+    /// The most results to return (0: no limit).
+    public var fetchLimit = 0
+    /// How many results to skip.
+    public var fetchOffset = 0
+    /// Load objects in batches of this size while iterating (0: all at once).
+    public var fetchBatchSize = 0
+    /// Whether objects of sub-entities match too.
+    public var includesSubentities = true
+    /// Whether unsaved inserts, changes and deletes of the context are taken into account.
+    public var includesPendingChanges = true
+    /// Whether objects come back as faults (values loaded on first access).
+    public var returnsObjectsAsFaults = true
+    /// Whether property values are fetched with the objects (false: faults, even of changed rows).
+    public var includesPropertyValues = true
+    /// Which properties (and, for dictionaries, expressions) to fetch; nil: all.
+    public var propertiesToFetch: [PropertyToFetch]?
+    /// Relationship key paths whose destinations are fetched along (turns N+1 queries into 2).
+    public var relationshipKeyPathsForPrefetching: [String] = []
+    /// What the fetch returns.
+    public var resultType: FetchResultType
+    /// Whether duplicate dictionaries are removed.
+    public var returnsDistinctResults = false
+    /// The properties dictionary results are grouped by.
+    public var propertiesToGroupBy: [String] = []
+    /// Which groups are kept (a predicate over the grouped values and expressions).
+    public var havingPredicate: Predicate?
+
+    /// A request for objects of the entity named `entityName`, returning `resultType`
+    /// (managed objects by default; object IDs for `FetchRequest<ObjectID>`, dictionaries for
+    /// `FetchRequest<[String: Any]>`, a count for `FetchRequest<Int>`).
+    public init(entityName: String, resultType: FetchResultType? = nil) {
+        self.entityName = entityName
+        if let resultType {
+            self.resultType = resultType
+        } else if Result.self == ObjectID.self {
+            self.resultType = .managedObjectID
+        } else if Result.self == [String: Any].self {
+            self.resultType = .dictionary
+        } else if Result.self == Int.self {
+            self.resultType = .count
+        } else {
+            self.resultType = .managedObject
+        }
+    }
+
+    /// A request from a model's stored template (its variables already substituted).
+    public init(template: FetchRequestTemplate) throws {
+        self.init(entityName: template.entityName)
+        predicate = try template.predicate()
+        fetchLimit = template.fetchLimit
+        fetchBatchSize = template.fetchBatchSize
+        includesSubentities = template.includesSubentities
+        includesPropertyValues = template.includesPropertyValues
+        returnsObjectsAsFaults = template.returnsObjectsAsFaults
+        includesPendingChanges = template.includesPendingChanges
+        returnsDistinctResults = template.returnsDistinctResults
+        switch template.resultType {
+        case 1: resultType = .managedObjectID
+        case 2: resultType = .dictionary
+        default: break
+        }
+    }
+}

@@ -1,0 +1,64 @@
+// The store contract, Core Data's incremental-store API: every store (in-memory, SQLite, XML,
+// binary, or one a user writes) speaks rows, object IDs and requests, never managed objects or
+// contexts. The coordinator is its only caller and serializes calls into it.
+import Foundation
+
+/// A kind of store, named as Core Data names them.
+public struct StoreType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Objects kept in memory only, gone when the store is removed.
+    public static let inMemory = StoreType(rawValue: "InMemory")
+    /// One SQLite file, changed incrementally.
+    public static let sqlite = StoreType(rawValue: "SQLite")
+    /// One XML file, written atomically.
+    public static let xml = StoreType(rawValue: "XML")
+    /// One binary file, written atomically.
+    public static let binary = StoreType(rawValue: "Binary")
+
+    public var description: String { rawValue }
+}
+
+/// A store: where rows live. Stores are driven by a coordinator, which calls them one request at
+/// a time (they need no locking of their own against it).
+///
+/// A store writing its own backend implements this protocol; the coordinator and contexts work
+/// with it unchanged.
+public protocol PersistentStore: AnyObject, Sendable {
+    /// The kind of store.
+    var type: StoreType { get }
+    /// The store's UUID: the host part of its objects' URIs. Stable for the life of the store.
+    var identifier: String { get }
+    /// Where the store lives, if it has a file.
+    var url: URL? { get }
+    /// The model configuration whose entities the store holds; nil holds every entity.
+    var configurationName: String? { get }
+    /// Metadata kept with the store (its type, UUID, model version hashes, user keys).
+    var metadata: [String: any Sendable] { get set }
+
+    /// Opens the store for `model` (frozen), creating it if needed, and checks that the model fits
+    /// the data (version hashes). Throws naming what does not fit.
+    func load(model: ManagedObjectModel) throws
+
+    /// Runs a fetch: object IDs with their snapshots, a count, or dictionaries.
+    func execute(_ request: StoreFetchRequest) throws -> StoreFetchResult
+
+    /// The current snapshots of `objectIDs` (several at once: batch faulting). An ID with no row
+    /// (deleted meanwhile) is missing from the result.
+    func snapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot]
+
+    /// The destinations of a to-many relationship of the object, in order for an ordered one.
+    func objectIDs(forRelationship relationship: RelationshipDescription, of objectID: ObjectID) throws -> [ObjectID]
+
+    /// Writes a save's changes all together or not at all. Updated and deleted rows are checked
+    /// against their expected versions; mismatches throw ``StoreError/conflicts(_:)`` and change
+    /// nothing. Returns the new snapshots (with their new versions).
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveResult
+
+    /// Permanent IDs for objects not saved yet, in the order of `temporaryIDs`.
+    func obtainPermanentIDs(for temporaryIDs: [ObjectID]) throws -> [ObjectID]
+
+    /// Releases the store's resources; the coordinator no longer uses it afterwards.
+    func unload()
+}

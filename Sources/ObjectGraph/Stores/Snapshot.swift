@@ -1,0 +1,81 @@
+// A row as stores and the coordinator know it: an object's values by slot, and the version the
+// store holds them at. Snapshots are what crosses from stores to contexts (and between threads);
+// managed objects never do.
+
+/// One value of a snapshot slot.
+public enum SnapshotValue: Sendable, Hashable {
+    /// No value (nil attribute, empty to-one relationship).
+    case null
+    /// An attribute value, of the attribute type's Swift type.
+    case value(ModelValue)
+    /// The destination of a to-one relationship.
+    case object(ObjectID)
+    /// The destinations of a to-many relationship, in order for an ordered one.
+    case objects([ObjectID])
+    /// Not loaded: a to-many relationship left as a fault, or a property a partial fetch skipped.
+    case unloaded
+
+    public static func == (lhs: SnapshotValue, rhs: SnapshotValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null), (.unloaded, .unloaded): return true
+        case let (.value(a), .value(b)): return AnyHashable(a) == AnyHashable(b)
+        case let (.object(a), .object(b)): return a == b
+        case let (.objects(a), .objects(b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .value(let value): hasher.combine(AnyHashable(value))
+        case .object(let id): hasher.combine(id)
+        case .objects(let ids): hasher.combine(ids)
+        case .unloaded: hasher.combine(1)
+        }
+    }
+
+    /// Whether the slot holds something other than `.unloaded`.
+    public var isLoaded: Bool {
+        if case .unloaded = self { return false }
+        return true
+    }
+}
+
+/// An object's stored values at one version: slot `i` is property `i` of the entity's layout.
+///
+/// ```swift
+/// let row = try store.snapshots(for: [id])[id]
+/// row?.value(forKey: "title")   // .value("Buy milk")
+/// ```
+public struct Snapshot: Sendable, Hashable {
+    /// The object the values belong to.
+    public var objectID: ObjectID
+    /// The version the store holds the row at; it grows with each saved change (optimistic locking).
+    public var version: Int64
+    /// One value per slot of the entity's layout.
+    public var values: [SnapshotValue]
+
+    public init(objectID: ObjectID, version: Int64, values: [SnapshotValue]) {
+        self.objectID = objectID
+        self.version = version
+        self.values = values
+    }
+
+    /// The entity's layout, which gives the slots their meaning.
+    public var layout: EntityLayout { objectID.entity.layout }
+
+    /// The value of the property named `key`, or nil when the entity has no such property.
+    public func value(forKey key: String) -> SnapshotValue? {
+        layout.index(of: key).map { values[$0] }
+    }
+
+    /// The values by property name, for messages and debugging (unloaded slots left out).
+    public var valuesByName: [String: SnapshotValue] {
+        var result: [String: SnapshotValue] = [:]
+        for (index, property) in layout.properties.enumerated() where values[index].isLoaded {
+            result[property.name] = values[index]
+        }
+        return result
+    }
+}
