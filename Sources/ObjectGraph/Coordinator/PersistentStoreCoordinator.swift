@@ -25,7 +25,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         var destroy: StoreDestroyer?
     }
 
-    private static let registry = Mutex<[StoreType: Registration]>([:])
+    /// The registered store types; the in-memory store is always there.
+    private static let registry = Mutex<[StoreType: Registration]>([
+        .inMemory: Registration(factory: { configuration, url, options in
+            InMemoryStore(configurationName: configuration, url: url, options: options)
+        }, destroy: nil),
+    ])
 
     /// Registers how to make stores of `type`, for ``addPersistentStore(type:configuration:at:options:)``.
     public static func registerStoreType(_ type: StoreType, factory: @escaping StoreFactory, destroy: StoreDestroyer? = nil) {

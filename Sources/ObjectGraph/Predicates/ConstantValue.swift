@@ -45,12 +45,15 @@ public enum ConstantValue: Sendable, Hashable {
     /// A reference to a class instance passed as a format argument (a managed object, say);
     /// equal only to itself.
     case object(ObjectReference)
+    /// A value of a type the engine does not know (an object ID), compared only for equality.
+    case opaque(OpaqueValue)
 
     /// Converts a Swift value to a constant; `nil` and `NSNull` become `.null`/`.nullObject`.
     ///
     /// Accepts strings, every integer and floating-point type, `Decimal`, `Bool`, `Date`, `Data`,
     /// `UUID`, `URL`, arrays, sets, `OrderedSet`, string-keyed dictionaries, metatypes (for
-    /// `isKindOfClass:`) and class instances (kept by reference). Throws for other value types.
+    /// `isKindOfClass:`), class instances (kept by reference) and ``OpaqueConstant`` values
+    /// (object IDs). Throws for other value types.
     public init(any value: Any?) throws {
         guard let value = unwrapOptional(value) else { self = .null; return }
         switch value {
@@ -78,6 +81,7 @@ public enum ConstantValue: Sendable, Hashable {
         case let v as Data: self = .data(v)
         case let v as UUID: self = .uuid(v)
         case let v as URL: self = .url(v)
+        case let v as any OpaqueConstant: self = .opaque(OpaqueValue(v))
         case let v as NSNumber: self = Number(nsNumber: v).constant
         case let v as NSString: self = .string(String(describing: v))
         case let v as [Any?]: self = .array(try v.map { try ConstantValue(any: $0) })
@@ -120,6 +124,7 @@ public enum ConstantValue: Sendable, Hashable {
         case .dictionary(let v): return v.mapValues { $0.anyValue ?? NSNull() }
         case .typeName(let v): return TypeName(v)
         case .object(let v): return v.object
+        case .opaque(let v): return v.value
         }
     }
 
@@ -151,6 +156,7 @@ public enum ConstantValue: Sendable, Hashable {
         case let (.dictionary(a), .dictionary(b)): return a == b
         case let (.typeName(a), .typeName(b)): return a == b
         case let (.object(a), .object(b)): return a == b
+        case let (.opaque(a), .opaque(b)): return a == b
         default: return false
         }
     }
@@ -171,6 +177,7 @@ public enum ConstantValue: Sendable, Hashable {
         case .dictionary(let v): hasher.combine(10); hasher.combine(v)
         case .typeName(let v): hasher.combine(11); hasher.combine(v)
         case .object(let v): hasher.combine(12); hasher.combine(v)
+        case .opaque(let v): hasher.combine(13); hasher.combine(v)
         case .bool, .integer, .double, .decimal: break
         }
     }

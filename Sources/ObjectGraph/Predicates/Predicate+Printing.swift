@@ -188,6 +188,7 @@ extension ConstantValue {
                 .joined(separator: ", ") + "}"
         case .typeName(let name): return "CAST(\(Self.quoted(name)), \"Class\")"
         case .object(let reference): return String(describing: reference.object)
+        case .opaque(let value): return String(describing: value.value)
         }
     }
 

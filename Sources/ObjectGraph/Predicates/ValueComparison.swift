@@ -50,6 +50,8 @@ enum ValueComparison {
             return x.allSatisfy { key, value in y[key].map { equal(value, $0, options: options) } ?? false }
         }
         if let x = a as? TypeName { return (b as? TypeName) == x }
+        if let x = a as? any EvaluationIdentity { return equal(x.evaluationIdentity, b, options: options) }
+        if let y = b as? any EvaluationIdentity { return equal(a, y.evaluationIdentity, options: options) }
         if type(of: a) is AnyClass, type(of: b) is AnyClass { return (a as AnyObject) === (b as AnyObject) }
         if let x = a as? AnyHashable, let y = b as? AnyHashable { return x == y }
         return false

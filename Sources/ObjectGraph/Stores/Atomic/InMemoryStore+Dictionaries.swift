@@ -1,0 +1,175 @@
+// Dictionary fetches from the in-memory store: per row, the requested properties (key paths
+// through to-one relationships allowed) and expressions; with group-by properties or aggregate
+// expressions, one dictionary per group, filtered by the having predicate. Nil values are left
+// out of the dictionaries, as Core Data leaves them out.
+import Foundation
+
+extension InMemoryStore {
+    /// The functions that aggregate a group's rows (`sum:(amount)`), as SQL's aggregates do.
+    private static let aggregateFunctions: Set<String> = [
+        "sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:",
+    ]
+
+    /// The dictionaries of `rows` (matched and sorted) for `request`.
+    ///
+    /// Without grouping, offset and limit apply to the rows (after distinct, when asked). With
+    /// group-by properties, or aggregates and no group-by (one group of all rows), the groups
+    /// come in the order of their first row, then sorted by those sort descriptors whose keys
+    /// the dictionaries hold; the having predicate sees each group's dictionary, also bound as
+    /// its variables (`$total > 10`).
+    func dictionaries(of rows: [EvaluatedRow], for request: StoreFetchRequest) throws -> [[String: any Sendable]] {
+        let properties = request.propertiesToFetch ?? request.entity.properties.filter { property in
+            property.isStored && (property as? RelationshipDescription)?.isToMany != true
+        }
+        let grouped = !request.propertiesToGroupBy.isEmpty
+            || request.expressionsToFetch.contains { Self.containsAggregate($0.expression) }
+        var results: [[String: any Sendable]]
+        if grouped {
+            results = []
+            for group in groups(of: rows, by: request.propertiesToGroupBy.map(\.name)) {
+                var dictionary = try values(of: properties, in: group.first)
+                for description in request.expressionsToFetch {
+                    let value = try groupValue(of: description.expression, over: group)
+                    if let value = try sendable(value, of: description) { dictionary[description.name] = value }
+                }
+                if let having = request.havingPredicate {
+                    guard try having.evaluate(with: dictionary, substitutionVariables: dictionary.mapValues { $0 }) else { continue }
+                }
+                results.append(dictionary)
+            }
+            results = results.sorted(using: request.sortDescriptors.filter { key in results.contains { $0[key.key] != nil } })
+        } else {
+            let source = request.returnsDistinctResults ? rows : window(rows, of: request)
+            results = try source.map { row in
+                var dictionary = try values(of: properties, in: row)
+                for description in request.expressionsToFetch {
+                    if let value = try sendable(try rowValue(of: description.expression, in: row), of: description) {
+                        dictionary[description.name] = value
+                    }
+                }
+                return dictionary
+            }
+            if !request.returnsDistinctResults { return results }
+        }
+        if request.returnsDistinctResults {
+            var seen: Set<[String: AnyHashableValue]> = []
+            results = results.filter { seen.insert($0.mapValues { AnyHashableValue($0) }).inserted }
+        }
+        return window(results, of: request)
+    }
+
+    /// Whether `expression` calls an aggregate function or applies a collection operator to the
+    /// group (`@count`, `@sum.amount`).
+    private static func containsAggregate(_ expression: Expression) -> Bool {
+        switch expression {
+        case .function(let name, let arguments):
+            return aggregateFunctions.contains(name) || arguments.contains(where: containsAggregate)
+        case .keyPath(let path): return path.hasPrefix("@")
+        default: return false
+        }
+    }
+
+    /// `rows` grouped by the values of `keyPaths`, groups in the order of their first row; one
+    /// group of every row (possibly none) when there are no key paths.
+    private func groups(of rows: [EvaluatedRow], by keyPaths: [String]) -> [[EvaluatedRow]] {
+        guard !keyPaths.isEmpty else { return [rows] }
+        var order: [[SnapshotValue]] = []
+        var members: [[SnapshotValue]: [EvaluatedRow]] = [:]
+        for row in rows {
+            let key = keyPaths.map { table.storedValue(atKeyPath: $0, from: row.snapshot) ?? .null }
+            if members[key] == nil { order.append(key) }
+            members[key, default: []].append(row)
+        }
+        return order.map { members[$0] ?? [] }
+    }
+
+    /// The values of `properties` (their names read as key paths) in `row`; empty without a row.
+    private func values(of properties: [PropertyDescription], in row: EvaluatedRow?) throws -> [String: any Sendable] {
+        guard let row else { return [:] }
+        var dictionary: [String: any Sendable] = [:]
+        for property in properties {
+            let value: (any Sendable)?
+            if let stored = table.storedValue(atKeyPath: property.name, from: row.snapshot) {
+                value = Self.exported(stored)
+            } else {
+                value = try Self.sendable(row.value(forKeyPath: property.name), named: property.name)
+            }
+            if let value { dictionary[property.name] = value }
+        }
+        return dictionary
+    }
+
+    /// The value of a per-row expression: stored values directly for key paths, the predicate
+    /// engine for the rest.
+    private func rowValue(of expression: Expression, in row: EvaluatedRow) throws -> Any? {
+        switch expression {
+        case .evaluatedObject:
+            return row.objectID
+        case .keyPath(let path):
+            if let stored = table.storedValue(atKeyPath: path, from: row.snapshot) { return Self.exported(stored) }
+            return row.value(forKeyPath: path)
+        default:
+            return try expression.expressionValue(with: row)
+        }
+    }
+
+    /// The value of an expression over a group: aggregate functions over the values of their
+    /// argument in every row (nil values left out, as SQL does), collection operators over the
+    /// rows, other functions over those, and anything else in the group's first row.
+    private func groupValue(of expression: Expression, over rows: [EvaluatedRow]) throws -> Any? {
+        switch expression {
+        case .function(let name, let arguments) where Self.aggregateFunctions.contains(name) && arguments.count == 1:
+            let values = try rows.compactMap { KeyValueAccess.normalized(try rowValue(of: arguments[0], in: $0)) }
+            return try BuiltinFunction.evaluate(name, [values])
+        case .function(let name, let arguments):
+            return try BuiltinFunction.evaluate(name, try arguments.map { try groupValue(of: $0, over: rows) })
+        case .keyPath(let path) where path.hasPrefix("@"):
+            return KeyValueAccess.value(of: rows as [Any], forKeyPath: path)
+        default:
+            return try rows.first.flatMap { try rowValue(of: expression, in: $0) }
+        }
+    }
+
+    private func sendable(_ value: Any?, of description: ExpressionDescription) throws -> (any Sendable)? {
+        try Self.sendable(value, named: description.name)
+    }
+
+    /// A stored value as a dictionary holds it: attribute values as they are, to-one
+    /// destinations as object IDs, to-many ones as arrays of IDs; nil for no value.
+    private static func exported(_ value: SnapshotValue) -> (any Sendable)? {
+        switch value {
+        case .value(let value): return value
+        case .object(let id): return id
+        case .objects(let ids): return ids
+        case .null, .unloaded: return nil
+        }
+    }
+
+    /// A value the predicate engine computed, as a dictionary holds it (rows become their
+    /// object IDs); throws for a value of a type the store cannot return.
+    private static func sendable(_ value: Any?, named name: String) throws -> (any Sendable)? {
+        guard let value = KeyValueAccess.normalized(value) else { return nil }
+        switch value {
+        case let row as EvaluatedRow: return row.objectID
+        case let v as any OpaqueConstant: return v
+        case let v as String: return v
+        case let v as Bool: return v
+        case let v as Int: return v
+        case let v as Int16: return v
+        case let v as Int32: return v
+        case let v as Int64: return v
+        case let v as Double: return v
+        case let v as Float: return v
+        case let v as Decimal: return v
+        case let v as Date: return v
+        case let v as Data: return v
+        case let v as UUID: return v
+        case let v as URL: return v
+        default:
+            guard let items = KeyValueAccess.collectionElements(value) else {
+                throw StoreError.unsupportedRequest("\(name): a value of type \(Swift.type(of: value)) cannot be returned in a dictionary")
+            }
+            return try items.compactMap { try sendable($0, named: name) }
+        }
+    }
+}

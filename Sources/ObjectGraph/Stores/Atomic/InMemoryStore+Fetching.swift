@@ -1,0 +1,56 @@
+// Fetching from the in-memory store: the rows of the entity (and its sub-entities), filtered by
+// the predicate engine, sorted by the sort descriptors, windowed by offset and limit, and
+// returned as snapshots, object IDs or a count. Dictionary results are in +Dictionaries.swift.
+import Foundation
+
+extension InMemoryStore {
+    /// Runs `request` over the stored rows.
+    ///
+    /// Rows come in primary-key order unless sorted (ties keep that order). A count is the
+    /// number of rows the same fetch would return: offset and limit apply to it too, as they do
+    /// to Core Data's `count(for:)`. Partial snapshots (`propertiesToFetch`) leave the other slots
+    /// unloaded.
+    public func execute(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        try lock.withLock {
+            let rows = try matchingRows(of: request)
+            switch request.resultType {
+            case .count:
+                return .count(window(rows, of: request).count)
+            case .objectIDs:
+                return .objectIDs(window(rows, of: request).map(\.objectID))
+            case .snapshots:
+                let fetched = request.propertiesToFetch.map { Set($0.map(\.name)) }
+                return .snapshots(window(rows, of: request).map { snapshot(of: $0.snapshot, keeping: fetched) })
+            case .dictionaries:
+                return .dictionaries(try dictionaries(of: rows, for: request))
+            }
+        }
+    }
+
+    /// The rows of the request's entities that satisfy its predicate, in its order.
+    private func matchingRows(of request: StoreFetchRequest) throws -> [EvaluatedRow] {
+        let entities = request.includesSubentities ? request.entity.selfAndDescendants : [request.entity]
+        var rows = table.rows(of: entities).map { EvaluatedRow($0, in: table) }
+        if let predicate = request.predicate {
+            rows = try rows.filter { try predicate.evaluate(with: $0) }
+        }
+        return rows.sorted(using: request.sortDescriptors)
+    }
+
+    /// `items` after skipping `fetchOffset` and keeping at most `fetchLimit` (0: all).
+    func window<T>(_ items: [T], of request: StoreFetchRequest) -> [T] {
+        let rest = items.dropFirst(max(request.fetchOffset, 0))
+        return Array(request.fetchLimit > 0 ? rest.prefix(request.fetchLimit) : rest)
+    }
+
+    /// The row with its to-many slots filled; with `fetched` names, every other slot unloaded.
+    private func snapshot(of row: Snapshot, keeping fetched: Set<String>?) -> Snapshot {
+        var result = table.filled(row)
+        if let fetched {
+            for (slot, property) in row.layout.properties.enumerated() where !fetched.contains(property.name) {
+                result.values[slot] = .unloaded
+            }
+        }
+        return result
+    }
+}
