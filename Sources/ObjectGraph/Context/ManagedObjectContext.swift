@@ -224,6 +224,20 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object.awakeFromInsert()
     }
 
+    /// A new object of the entity named `entityName`, of the class registered for it, inserted
+    /// into this context (Core Data's `NSEntityDescription.insertNewObject(forEntityName:into:)`).
+    ///
+    /// ```swift
+    /// let task = context.insertNewObject(forEntityName: "Task")
+    /// ```
+    @discardableResult
+    public func insertNewObject(forEntityName entityName: String) -> ManagedObject {
+        guard let entity = persistentStoreCoordinator?.managedObjectModel.entitiesByName[entityName] else {
+            preconditionFailure("the model of \(self) has no entity \"\(entityName)\"")
+        }
+        return ObjectClasses.managedObjectClass(for: entity).init(entity: entity, insertInto: self)
+    }
+
     /// Undoes an insertion: the object leaves the context (a redo inserts it again).
     func uninsert(_ object: ManagedObject) {
         insertedByID[ObjectIdentifier(object)] = nil

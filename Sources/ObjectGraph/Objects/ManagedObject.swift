@@ -322,7 +322,7 @@ public struct SnapshotEvents: OptionSet, Sendable {
 ///
 /// ```swift
 /// extension Person: PropertyValidating {
-///     static let validators: [String: (Person) -> (inout Any?) throws -> Void] = ["email": Person.validateEmail]
+///     static var validators: [String: (Person) -> (inout Any?) throws -> Void] { ["email": Person.validateEmail] }
 ///     func validateEmail(_ value: inout Any?) throws { ... }
 /// }
 /// ```
