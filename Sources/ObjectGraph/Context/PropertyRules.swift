@@ -1,8 +1,31 @@
 // The model's validation rules applied to one value: required values, types, numeric ranges,
 // lengths, date bounds, regular expressions, validation predicates, relationship counts.
 import Foundation
+import Synchronization
 
 enum PropertyRules {
+    /// Compiled regular expressions and parsed validation predicates, by their source text, so
+    /// that validating many objects compiles each rule once.
+    private struct Compiled: @unchecked Sendable {
+        var expressions: [String: NSRegularExpression] = [:]
+        var predicates: [String: Predicate] = [:]
+    }
+    private static let compiled = Mutex(Compiled())
+
+    static func regularExpression(_ pattern: String) -> NSRegularExpression? {
+        if let known = compiled.withLock({ $0.expressions[pattern] }) { return known }
+        guard let expression = try? NSRegularExpression(pattern: pattern) else { return nil }
+        compiled.withLock { $0.expressions[pattern] = expression }
+        return expression
+    }
+
+    static func predicate(_ format: String) -> Predicate? {
+        if let known = compiled.withLock({ $0.predicates[format] }) { return known }
+        guard let predicate = try? Predicate(format: format) else { return nil }
+        compiled.withLock { $0.predicates[format] = predicate }
+        return predicate
+    }
+
     /// The first rule `value` breaks for `property` of `object`, or nil.
     static func check(_ value: Any?, for property: PropertyDescription, of object: ManagedObject) -> ValidationError.Failure? {
         func failure(_ rule: ValidationError.Rule, _ message: String) -> ValidationError.Failure {
@@ -76,7 +99,7 @@ enum PropertyRules {
             }
         }
         if let pattern = attribute.regularExpression, let text = value as? String {
-            guard let regex = try? NSRegularExpression(pattern: pattern) else {
+            guard let regex = regularExpression(pattern) else {
                 return failure(.pattern(pattern), "has an invalid regular expression /\(pattern)/ in the model")
             }
             let range = NSRange(text.startIndex..., in: text)
@@ -86,7 +109,7 @@ enum PropertyRules {
             }
         }
         for rule in attribute.validationPredicates {
-            let holds = (try? Predicate(format: rule.predicateFormat).evaluate(with: value)) ?? false
+            let holds = (try? predicate(rule.predicateFormat)?.evaluate(with: value)) ?? false
             if !holds {
                 let warning = rule.warning.isEmpty ? "does not satisfy \(rule.predicateFormat)" : rule.warning
                 return failure(.predicate(rule.predicateFormat), "\(show(value)): \(warning)")
@@ -147,6 +170,8 @@ extension ManagedObject {
     func validateProperties() throws {
         var failures: [ValidationError.Failure] = []
         for (index, property) in layout.properties.enumerated() where !(property is FetchedPropertyDescription) {
+            // An unloaded to-many relationship was valid when stored and has not changed.
+            if let relationship = property as? RelationshipDescription, relationship.isToMany, slots[index] == nil { continue }
             var value = publicValue(ofSlot: index)
             do {
                 try validateValue(&value, forKey: property.name)

@@ -174,6 +174,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
 
     /// The value of slot `index` (see ``EntityLayout``), as ``value(forKey:)`` answers it.
     public final func value(atSlot index: Int) -> Any? {
+        managedObjectContext?.assertOnQueue()
         fireFaultIfNeeded()
         if let missing = missingSlots, missing.contains(index) { managedObjectContext?.completePartialObject(self) }
         return publicValue(ofSlot: index)
@@ -181,6 +182,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
 
     /// Sets slot `index` as ``setValue(_:forKey:)`` does.
     public final func setValue(_ value: Any?, atSlot index: Int) {
+        managedObjectContext?.assertOnQueue()
         fireFaultIfNeeded()
         guard let relationship = layout.properties[index] as? RelationshipDescription else {
             setAttribute(value, atSlot: index)
