@@ -89,7 +89,7 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
         lock.withLock {
             temporaryIDs.map { id in
                 guard id.isTemporaryID else { return id }
-                let root = ObjectIdentifier(id.entity.rootEntity)
+                let root = table.info(for: id.entity).root
                 let key = nextPrimaryKeys[root, default: 1]
                 nextPrimaryKeys[root] = key + 1
                 return ObjectID(entity: id.entity, storeIdentifier: identifier, primaryKey: key)
