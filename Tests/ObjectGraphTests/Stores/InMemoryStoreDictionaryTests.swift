@@ -130,9 +130,7 @@ final class InMemoryStoreDictionaryTests: XCTestCase {
     }
 
     func testDefaultColumnsAreTheAttributesAndToOneRelationships() throws {
-        var request = try f.request("Task", "title == 'Write'")
-        request.resultType = .dictionaries
-        let row = try XCTUnwrap(f.dictionaries(request).first)
+        let row = try XCTUnwrap(f.dictionaries(f.request("Task", "title == 'Write'")).first)
         XCTAssertEqual(Set(row.keys), ["title", "code", "done", "points", "owner"])
     }
 }

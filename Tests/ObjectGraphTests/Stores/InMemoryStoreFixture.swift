@@ -2,7 +2,6 @@
 // store tests: to-one, to-many, many-to-many and ordered relationships, an entity with a
 // sub-entity, a transient attribute and uniqueness constraints.
 import Foundation
-import XCTest
 @testable import ObjectGraph
 
 /// An in-memory store with the task model loaded, and helpers that build rows and requests.
@@ -94,45 +93,43 @@ final class InMemoryStoreFixture {
         return request
     }
 
+    /// A fetch answered with another kind of result than asked for.
+    struct UnexpectedResult: Error {
+        var result: StoreFetchResult
+    }
+
+    /// The result of `request` asked for as `resultType`.
+    func execute(_ request: StoreFetchRequest, as resultType: StoreFetchResultType) throws -> StoreFetchResult {
+        var request = request
+        request.resultType = resultType
+        return try store.execute(request)
+    }
+
     /// The object IDs `request` returns.
     func ids(_ request: StoreFetchRequest) throws -> [ObjectID] {
-        var request = request
-        request.resultType = .objectIDs
-        guard case .objectIDs(let ids) = try store.execute(request) else {
-            XCTFail("expected object IDs")
-            return []
-        }
+        let result = try execute(request, as: .objectIDs)
+        guard case .objectIDs(let ids) = result else { throw UnexpectedResult(result: result) }
         return ids
     }
 
     /// The snapshots `request` returns.
     func snapshots(_ request: StoreFetchRequest) throws -> [Snapshot] {
-        guard case .snapshots(let rows) = try store.execute(request) else {
-            XCTFail("expected snapshots")
-            return []
-        }
+        let result = try execute(request, as: .snapshots)
+        guard case .snapshots(let rows) = result else { throw UnexpectedResult(result: result) }
         return rows
     }
 
     /// The dictionaries `request` returns.
     func dictionaries(_ request: StoreFetchRequest) throws -> [[String: any Sendable]] {
-        var request = request
-        request.resultType = .dictionaries
-        guard case .dictionaries(let rows) = try store.execute(request) else {
-            XCTFail("expected dictionaries")
-            return []
-        }
+        let result = try execute(request, as: .dictionaries)
+        guard case .dictionaries(let rows) = result else { throw UnexpectedResult(result: result) }
         return rows
     }
 
     /// The count `request` returns.
     func count(_ request: StoreFetchRequest) throws -> Int {
-        var request = request
-        request.resultType = .count
-        guard case .count(let count) = try store.execute(request) else {
-            XCTFail("expected a count")
-            return -1
-        }
+        let result = try execute(request, as: .count)
+        guard case .count(let count) = result else { throw UnexpectedResult(result: result) }
         return count
     }
 }
