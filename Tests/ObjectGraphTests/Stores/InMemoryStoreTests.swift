@@ -39,6 +39,21 @@ final class InMemoryStoreTests: XCTestCase {
         XCTAssertTrue(coordinator.persistentStore(withIdentifier: "via-coordinator") === store)
     }
 
+    func testConcurrentSavesAndFetchesAreSerialized() throws {
+        let f = try InMemoryStoreFixture()
+        let store = f.store, tag = f.entity("Tag")
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<50 {
+                guard let id = try? store.obtainPermanentIDs(for: [ObjectID.temporary(for: tag)])[0] else { continue }
+                let row = Snapshot(objectID: id, version: 0, values: tag.layout.properties.map { _ in .null })
+                _ = try? store.save(StoreSaveRequest(inserted: [row]))
+                _ = try? store.execute(StoreFetchRequest(entity: tag))
+            }
+        }
+        XCTAssertEqual(try f.count(f.request("Tag")), 400)
+        XCTAssertEqual(Set(try f.ids(f.request("Tag")).compactMap(\.primaryKey)), Set(1...400))
+    }
+
     // MARK: Permanent IDs
 
     func testPermanentIDsKeepTheEntityAndBelongToTheStore() throws {
