@@ -49,8 +49,10 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
     }
 
     /// Takes the entities of the store's configuration from `model` and records their version
-    /// hashes; there is no stored data for the model to disagree with.
+    /// hashes; there is no stored data for the model to disagree with. Freezes `model` if a
+    /// coordinator has not yet (rows are read through its frozen slot layouts).
     public func load(model: ManagedObjectModel) throws {
+        model.freeze()
         guard let entities = model.entities(forConfigurationName: configurationName) else {
             throw StoreError.unknownStore("the model has no configuration \"\(configurationName ?? "")\"")
         }
