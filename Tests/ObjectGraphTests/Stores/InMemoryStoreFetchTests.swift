@@ -20,6 +20,19 @@ final class InMemoryStoreFetchTests: XCTestCase {
         XCTAssertEqual(try f.ids(f.request("Task")), [d.write, d.review, d.deploy, d.release])
     }
 
+    func testRowsComeInPrimaryKeyOrderWhateverTheSaveOrder() throws {
+        let first = try f.newID("Tag"), second = try f.newID("Tag")
+        try f.insert([f.row(second, [:])])
+        try f.insert([f.row(first, [:])])
+        XCTAssertEqual(try f.ids(f.request("Tag")), [d.swift, d.linux, first, second])
+    }
+
+    func testRowsDeletedAndInsertedAgainAppearOnce() throws {
+        try f.save(StoreSaveRequest(deleted: [(d.write, 1), (d.review, 1), (d.deploy, 1)]))
+        try f.insert([f.row(d.review, ["title": .value("Review again")])])
+        XCTAssertEqual(try f.ids(f.request("Task")), [d.review, d.release])
+    }
+
     func testKeyPathThroughToOneRelationship() throws {
         XCTAssertEqual(try f.ids(f.request("Task", "owner.name == %@", "Ada")), [d.write, d.review])
     }
