@@ -45,6 +45,22 @@ public struct OrderedSet<Element: Hashable>: RandomAccessCollection, Hashable,
         elements.removeAll { $0 == element }
     }
 
+    /// Inserts `element` at `index` unless it is already present; returns whether it was inserted.
+    @discardableResult
+    public mutating func insert(_ element: Element, at index: Int) -> Bool {
+        guard members.insert(element).inserted else { return false }
+        elements.insert(element, at: index)
+        return true
+    }
+
+    /// Removes and returns the element at `index`.
+    @discardableResult
+    public mutating func remove(at index: Int) -> Element {
+        let element = elements.remove(at: index)
+        members.remove(element)
+        return element
+    }
+
     /// Whether `element` is a member, in constant time.
     public func contains(_ element: Element) -> Bool { members.contains(element) }
 

@@ -1,0 +1,162 @@
+// Faulting: loading an object's values on first access (from the coordinator's row cache, or
+// from its store in one request for the whole batch it was fetched with), loading to-many
+// relationship faults, and what happens when a fault's row is gone.
+import Foundation
+
+/// The IDs of objects fetched together: firing one fault loads the batch window around it.
+final class FaultBatch {
+    let objectIDs: [ObjectID]
+    let size: Int
+    let positions: [ObjectID: Int]
+
+    init(objectIDs: [ObjectID], size: Int) {
+        self.objectIDs = objectIDs
+        self.size = max(1, size)
+        positions = Dictionary(objectIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The IDs of the window that holds `objectID`.
+    func window(around objectID: ObjectID) -> ArraySlice<ObjectID> {
+        guard let position = positions[objectID] else { return [objectID] }
+        let start = position - position % size
+        return objectIDs[start..<min(start + size, objectIDs.count)]
+    }
+}
+
+extension ManagedObjectContext {
+    /// Loads `object`'s values (and those of the other faults of its batch).
+    func fulfillFault(_ object: ManagedObject) {
+        assertOnQueue()
+        if let snapshot = persistentStoreCoordinator?.rowCache.snapshot(for: object.objectID), isComplete(snapshot) {
+            fill(object, with: snapshot, retainCache: false)
+            return
+        }
+        do {
+            try loadFaults(including: object)
+        } catch {
+            preconditionFailure("could not load the values of \(object.objectID): \(error)")
+        }
+        if object.isFault { handleInaccessibleFault(object) }
+    }
+
+    /// Whether every stored attribute slot of `snapshot` is loaded (not a partial fetch).
+    private func isComplete(_ snapshot: Snapshot) -> Bool {
+        let layout = snapshot.layout
+        return layout.attributeIndexes.allSatisfy { !layout.properties[$0].isStored || snapshot.values[$0].isLoaded }
+    }
+
+    /// Fetches the snapshots of `object` and of the still-faulted objects of its batch in one
+    /// request per store.
+    private func loadFaults(including object: ManagedObject) throws {
+        guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: object.entity.name) }
+        var ids = [object.objectID]
+        if let batch = object.faultBatch {
+            ids = batch.window(around: object.objectID).filter { id in
+                id == object.objectID || (registry[id]?.object?.isFault ?? false)
+            }
+        }
+        let byStore = Dictionary(grouping: ids, by: { $0.storeIdentifier ?? "" })
+        for (identifier, storeIDs) in byStore {
+            guard let store = coordinator.persistentStore(withIdentifier: identifier) else { continue }
+            let snapshots = try coordinator.withStores { try store.snapshots(for: storeIDs) }
+            for id in storeIDs {
+                guard let snapshot = snapshots[id], let target = registry[id]?.object, target.isFault else { continue }
+                fill(target, with: snapshot, retainCache: true)
+            }
+        }
+    }
+
+    /// A fault whose row is gone: deleted (``shouldDeleteInaccessibleFaults``) or a failure.
+    private func handleInaccessibleFault(_ object: ManagedObject) {
+        guard shouldDeleteInaccessibleFaults else {
+            preconditionFailure("\(ContextError.inaccessibleFault(object.objectID))")
+        }
+        object.slots = Array(repeating: nil, count: object.layout.properties.count)
+        object.changedSlots = Array(repeating: false, count: object.layout.properties.count)
+        for index in object.layout.relationshipIndexes where (object.layout.properties[index] as? RelationshipDescription)?.isToMany == true {
+            object.slots[index] = ToManyStorage()
+        }
+        object.faulted = false
+        object.isDeleted = true
+    }
+
+    /// Fills a fault from `snapshot` and calls awakeFromFetch.
+    func fill(_ object: ManagedObject, with snapshot: Snapshot, retainCache: Bool = true) {
+        let hadSnapshot = object.committedSnapshot != nil
+        object.apply(snapshot)
+        object.clearChanges()
+        if let cache = persistentStoreCoordinator?.rowCache {
+            if hadSnapshot || !retainCache { cache.update([snapshot]) } else { cache.retain(snapshot) }
+        }
+        object.awakeFromFetch()
+    }
+
+    /// The current snapshot of `objectID` from its store (not the cache).
+    func snapshotFromStore(for objectID: ObjectID) throws -> Snapshot? {
+        guard let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: objectID) else {
+            throw ContextError.noStore(entity: objectID.entity.name)
+        }
+        return try coordinator.withStores { try store.snapshots(for: [objectID])[objectID] }
+    }
+
+    /// The destinations of a to-many relationship as stored (empty for a new object).
+    func storedObjectIDs(_ relationship: RelationshipDescription, of object: ManagedObject) -> [ObjectID]? {
+        guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
+              let store = coordinator.store(for: object.objectID) else { return [] }
+        return try? coordinator.withStores { try store.objectIDs(forRelationship: relationship, of: object.objectID) }
+    }
+
+    /// Loads a to-many relationship fault: its destinations as (possibly faulted) objects.
+    func loadRelationship(_ relationship: RelationshipDescription, of object: ManagedObject) -> [ManagedObject] {
+        (storedObjectIDs(relationship, of: object) ?? []).map { self.object(with: $0) }
+    }
+
+    /// The IDs of a to-many relationship's destinations without making objects.
+    func relationshipObjectIDs(_ relationship: RelationshipDescription, of object: ManagedObject) -> [ObjectID] {
+        storedObjectIDs(relationship, of: object) ?? []
+    }
+
+    /// Merges a newer snapshot into a loaded object; local changes win when `keepingLocalChanges`.
+    func merge(_ snapshot: Snapshot, into object: ManagedObject, keepingLocalChanges: Bool) {
+        let changed = object.changedSlots
+        let local = object.slots
+        object.apply(snapshot)
+        persistentStoreCoordinator?.rowCache.update([snapshot])
+        if keepingLocalChanges {
+            for index in changed.indices where changed[index] {
+                object.slots[index] = local[index]
+                object.changedSlots[index] = true
+            }
+        } else {
+            object.clearChanges()
+        }
+        object.awake(fromSnapshotEvents: .refresh)
+    }
+}
+
+extension ManagedObject {
+    /// Loads the object's values now; throws ``ContextError/inaccessibleFault(_:)`` when its row
+    /// no longer exists and the context does not delete inaccessible faults.
+    public func fulfill() throws {
+        guard faulted, let context = managedObjectContext else { return }
+        guard let snapshot = try context.snapshotFromStore(for: objectID) else {
+            if context.shouldDeleteInaccessibleFaults { context.fulfillFault(self); return }
+            throw ContextError.inaccessibleFault(objectID)
+        }
+        context.fill(self, with: snapshot)
+    }
+}
+
+extension ManagedObjectContext {
+    /// Loads the attributes a partial fetch left out (keeping values changed since).
+    func completePartialObject(_ object: ManagedObject) {
+        guard let missing = object.missingSlots else { return }
+        object.missingSlots = nil
+        guard let snapshot = try? snapshotFromStore(for: object.objectID) else { return }
+        for index in missing where !object.changedSlots[index] {
+            if case .value(let value) = snapshot.values[index] { object.slots[index] = value } else { object.slots[index] = nil }
+        }
+        object.committedSnapshot = snapshot
+        persistentStoreCoordinator?.rowCache.update([snapshot])
+    }
+}

@@ -1,0 +1,317 @@
+// Fetching: a request becomes one store request per store holding the entity; rows come back as
+// snapshots and become registered objects (or faults, filled from the row cache on access).
+// Unsaved changes are reflected (includesPendingChanges), prefetching loads relationship
+// destinations in one request per key path, and fetched properties evaluate lazily.
+import Foundation
+
+extension ManagedObjectContext {
+    /// The results of `request`: managed objects, object IDs, dictionaries or a count, as its
+    /// result type says.
+    ///
+    /// ```swift
+    /// var request = FetchRequest<ManagedObject>(entityName: "Task")
+    /// request.predicate = try Predicate(format: "done == NO")
+    /// let open = try context.fetch(request)
+    /// ```
+    public func fetch<Result>(_ request: FetchRequest<Result>) throws -> [Result] {
+        assertOnQueue()
+        let results = try fetchAny(request)
+        return results.map { value in
+            guard let typed = value as? Result else {
+                preconditionFailure("a \(request.resultType) fetch cannot return \(Result.self)")
+            }
+            return typed
+        }
+    }
+
+    /// How many objects `request` matches (unsaved changes included when it says so).
+    public func count<Result>(for request: FetchRequest<Result>) throws -> Int {
+        assertOnQueue()
+        let entity = try entity(named: request.entityName)
+        if request.includesPendingChanges { processPendingChanges() }
+        if !request.includesPendingChanges || !hasPendingChanges(for: entity, includingSubentities: request.includesSubentities) {
+            var total = 0
+            for store in try stores(for: entity) {
+                var storeRequest = try makeStoreRequest(request, entity: entity, resultType: .count)
+                storeRequest.fetchLimit = 0
+                storeRequest.fetchOffset = 0
+                if case .count(let count) = try persistentStoreCoordinator!.withStores({ try store.execute(storeRequest) }) { total += count }
+            }
+            return applyWindow(total, request)
+        }
+        var idRequest = FetchRequest<ObjectID>(entityName: request.entityName)
+        idRequest.predicate = request.predicate
+        idRequest.includesSubentities = request.includesSubentities
+        idRequest.fetchLimit = request.fetchLimit
+        idRequest.fetchOffset = request.fetchOffset
+        return try fetchAny(idRequest).count
+    }
+
+    private func applyWindow(_ total: Int, _ request: FetchRequest<some Any>) -> Int {
+        let afterOffset = max(0, total - request.fetchOffset)
+        return request.fetchLimit > 0 ? min(afterOffset, request.fetchLimit) : afterOffset
+    }
+
+    func entity(named name: String) throws -> EntityDescription {
+        guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: name) }
+        guard let entity = coordinator.managedObjectModel.entitiesByName[name] else { throw ContextError.unknownEntity(name) }
+        return entity
+    }
+
+    private func stores(for entity: EntityDescription) throws -> [any PersistentStore] {
+        guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: entity.name) }
+        return coordinator.stores(for: entity)
+    }
+
+    /// Whether the context has unsaved changes to objects the entity's fetch could return.
+    func hasPendingChanges(for entity: EntityDescription, includingSubentities: Bool) -> Bool {
+        func matches(_ object: ManagedObject) -> Bool {
+            includingSubentities ? object.entity.isKind(of: entity) : object.entity === entity
+        }
+        return insertedByID.values.contains(where: matches) || deletedByID.values.contains(where: matches)
+            || updatedByID.values.contains(where: matches)
+    }
+
+    /// The request as a store sees it: managed objects in the predicate replaced by their IDs.
+    func makeStoreRequest(_ request: FetchRequest<some Any>, entity: EntityDescription,
+                          resultType: StoreFetchResultType) throws -> StoreFetchRequest {
+        var storeRequest = StoreFetchRequest(entity: entity)
+        storeRequest.predicate = request.predicate.map(Self.replacingObjectsWithIDs)
+        storeRequest.sortDescriptors = request.sortDescriptors
+        storeRequest.fetchLimit = request.fetchLimit
+        storeRequest.fetchOffset = request.fetchOffset
+        storeRequest.includesSubentities = request.includesSubentities
+        storeRequest.resultType = resultType
+        storeRequest.returnsDistinctResults = request.returnsDistinctResults
+        storeRequest.havingPredicate = request.havingPredicate
+        let layout = entity.layout
+        if let properties = request.propertiesToFetch {
+            var fetched: [PropertyDescription] = []
+            for item in properties {
+                switch item {
+                case .property(let name):
+                    if let index = layout.index(of: name) {
+                        fetched.append(layout.properties[index])
+                    } else if name.contains(".") {
+                        // A key path through to-one relationships is computed like an expression.
+                        storeRequest.expressionsToFetch.append(
+                            ExpressionDescription(name: name, expression: .keyPath(name), resultType: .undefined))
+                    } else {
+                        throw StoreError.unsupportedRequest("\(entity.name) has no property \"\(name)\" to fetch")
+                    }
+                case .expression(let description):
+                    storeRequest.expressionsToFetch.append(description)
+                }
+            }
+            storeRequest.propertiesToFetch = fetched
+        }
+        storeRequest.propertiesToGroupBy = try request.propertiesToGroupBy.map { name in
+            guard let index = layout.index(of: name) else {
+                throw StoreError.unsupportedRequest("\(entity.name) has no property \"\(name)\" to group by")
+            }
+            return layout.properties[index]
+        }
+        return storeRequest
+    }
+
+    /// The fetch, untyped.
+    func fetchAny<Result>(_ request: FetchRequest<Result>) throws -> [Any] {
+        let entity = try entity(named: request.entityName)
+        if request.includesPendingChanges { processPendingChanges() }
+        let pending = request.includesPendingChanges
+            && hasPendingChanges(for: entity, includingSubentities: request.includesSubentities)
+            && (request.resultType == .managedObject || request.resultType == .managedObjectID)
+        switch request.resultType {
+        case .count:
+            return [try count(for: request)]
+        case .dictionary:
+            var rows: [Any] = []
+            for store in try stores(for: entity) {
+                let storeRequest = try makeStoreRequest(request, entity: entity, resultType: .dictionaries)
+                if case .dictionaries(let dictionaries) = try persistentStoreCoordinator!.withStores({ try store.execute(storeRequest) }) {
+                    rows += dictionaries.map { $0.mapValues { $0 as Any } as [String: Any] }
+                }
+            }
+            return rows
+        case .managedObjectID:
+            let objects = try fetchObjects(request, entity: entity, pending: pending, idsOnly: true)
+            return objects.map { ($0 as? ManagedObject)?.objectID ?? $0 }
+        case .managedObject:
+            let objects = try fetchObjects(request, entity: entity, pending: pending, idsOnly: false)
+            if !request.relationshipKeyPathsForPrefetching.isEmpty {
+                try prefetch(request.relationshipKeyPathsForPrefetching, for: objects.compactMap { $0 as? ManagedObject })
+            }
+            return objects
+        }
+    }
+
+    /// Objects (or IDs) from every store, with unsaved changes merged in when `pending`.
+    private func fetchObjects<Result>(_ request: FetchRequest<Result>, entity: EntityDescription,
+                                      pending: Bool, idsOnly: Bool) throws -> [Any] {
+        let useBatches = !idsOnly && request.fetchBatchSize > 0
+        let resultType: StoreFetchResultType = (idsOnly || useBatches || !request.includesPropertyValues) ? .objectIDs : .snapshots
+        var found: [Any] = []
+        let entityStores = try stores(for: entity)
+        for store in entityStores {
+            var storeRequest = try makeStoreRequest(request, entity: entity, resultType: resultType)
+            storeRequest.propertiesToFetch = storeRequest.propertiesToFetch.map { fetched in
+                fetched.filter { !($0 is RelationshipDescription && ($0 as! RelationshipDescription).isToMany) }
+            }
+            if pending || entityStores.count > 1 {
+                storeRequest.fetchLimit = 0
+                storeRequest.fetchOffset = 0
+            }
+            let result = try persistentStoreCoordinator!.withStores { try store.execute(storeRequest) }
+            switch result {
+            case .snapshots(let snapshots):
+                found += snapshots.map { materialize($0, asFault: request.returnsObjectsAsFaults && request.propertiesToFetch == nil) as Any }
+            case .objectIDs(let ids):
+                if idsOnly && !pending {
+                    found += ids.map { $0 as Any }
+                } else {
+                    let batch = useBatches ? FaultBatch(objectIDs: ids, size: request.fetchBatchSize) : nil
+                    found += ids.map { id -> Any in
+                        let object = object(with: id)
+                        if object.isFault { object.faultBatch = batch }
+                        return object
+                    }
+                }
+            default:
+                break
+            }
+        }
+        guard pending || entityStores.count > 1 else { return found }
+        var objects = found.compactMap { $0 as? ManagedObject }.filter { !$0.isDeleted }
+        if pending {
+            let predicate = request.predicate
+            func matches(_ object: ManagedObject) -> Bool {
+                guard request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity else { return false }
+                guard let predicate else { return true }
+                return (try? predicate.evaluate(with: object)) ?? false
+            }
+            let changed = Set(updatedByID.values.filter { !$0.isDeleted && !$0.isFault })
+            objects = objects.filter { !changed.contains($0) || matches($0) }
+            let present = Set(objects)
+            objects += changed.filter { !present.contains($0) && matches($0) }.sorted { $0.objectID < $1.objectID }
+            objects += insertedByID.values.filter { !$0.isDeleted && matches($0) }.sorted { $0.objectID < $1.objectID }
+        }
+        if !request.sortDescriptors.isEmpty {
+            objects = objects.sorted(using: request.sortDescriptors)
+        }
+        if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
+        if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+        return objects
+    }
+
+    /// The registered object for a fetched row: a fault whose snapshot waits in the row cache,
+    /// or an object filled with it.
+    func materialize(_ snapshot: Snapshot, asFault: Bool) -> ManagedObject {
+        let object = object(with: snapshot.objectID)
+        guard object.isFault else { return object }
+        if asFault {
+            if let cache = persistentStoreCoordinator?.rowCache, object.committedSnapshot == nil {
+                cache.retain(snapshot)
+                object.committedSnapshot = snapshot
+            }
+        } else {
+            fill(object, with: snapshot)
+        }
+        return object
+    }
+
+    // MARK: Prefetching
+
+    /// Loads the destinations of each key path for all `objects` at once (one request per
+    /// relationship step instead of one per object).
+    func prefetch(_ keyPaths: [String], for objects: [ManagedObject]) throws {
+        for keyPath in keyPaths {
+            var sources = objects
+            for name in keyPath.split(separator: ".").map(String.init) {
+                sources = try prefetchStep(name, of: sources)
+            }
+        }
+    }
+
+    private func prefetchStep(_ name: String, of sources: [ManagedObject]) throws -> [ManagedObject] {
+        guard let first = sources.first, let index = first.layout.index(of: name),
+              let relationship = first.layout.properties[index] as? RelationshipDescription,
+              let destination = relationship.destinationEntity else { return [] }
+        for source in sources { source.fireFaultIfNeeded() }
+        if !relationship.isToMany {
+            let targets = sources.compactMap { $0.toOneObject(atSlot: index) }
+            try fillFaults(targets)
+            return targets
+        }
+        let unloaded = sources.filter { !($0.slots[index] is ToManyStorage) && !$0.objectID.isTemporaryID }
+        if let inverse = relationship.inverseRelationship, !inverse.isToMany, !unloaded.isEmpty {
+            var request = FetchRequest<ManagedObject>(entityName: destination.name)
+            request.predicate = .comparison(ComparisonPredicate(.keyPath(inverse.name), .in,
+                                                                .constant(.array(unloaded.map { .opaque(OpaqueValue($0.objectID)) }))))
+            request.returnsObjectsAsFaults = false
+            request.includesPendingChanges = false
+            let targets = try fetch(request)
+            var grouped: [ObjectID: [ManagedObject]] = [:]
+            for target in targets {
+                guard let inverseIndex = target.layout.index(of: inverse.name) else { continue }
+                switch target.slots[inverseIndex] {
+                case let owner as ManagedObject: grouped[owner.objectID, default: []].append(target)
+                case let id as ObjectID: grouped[id, default: []].append(target)
+                default: break
+                }
+            }
+            for source in unloaded {
+                var members = grouped[source.objectID] ?? []
+                if relationship.isOrdered, let stored = storedObjectIDs(relationship, of: source) {
+                    let position = Dictionary(stored.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+                    members.sort { (position[$0.objectID] ?? 0) < (position[$1.objectID] ?? 0) }
+                }
+                source.slots[index] = ToManyStorage(OrderedSet(members))
+            }
+        }
+        let targets = sources.flatMap { $0.toManyStorage(atSlot: index).objects.elements }
+        try fillFaults(targets)
+        return targets
+    }
+
+    /// Fills every fault among `objects` with one snapshots request per store.
+    func fillFaults(_ objects: [ManagedObject]) throws {
+        let faults = objects.filter(\.isFault)
+        guard !faults.isEmpty, let coordinator = persistentStoreCoordinator else { return }
+        for (identifier, group) in Dictionary(grouping: faults, by: { $0.objectID.storeIdentifier ?? "" }) {
+            guard let store = coordinator.persistentStore(withIdentifier: identifier) else { continue }
+            let snapshots = try coordinator.withStores { try store.snapshots(for: group.map(\.objectID)) }
+            for object in group where object.isFault {
+                if let snapshot = snapshots[object.objectID] { fill(object, with: snapshot) }
+            }
+        }
+    }
+
+    // MARK: Fetched properties
+
+    /// The objects of a fetched property: its request, with `$FETCH_SOURCE` the object and
+    /// `$FETCHED_PROPERTY` the property's description.
+    func evaluateFetchedProperty(_ property: FetchedPropertyDescription, for object: ManagedObject) -> [ManagedObject] {
+        var request = FetchRequest<ManagedObject>(entityName: property.fetchRequest.entityName)
+        do {
+            request.predicate = try property.fetchRequest.predicate(substitutionVariables: [
+                "FETCH_SOURCE": object, "FETCHED_PROPERTY": property.name,
+            ])
+            return try fetch(request)
+        } catch {
+            preconditionFailure("\(object.entity.name).\(property.name): \(error)")
+        }
+    }
+
+    // MARK: Predicates for stores
+
+    /// `predicate` with every managed object constant replaced by its object ID, so that stores
+    /// (which know rows, not objects) can evaluate it.
+    static func replacingObjectsWithIDs(_ predicate: Predicate) -> Predicate {
+        predicate.mappingConstants { constant in
+            if case .object(let reference) = constant, let object = reference.object as? ManagedObject {
+                return .opaque(OpaqueValue(object.objectID))
+            }
+            return nil
+        }
+    }
+}

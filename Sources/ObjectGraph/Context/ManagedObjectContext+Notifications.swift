@@ -1,0 +1,98 @@
+// What a context tells its observers: objectsDidChange at the end of each event, willSave and
+// didSave around each save. Observable as callbacks and as AsyncSequences; didSave's payload
+// (object IDs) is Sendable and can be merged into other contexts.
+import Foundation
+
+/// The objects an event changed (Core Data's NSManagedObjectContextObjectsDidChange).
+/// Use the objects on their context's queue only.
+public struct ObjectsDidChange: @unchecked Sendable {
+    public var inserted: Set<ManagedObject>
+    public var updated: Set<ManagedObject>
+    public var deleted: Set<ManagedObject>
+    public var refreshed: Set<ManagedObject>
+    public var invalidated: Set<ManagedObject>
+    /// Whether every object was invalidated (the context was reset).
+    public var invalidatedAll: Bool
+}
+
+/// What a save wrote, by object ID (Core Data's NSManagedObjectContextDidSave): Sendable, so it
+/// can be handed to contexts on other queues with ``ManagedObjectContext/mergeChanges(fromContextDidSave:)``.
+public struct ContextDidSave: Sendable {
+    public var insertedObjectIDs: Set<ObjectID>
+    public var updatedObjectIDs: Set<ObjectID>
+    public var deletedObjectIDs: Set<ObjectID>
+    /// The saving context's name and transaction author.
+    public var contextName: String?
+    public var transactionAuthor: String?
+
+    public init(insertedObjectIDs: Set<ObjectID> = [], updatedObjectIDs: Set<ObjectID> = [],
+                deletedObjectIDs: Set<ObjectID> = [], contextName: String? = nil, transactionAuthor: String? = nil) {
+        self.insertedObjectIDs = insertedObjectIDs
+        self.updatedObjectIDs = updatedObjectIDs
+        self.deletedObjectIDs = deletedObjectIDs
+        self.contextName = contextName
+        self.transactionAuthor = transactionAuthor
+    }
+}
+
+/// A notification of a context.
+public enum ContextNotification: @unchecked Sendable {
+    case objectsDidChange(ObjectsDidChange)
+    /// A save is about to run (changes may still be made).
+    case willSave
+    /// A save finished; the objects saved are in `objects` (for observers on the context's
+    /// queue) and their IDs in the payload.
+    case didSave(ContextDidSave, objects: ObjectsDidChange)
+}
+
+/// Keeps an observation alive; ``cancel()`` (or dropping it) ends it.
+public final class ObservationToken: @unchecked Sendable {
+    private var onCancel: (() -> Void)?
+
+    init(onCancel: @escaping () -> Void) { self.onCancel = onCancel }
+
+    /// Stops delivering notifications.
+    public func cancel() {
+        onCancel?()
+        onCancel = nil
+    }
+
+    deinit { cancel() }
+}
+
+extension ManagedObjectContext {
+    /// Calls `handler` with each notification of this context, on the context's queue.
+    ///
+    /// ```swift
+    /// let token = context.observe { note in
+    ///     if case .objectsDidChange(let changes) = note { print(changes.inserted.count) }
+    /// }
+    /// ```
+    public func observe(_ handler: @escaping (ContextNotification) -> Void) -> ObservationToken {
+        let id = UUID()
+        observers[id] = handler
+        return ObservationToken { [weak self] in self?.observers[id] = nil }
+    }
+
+    /// The notifications of this context as an asynchronous sequence (ends when the context goes).
+    public var notifications: AsyncStream<ContextNotification> {
+        let (stream, continuation) = AsyncStream<ContextNotification>.makeStream()
+        let token = observe { continuation.yield($0) }
+        continuation.onTermination = { _ in token.cancel() }
+        return stream
+    }
+
+    /// The didSave payloads of this context as an asynchronous sequence, for merging elsewhere.
+    public var didSaveNotifications: AsyncStream<ContextDidSave> {
+        let (stream, continuation) = AsyncStream<ContextDidSave>.makeStream()
+        let token = observe { note in
+            if case .didSave(let payload, _) = note { continuation.yield(payload) }
+        }
+        continuation.onTermination = { _ in token.cancel() }
+        return stream
+    }
+
+    func post(_ notification: ContextNotification) {
+        for handler in observers.values { handler(notification) }
+    }
+}

@@ -1,0 +1,237 @@
+// Saving: end the event, let objects prepare (willSave), validate every change (all failures in
+// one error), obtain permanent IDs, hand each store its part of the changes with the versions the
+// context last saw, resolve conflicts by the merge policy, then update the objects and post didSave.
+
+extension ManagedObjectContext {
+    /// Writes every change to the stores. Throws ``ValidationError`` (all failures at once),
+    /// ``MergeError`` (conflicts under the error policy) or a store's error; after a failure the
+    /// stores are as they were and the context keeps its changes.
+    public func save() throws {
+        assertOnQueue()
+        precondition(!isSaving, "save() called while the context is saving")
+        processPendingChanges()
+        guard hasChanges else { return }
+        isSaving = true
+        defer { isSaving = false }
+        post(.willSave)
+        for object in changedObjectsInOrder() { object.willSave() }
+        processPendingChanges()
+        try validateChanges()
+        guard let coordinator = persistentStoreCoordinator else {
+            throw ContextError.noStore(entity: insertedByID.values.first?.entity.name ?? "any")
+        }
+        try obtainPermanentIDs(for: insertedByID.values.filter { !$0.isDeleted }.sorted { $0.objectID < $1.objectID })
+        var written: [Snapshot] = []
+        var removed: [ObjectID] = []
+        var attempts = 0
+        while true {
+            do {
+                (written, removed) = try writeChanges(through: coordinator)
+                break
+            } catch StoreError.conflicts(let conflicts) {
+                attempts += 1
+                guard mergePolicy != .error, attempts <= 3 else { throw mergeError(for: conflicts) }
+                resolve(conflicts)
+            }
+        }
+        finishSave(written: written, removed: removed, coordinator: coordinator)
+    }
+
+    /// Inserted, updated and deleted objects, in a stable order.
+    func changedObjectsInOrder() -> [ManagedObject] {
+        (Array(insertedByID.values) + Array(updatedByID.values) + Array(deletedByID.values)).sorted { $0.objectID < $1.objectID }
+    }
+
+    /// Runs validateForInsert/Update/Delete on every changed object, collecting all failures.
+    func validateChanges() throws {
+        var failures: [ValidationError.Failure] = []
+        func collect(_ object: ManagedObject, _ check: () throws -> Void) {
+            do {
+                try check()
+            } catch let error as ValidationError {
+                failures += error.failures
+            } catch {
+                failures.append(ValidationError.Failure(objectID: object.objectID, entity: object.entity.name, property: nil,
+                                                        rule: .custom("\(type(of: error))"), value: "", message: "\(error)"))
+            }
+        }
+        for object in changedObjectsInOrder() {
+            if object.isDeleted {
+                if !object.isInserted { collect(object) { try object.validateForDelete() } }
+            } else if object.isInserted {
+                collect(object) { try object.validateForInsert() }
+            } else {
+                collect(object) { try object.validateForUpdate() }
+            }
+        }
+        if !failures.isEmpty { throw ValidationError(failures: failures) }
+    }
+
+    /// Gives the objects permanent IDs from the stores that will hold them.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        assertOnQueue()
+        guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: objects.first?.entity.name ?? "any") }
+        let pending = objects.filter(\.objectID.isTemporaryID)
+        var byStore: [ObjectIdentifier: (store: any PersistentStore, objects: [ManagedObject])] = [:]
+        for object in pending {
+            guard let store = coordinator.store(forNewObjectOf: object.entity) else { throw ContextError.noStore(entity: object.entity.name) }
+            byStore[ObjectIdentifier(store), default: (store, [])].objects.append(object)
+        }
+        for (_, group) in byStore {
+            let ids = try coordinator.withStores { try group.store.obtainPermanentIDs(for: group.objects.map(\.objectID)) }
+            for (object, id) in zip(group.objects, ids) { reassign(object, to: id) }
+        }
+    }
+
+    /// Sends each store its inserted, updated and deleted rows.
+    private func writeChanges(through coordinator: PersistentStoreCoordinator) throws -> ([Snapshot], [ObjectID]) {
+        var requests: [String: StoreSaveRequest] = [:]
+        for object in insertedByID.values where !object.isDeleted {
+            requests[object.objectID.storeIdentifier ?? "", default: StoreSaveRequest()].inserted.append(object.makeSnapshot())
+        }
+        for object in updatedByID.values where !object.isDeleted && !object.isFault && object.changedSlots.contains(true) {
+            requests[object.objectID.storeIdentifier ?? "", default: StoreSaveRequest()].updated.append(object.makeSnapshot())
+        }
+        for object in deletedByID.values where !object.isInserted && !object.objectID.isTemporaryID {
+            requests[object.objectID.storeIdentifier ?? "", default: StoreSaveRequest()].deleted
+                .append((object.objectID, object.committedSnapshot?.version ?? 0))
+        }
+        var written: [Snapshot] = []
+        var removed: [ObjectID] = []
+        for identifier in requests.keys.sorted() {
+            guard var request = requests[identifier], let store = coordinator.persistentStore(withIdentifier: identifier) else {
+                throw StoreError.unknownStore("no store with identifier \(identifier)")
+            }
+            request.inserted.sort { $0.objectID < $1.objectID }
+            request.updated.sort { $0.objectID < $1.objectID }
+            request.author = transactionAuthor ?? name
+            let result = try coordinator.withStores { try store.save(request) }
+            written += result.snapshots
+            removed += result.deletedObjectIDs
+        }
+        return (written, removed)
+    }
+
+    /// Marks the saved objects clean, updates the row cache, posts didSave and calls didSave().
+    private func finishSave(written: [Snapshot], removed: [ObjectID], coordinator: PersistentStoreCoordinator) {
+        let byID = Dictionary(written.map { ($0.objectID, $0) }, uniquingKeysWith: { _, last in last })
+        var saved = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: [], invalidated: [], invalidatedAll: false)
+        var payload = ContextDidSave(contextName: name, transactionAuthor: transactionAuthor)
+        for object in insertedByID.values {
+            if object.isDeleted {
+                unregister(object)
+                continue
+            }
+            object.isInserted = false
+            if let snapshot = byID[object.objectID] {
+                object.committedSnapshot = mergedCommitted(snapshot, object)
+                coordinator.rowCache.retain(object.committedSnapshot!)
+            }
+            object.clearChanges()
+            saved.inserted.insert(object)
+            payload.insertedObjectIDs.insert(object.objectID)
+        }
+        for object in updatedByID.values where !object.isDeleted {
+            if let snapshot = byID[object.objectID] {
+                object.committedSnapshot = mergedCommitted(snapshot, object)
+                coordinator.rowCache.update([object.committedSnapshot!])
+            }
+            object.clearChanges()
+            saved.updated.insert(object)
+            payload.updatedObjectIDs.insert(object.objectID)
+        }
+        for object in deletedByID.values where !object.isInserted {
+            saved.deleted.insert(object)
+            payload.deletedObjectIDs.insert(object.objectID)
+            coordinator.rowCache.invalidate([object.objectID])
+            unregister(object)
+        }
+        insertedByID = [:]
+        updatedByID = [:]
+        deletedByID = [:]
+        if !retainsRegisteredObjects { retainedObjects = [:] }
+        post(.didSave(payload, objects: saved))
+        for object in (Array(saved.inserted) + Array(saved.updated) + Array(saved.deleted)).sorted(by: { $0.objectID < $1.objectID }) {
+            object.didSave()
+        }
+    }
+
+    /// The committed snapshot after a save: the written row, with the object's loaded to-many
+    /// contents where the store left them unloaded.
+    private func mergedCommitted(_ snapshot: Snapshot, _ object: ManagedObject) -> Snapshot {
+        var result = snapshot
+        for index in object.layout.relationshipIndexes where !result.values[index].isLoaded {
+            if let storage = object.slots[index] as? ToManyStorage {
+                result.values[index] = .objects(storage.objects.map(\.objectID))
+            }
+        }
+        return result
+    }
+
+    // MARK: Conflicts
+
+    private func mergeError(for conflicts: [StoreConflict]) -> MergeError {
+        MergeError(conflicts: conflicts.map { conflict in
+            let object = registry[conflict.objectID]?.object
+            return MergeConflict(objectID: conflict.objectID,
+                                 objectSnapshot: object?.makeSnapshot() ?? Snapshot(objectID: conflict.objectID, version: conflict.expectedVersion, values: []),
+                                 cachedSnapshot: object?.committedSnapshot, persistedSnapshot: conflict.currentSnapshot)
+        })
+    }
+
+    /// Applies the merge policy to each conflicting object, so that the next attempt succeeds.
+    private func resolve(_ conflicts: [StoreConflict]) {
+        for conflict in conflicts {
+            guard let object = registry[conflict.objectID]?.object else { continue }
+            guard let current = conflict.currentSnapshot else {
+                // Deleted elsewhere: nothing of it can be written any more.
+                object.isDeleted = true
+                unregister(object)
+                continue
+            }
+            let committed = object.committedSnapshot
+            switch mergePolicy {
+            case .error:
+                return
+            case .rollback:
+                if object.isDeleted {
+                    object.isDeleted = false
+                    deletedByID[ObjectIdentifier(object)] = nil
+                }
+                object.apply(current)
+                object.clearChanges()
+                updatedByID[ObjectIdentifier(object)] = nil
+            case .overwrite:
+                object.committedSnapshot?.version = current.version
+                for index in object.layout.storedIndexes where object.layout.properties[index] is AttributeDescription {
+                    object.changedSlots[index] = true
+                }
+            case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump:
+                guard !object.isDeleted else {
+                    if mergePolicy == .mergeByPropertyStoreTrump {
+                        object.isDeleted = false
+                        deletedByID[ObjectIdentifier(object)] = nil
+                        object.apply(current)
+                        object.clearChanges()
+                    } else {
+                        object.committedSnapshot = current
+                    }
+                    continue
+                }
+                let local = object.slots
+                let changed = object.changedSlots
+                object.apply(current)
+                object.clearChanges()
+                for index in object.layout.storedIndexes where changed[index] {
+                    let changedElsewhere = committed.map { $0.values[index] != current.values[index] && current.values[index].isLoaded } ?? true
+                    if mergePolicy == .mergeByPropertyObjectTrump || !changedElsewhere {
+                        object.slots[index] = local[index]
+                        object.changedSlots[index] = true
+                    }
+                }
+                if !object.changedSlots.contains(true) { updatedByID[ObjectIdentifier(object)] = nil }
+            }
+            object.awake(fromSnapshotEvents: .mergePolicy)
+        }
+    }
+}

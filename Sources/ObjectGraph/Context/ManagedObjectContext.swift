@@ -1,0 +1,481 @@
+// The managed object context: a scratchpad of objects. It registers the objects it hands out
+// (one object per ID), tracks inserts, changes and deletes, closes an event at each
+// processPendingChanges (delete rules, notifications, an undo group), and saves through its
+// coordinator. A context belongs to one queue; ObjectIDs, not objects, cross between contexts.
+import Foundation
+
+/// A context: the objects one task works with, their changes, and their undo history.
+///
+/// ```swift
+/// let context = ManagedObjectContext(concurrencyType: .mainQueue)
+/// context.persistentStoreCoordinator = coordinator
+/// let task = ManagedObject(entity: taskEntity, insertInto: context)
+/// task.setValue("Write the report", forKey: "title")
+/// try context.save()
+/// ```
+public final class ManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
+    /// Which queue a context's work runs on.
+    public enum ConcurrencyType: Sendable {
+        /// A private serial queue of the context's own; use ``perform(_:)`` to run work on it.
+        case privateQueue
+        /// The main queue (the main thread).
+        case mainQueue
+    }
+
+    /// A registered object, held weakly unless it has changes.
+    struct Registration {
+        weak var object: ManagedObject?
+    }
+
+    public let concurrencyType: ConcurrencyType
+    /// The queue the context's work runs on.
+    let queue: DispatchQueue
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// Whether every access checks that it runs on the context's queue
+    /// (`OBJECTGRAPH_CONCURRENCY_DEBUG=1`, like Core Data's concurrency debug flag).
+    static let concurrencyDebug = ProcessInfo.processInfo.environment["OBJECTGRAPH_CONCURRENCY_DEBUG"] == "1"
+
+    /// The coordinator the context fetches from and saves to.
+    public var persistentStoreCoordinator: PersistentStoreCoordinator?
+    /// A name for debugging and for history (who saved).
+    public var name: String?
+    /// Who makes the changes, recorded with each save.
+    public var transactionAuthor: String?
+    /// Records changes for undo; nil (the default) records nothing.
+    public var undoManager: UndoManager?
+    /// How save conflicts are resolved.
+    public var mergePolicy: MergePolicy = .error
+    /// Whether a fault whose row was deleted elsewhere becomes a deleted object when fired (true)
+    /// or makes the access fail.
+    public var shouldDeleteInaccessibleFaults = true
+    /// Whether registered objects are kept even when nothing else references them.
+    public var retainsRegisteredObjects = false {
+        didSet { retainedObjects = retainsRegisteredObjects ? Dictionary(uniqueKeysWithValues: registry.compactMap { id, r in r.object.map { (id, $0) } }) : [:] }
+    }
+
+    var registry: [ObjectID: Registration] = [:]
+    var retainedObjects: [ObjectID: ManagedObject] = [:]
+    var insertedByID: [ObjectIdentifier: ManagedObject] = [:]
+    var updatedByID: [ObjectIdentifier: ManagedObject] = [:]
+    var deletedByID: [ObjectIdentifier: ManagedObject] = [:]
+
+    /// What happened in the current event, for objectsDidChange.
+    var event = EventChanges()
+    /// Objects deleted in this event whose delete rules have not run yet.
+    var pendingDeletions: [ManagedObject] = []
+    var observers: [UUID: (ContextNotification) -> Void] = [:]
+    var isProcessingPendingChanges = false
+    var isSaving = false
+
+    /// A context whose work runs on `concurrencyType`'s queue.
+    public init(concurrencyType: ConcurrencyType = .privateQueue) {
+        self.concurrencyType = concurrencyType
+        switch concurrencyType {
+        case .mainQueue:
+            queue = .main
+        case .privateQueue:
+            queue = DispatchQueue(label: "ObjectGraph.ManagedObjectContext")
+        }
+        if concurrencyType == .privateQueue {
+            queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+        }
+    }
+
+    deinit {
+        for registration in registry.values { registration.object?.managedObjectContext = nil }
+    }
+
+    public var description: String {
+        "<ManagedObjectContext\(name.map { " \($0)" } ?? ""): \(registry.count) objects>"
+    }
+
+    // MARK: Queue confinement
+
+    /// Whether the caller runs on the context's queue.
+    var isOnQueue: Bool {
+        switch concurrencyType {
+        case .mainQueue: return Thread.isMainThread
+        case .privateQueue: return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+        }
+    }
+
+    /// In concurrency debug mode, traps when called off the context's queue.
+    @inline(__always)
+    func assertOnQueue(_ function: StaticString = #function) {
+        if Self.concurrencyDebug && !isOnQueue {
+            fatalError("ObjectGraph concurrency violation: \(function) called on \(self) off its queue; use perform or performAndWait")
+        }
+    }
+
+    // MARK: Objects
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<ManagedObject> { assertOnQueue(); return Set(insertedByID.values) }
+    /// Objects changed since the last save (not inserted or deleted ones).
+    public var updatedObjects: Set<ManagedObject> { assertOnQueue(); return Set(updatedByID.values) }
+    /// Objects deleted since the last save (delete rules applied).
+    public var deletedObjects: Set<ManagedObject> { assertOnQueue(); return Set(deletedByID.values.filter { !$0.isInserted }) }
+    /// Every object the context holds.
+    public var registeredObjects: Set<ManagedObject> { assertOnQueue(); return Set(registry.values.compactMap(\.object)) }
+    /// Whether there are unsaved changes.
+    public var hasChanges: Bool {
+        assertOnQueue()
+        return !insertedByID.isEmpty || !deletedByID.isEmpty || updatedByID.values.contains { $0.hasChanges }
+    }
+
+    /// The entity whose objects instances of `type` represent.
+    func entity(forClass type: ManagedObject.Type) -> EntityDescription? {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { return nil }
+        let name = type.entityName
+        if let entity = model.entitiesByName[name] { return entity }
+        return model.entities.first { ($0.managedObjectClassName.map(Self.bareClassName)) == name }
+    }
+
+    static func bareClassName(_ name: String) -> String {
+        name.split(separator: ".").last.map(String.init) ?? name
+    }
+
+    /// The object registered for `objectID`, or nil.
+    public func registeredObject(for objectID: ObjectID) -> ManagedObject? {
+        assertOnQueue()
+        return registry[objectID]?.object
+    }
+
+    /// The object for `objectID`: the registered one, or a new fault (which throws nothing now;
+    /// firing it fails if the row does not exist).
+    public func object(with objectID: ObjectID) -> ManagedObject {
+        assertOnQueue()
+        if let object = registry[objectID]?.object { return object }
+        let object = ObjectClasses.make(objectID.entity)
+        object.objectID = objectID
+        object.faulted = true
+        object.slots = []
+        object.changedSlots = []
+        register(object)
+        return object
+    }
+
+    /// The object for `objectID` with its values loaded; throws when no store holds it.
+    public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
+        assertOnQueue()
+        if let object = registry[objectID]?.object, !object.isFault { return object }
+        guard !objectID.isTemporaryID else { throw ContextError.objectNotFound(objectID) }
+        guard let snapshot = try snapshotFromStore(for: objectID) else { throw ContextError.objectNotFound(objectID) }
+        let object = self.object(with: objectID)
+        if object.isFault { fill(object, with: snapshot) }
+        return object
+    }
+
+    /// Adds `object` to the registry (weakly held unless the context retains registered objects).
+    func register(_ object: ManagedObject) {
+        object.managedObjectContext = self
+        registry[object.objectID] = Registration(object: object)
+        if retainsRegisteredObjects { retainedObjects[object.objectID] = object }
+    }
+
+    /// Removes `object` from the registry and from every change set.
+    func unregister(_ object: ManagedObject) {
+        registry[object.objectID] = nil
+        retainedObjects[object.objectID] = nil
+        insertedByID[ObjectIdentifier(object)] = nil
+        updatedByID[ObjectIdentifier(object)] = nil
+        deletedByID[ObjectIdentifier(object)] = nil
+        if object.committedSnapshot != nil { persistentStoreCoordinator?.rowCache.release(object.objectID) }
+        object.managedObjectContext = nil
+    }
+
+    /// Called from a managed object's deinit: forgets its registration.
+    func objectWillDeallocate(_ objectID: ObjectID) {
+        guard let registration = registry[objectID], registration.object == nil else { return }
+        registry[objectID] = nil
+        persistentStoreCoordinator?.rowCache.release(objectID)
+    }
+
+    /// Moves `object` to a new ID (a permanent one after obtainPermanentIDs).
+    func reassign(_ object: ManagedObject, to newID: ObjectID) {
+        registry[object.objectID] = nil
+        let wasRetained = retainedObjects.removeValue(forKey: object.objectID) != nil
+        object.objectID = newID
+        registry[newID] = Registration(object: object)
+        if wasRetained { retainedObjects[newID] = object }
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Inserts `object` (made with no context) into this context: default values, then
+    /// ``ManagedObject/awakeFromInsert()``.
+    public func insert(_ object: ManagedObject) {
+        assertOnQueue()
+        precondition(object.managedObjectContext == nil || object.managedObjectContext === self,
+                     "\(object.objectID) already belongs to another context")
+        if object.isDeleted && object.isInserted {
+            undelete(object)
+            return
+        }
+        register(object)
+        object.isInserted = true
+        insertedByID[ObjectIdentifier(object)] = object
+        retainedObjects[object.objectID] = object
+        for index in object.changedSlots.indices where object.slots[index] != nil {
+            object.changedSlots[index] = true
+        }
+        event.inserted[ObjectIdentifier(object)] = object
+        undoManager?.registerUndo(withTarget: self) { context in context.uninsert(object) }
+        object.awakeFromInsert()
+    }
+
+    /// A new object of the entity named `entityName`, of the class registered for it, inserted
+    /// into this context (Core Data's `NSEntityDescription.insertNewObject(forEntityName:into:)`).
+    ///
+    /// ```swift
+    /// let task = context.insertNewObject(forEntityName: "Task")
+    /// ```
+    @discardableResult
+    public func insertNewObject(forEntityName entityName: String) -> ManagedObject {
+        guard let entity = persistentStoreCoordinator?.managedObjectModel.entitiesByName[entityName] else {
+            preconditionFailure("the model of \(self) has no entity \"\(entityName)\"")
+        }
+        return ObjectClasses.managedObjectClass(for: entity).init(entity: entity, insertInto: self)
+    }
+
+    /// Undoes an insertion: the object leaves the context (a redo inserts it again).
+    func uninsert(_ object: ManagedObject) {
+        insertedByID[ObjectIdentifier(object)] = nil
+        deletedByID[ObjectIdentifier(object)] = nil
+        event.inserted[ObjectIdentifier(object)] = nil
+        event.deleted[ObjectIdentifier(object)] = object
+        undoManager?.registerUndo(withTarget: self) { context in context.reinsert(object) }
+        object.isInserted = false
+        object.isDeleted = false
+        registry[object.objectID] = nil
+        retainedObjects[object.objectID] = nil
+        object.awake(fromSnapshotEvents: .undoInsertion)
+    }
+
+    /// Redoes an insertion undone by ``uninsert(_:)``.
+    func reinsert(_ object: ManagedObject) {
+        register(object)
+        object.isInserted = true
+        insertedByID[ObjectIdentifier(object)] = object
+        retainedObjects[object.objectID] = object
+        event.inserted[ObjectIdentifier(object)] = object
+        undoManager?.registerUndo(withTarget: self) { context in context.uninsert(object) }
+    }
+
+    /// Marks `object` deleted; its delete rules run at the end of the event
+    /// (``processPendingChanges()``), and the save removes it from its store.
+    public func delete(_ object: ManagedObject) {
+        assertOnQueue()
+        precondition(object.managedObjectContext === self, "\(object.objectID) does not belong to this context")
+        guard !object.isDeleted else { return }
+        object.fireFaultIfNeeded()
+        object.isDeleted = true
+        deletedByID[ObjectIdentifier(object)] = object
+        updatedByID[ObjectIdentifier(object)] = nil
+        retainedObjects[object.objectID] = object
+        event.deleted[ObjectIdentifier(object)] = object
+        pendingDeletions.append(object)
+        undoManager?.registerUndo(withTarget: self) { context in context.undelete(object) }
+    }
+
+    /// Undoes a deletion.
+    func undelete(_ object: ManagedObject) {
+        object.isDeleted = false
+        deletedByID[ObjectIdentifier(object)] = nil
+        event.deleted[ObjectIdentifier(object)] = nil
+        pendingDeletions.removeAll { $0 === object }
+        if !object.isInserted {
+            if object.changedSlots.contains(true) { updatedByID[ObjectIdentifier(object)] = object }
+            event.inserted[ObjectIdentifier(object)] = object
+        }
+        undoManager?.registerUndo(withTarget: self) { context in context.delete(object) }
+        object.awake(fromSnapshotEvents: .undoDeletion)
+    }
+
+    // MARK: Change tracking
+
+    /// Records a change of `object`'s slot: marks it updated, remembers the old value for
+    /// changedValuesForCurrentEvent, and registers `undo`.
+    func objectDidChange(_ object: ManagedObject, slot: Int, oldValue: Any?, undo: @escaping (ManagedObject) -> Void) {
+        object.changedSlots[slot] = true
+        let id = ObjectIdentifier(object)
+        if !object.isInserted && !object.isDeleted {
+            updatedByID[id] = object
+            retainedObjects[object.objectID] = object
+        }
+        if event.inserted[id] == nil { event.updated[id] = object }
+        let name = object.layout.properties[slot].name
+        if event.oldValues[id]?[name] == nil {
+            event.oldValues[id, default: [:]][name] = oldValue ?? NSNull()
+        }
+        if let undoManager, undoManager.isUndoRegistrationEnabled {
+            undoManager.registerUndo(withTarget: object) { target in
+                undo(target)
+                if undoManager.isUndoing { target.awake(fromSnapshotEvents: .undoUpdate) }
+            }
+        }
+    }
+
+    /// The properties `object` changed in the current event, with their earlier values.
+    func eventChanges(of object: ManagedObject) -> [String: Any] {
+        event.oldValues[ObjectIdentifier(object)] ?? [:]
+    }
+
+    /// Ends the current event: runs the delete rules of objects deleted in it, posts
+    /// objectsDidChange with what changed, and closes the undo group.
+    public func processPendingChanges() {
+        assertOnQueue()
+        guard !isProcessingPendingChanges else { return }
+        isProcessingPendingChanges = true
+        defer { isProcessingPendingChanges = false }
+        while !pendingDeletions.isEmpty {
+            let batch = pendingDeletions
+            pendingDeletions = []
+            for object in batch { propagateDeletion(of: object) }
+        }
+        if !event.isEmpty {
+            let changes = ObjectsDidChange(inserted: Set(event.inserted.values), updated: Set(event.updated.values),
+                                           deleted: Set(event.deleted.values), refreshed: Set(event.refreshed.values),
+                                           invalidated: Set(event.invalidated.values), invalidatedAll: event.invalidatedAll)
+            event = EventChanges()
+            post(.objectsDidChange(changes))
+        }
+        undoManager?.closeEventGroup()
+    }
+
+    // MARK: Undo
+
+    /// Undoes the last event's changes (after closing the current event).
+    public func undo() {
+        assertOnQueue()
+        processPendingChanges()
+        undoManager?.undo()
+        processPendingChanges()
+    }
+
+    /// Redoes the last undone changes.
+    public func redo() {
+        assertOnQueue()
+        processPendingChanges()
+        undoManager?.redo()
+        processPendingChanges()
+    }
+
+    // MARK: Discarding changes
+
+    /// Discards every unsaved change: inserted objects leave, deleted ones come back, changed
+    /// ones return to their saved values. Clears the undo history.
+    public func rollback() {
+        assertOnQueue()
+        pendingDeletions = []
+        for object in insertedByID.values {
+            event.invalidated[ObjectIdentifier(object)] = object
+            object.isInserted = false
+            object.isDeleted = false
+            unregister(object)
+        }
+        for object in Array(deletedByID.values) + Array(updatedByID.values) {
+            object.isDeleted = false
+            discardChanges(of: object, event: .rollback)
+        }
+        insertedByID = [:]
+        updatedByID = [:]
+        deletedByID = [:]
+        retainedObjects = retainsRegisteredObjects ? retainedObjects : [:]
+        undoManager?.removeAllActions()
+        processPendingChanges()
+    }
+
+    /// Forgets every object: they become invalid faults with no context. Clears the undo history.
+    public func reset() {
+        assertOnQueue()
+        for registration in registry.values {
+            guard let object = registration.object else { continue }
+            object.turnIntoFault()
+            if object.committedSnapshot != nil { persistentStoreCoordinator?.rowCache.release(object.objectID) }
+            object.managedObjectContext = nil
+        }
+        registry = [:]
+        retainedObjects = [:]
+        insertedByID = [:]
+        updatedByID = [:]
+        deletedByID = [:]
+        pendingDeletions = []
+        event = EventChanges()
+        event.invalidatedAll = true
+        undoManager?.removeAllActions()
+        processPendingChanges()
+    }
+
+    /// Makes `object` a fault again (discarding its changes), or, with `mergeChanges`, reloads
+    /// its saved values and reapplies its unsaved changes on top.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        assertOnQueue()
+        guard object.managedObjectContext === self else { return }
+        if let coordinator = persistentStoreCoordinator, !object.objectID.isTemporaryID {
+            coordinator.rowCache.invalidate([object.objectID])
+        }
+        if mergeChanges, object.hasChanges, !object.isFault {
+            if let snapshot = try? snapshotFromStore(for: object.objectID) {
+                merge(snapshot, into: object, keepingLocalChanges: true)
+            }
+        } else if !object.isInserted {
+            discardChanges(of: object, event: .refresh)
+            updatedByID[ObjectIdentifier(object)] = nil
+        }
+        event.refreshed[ObjectIdentifier(object)] = object
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes (Core Data's
+    /// refreshAllObjects): unchanged objects become faults and reload current values on access.
+    public func refreshAllObjects() {
+        assertOnQueue()
+        for object in registry.values.compactMap(\.object) { refresh(object, mergeChanges: true) }
+        processPendingChanges()
+    }
+
+    /// Drops `object`'s changes: back to a fault that reloads its saved values.
+    func discardChanges(of object: ManagedObject, event kind: SnapshotEvents) {
+        guard !object.isFault else { return }
+        object.turnIntoFault()
+        updatedByID[ObjectIdentifier(object)] = nil
+        retainedObjects[object.objectID] = retainsRegisteredObjects ? object : nil
+        object.awake(fromSnapshotEvents: kind)
+    }
+}
+
+/// Errors of a context's own (store and validation errors keep their own types).
+public enum ContextError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// No store holds the object (or its ID is temporary).
+    case objectNotFound(ObjectID)
+    /// The context has no coordinator, or the coordinator no store for the entity.
+    case noStore(entity: String)
+    /// A fetch names an entity the model does not have.
+    case unknownEntity(String)
+    /// A fault's row was deleted by someone else, and the context does not delete inaccessible faults.
+    case inaccessibleFault(ObjectID)
+
+    public var description: String {
+        switch self {
+        case .objectNotFound(let id): return "no store holds \(id)"
+        case .noStore(let entity): return "no persistent store holds entity \(entity)"
+        case .unknownEntity(let name): return "the model has no entity \"\(name)\""
+        case .inaccessibleFault(let id): return "\(id) was deleted by another context or process"
+        }
+    }
+}
+
+/// What changed during the current event.
+struct EventChanges {
+    var inserted: [ObjectIdentifier: ManagedObject] = [:]
+    var updated: [ObjectIdentifier: ManagedObject] = [:]
+    var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    var refreshed: [ObjectIdentifier: ManagedObject] = [:]
+    var invalidated: [ObjectIdentifier: ManagedObject] = [:]
+    var invalidatedAll = false
+    var oldValues: [ObjectIdentifier: [String: Any]] = [:]
+
+    var isEmpty: Bool {
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty && !invalidatedAll
+    }
+}

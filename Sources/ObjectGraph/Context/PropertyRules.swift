@@ -1,0 +1,177 @@
+// The model's validation rules applied to one value: required values, types, numeric ranges,
+// lengths, date bounds, regular expressions, validation predicates, relationship counts.
+import Foundation
+
+enum PropertyRules {
+    /// The first rule `value` breaks for `property` of `object`, or nil.
+    static func check(_ value: Any?, for property: PropertyDescription, of object: ManagedObject) -> ValidationError.Failure? {
+        func failure(_ rule: ValidationError.Rule, _ message: String) -> ValidationError.Failure {
+            ValidationError.Failure(objectID: object.objectID, entity: object.entity.name, property: property.name,
+                                    rule: rule, value: show(value), message: message)
+        }
+        switch property {
+        case let attribute as AttributeDescription:
+            guard let value = unwrapOptional(value), !(value is NSNull) else {
+                if !attribute.isOptional && !attribute.isDerived { return failure(.required, "is required") }
+                return nil
+            }
+            return checkAttribute(value, attribute, failure)
+        case let relationship as RelationshipDescription:
+            let count: Int
+            switch unwrapOptional(value) {
+            case nil: count = 0
+            case let set as Set<ManagedObject>: count = set.count
+            case let ordered as OrderedSet<ManagedObject>: count = ordered.count
+            case is ManagedObject: count = 1
+            default: count = 1
+            }
+            if count == 0 {
+                return relationship.isOptional ? nil : failure(.required, relationship.isToMany ? "needs at least one object" : "is required")
+            }
+            if relationship.isToMany {
+                if relationship.minCount > 0, count < relationship.minCount {
+                    return failure(.minimumCount(relationship.minCount), "has \(count) objects, fewer than the minimum \(relationship.minCount)")
+                }
+                if relationship.maxCount > 0, count > relationship.maxCount {
+                    return failure(.maximumCount(relationship.maxCount), "has \(count) objects, more than the maximum \(relationship.maxCount)")
+                }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    private static func checkAttribute(_ value: Any, _ attribute: AttributeDescription,
+                                       _ failure: (ValidationError.Rule, String) -> ValidationError.Failure) -> ValidationError.Failure? {
+        let type = attribute.attributeType
+        if !hasType(value, type) {
+            return failure(.type(expected: type.xcodeName), "\(show(value)) is not a \(type.xcodeName) (it is \(Swift.type(of: value)))")
+        }
+        if type.isNumeric, let number = decimal(value) {
+            if let minimum = attribute.minimumValue, number < minimum {
+                return failure(.minimum(minimum), "\(show(value)) is less than the minimum \(minimum)")
+            }
+            if let maximum = attribute.maximumValue, number > maximum {
+                return failure(.maximum(maximum), "\(show(value)) is greater than the maximum \(maximum)")
+            }
+        }
+        let length: Int? = (value as? String).map { $0.utf16.count } ?? (value as? Data)?.count
+        if let length {
+            if let minimum = attribute.minimumValue, Decimal(length) < minimum {
+                return failure(.minimumLength(NSDecimalNumber(decimal: minimum).intValue),
+                               "\(show(value)) is shorter than the minimum length \(minimum)")
+            }
+            if let maximum = attribute.maximumValue, Decimal(length) > maximum {
+                return failure(.maximumLength(NSDecimalNumber(decimal: maximum).intValue),
+                               "\(show(value)) is longer than the maximum length \(maximum)")
+            }
+        }
+        if let date = value as? Date {
+            if let earliest = attribute.minimumDate, date < earliest {
+                return failure(.earliest(earliest), "\(show(value)) is before \(earliest)")
+            }
+            if let latest = attribute.maximumDate, date > latest {
+                return failure(.latest(latest), "\(show(value)) is after \(latest)")
+            }
+        }
+        if let pattern = attribute.regularExpression, let text = value as? String {
+            guard let regex = try? NSRegularExpression(pattern: pattern) else {
+                return failure(.pattern(pattern), "has an invalid regular expression /\(pattern)/ in the model")
+            }
+            let range = NSRange(text.startIndex..., in: text)
+            let match = regex.firstMatch(in: text, options: [.anchored], range: range)
+            if match?.range != range {
+                return failure(.pattern(pattern), "\(show(value)) does not match /\(pattern)/")
+            }
+        }
+        for rule in attribute.validationPredicates {
+            let holds = (try? Predicate(format: rule.predicateFormat).evaluate(with: value)) ?? false
+            if !holds {
+                let warning = rule.warning.isEmpty ? "does not satisfy \(rule.predicateFormat)" : rule.warning
+                return failure(.predicate(rule.predicateFormat), "\(show(value)): \(warning)")
+            }
+        }
+        return nil
+    }
+
+    /// Whether `value` is of the Swift type that holds values of `type`.
+    static func hasType(_ value: Any, _ type: AttributeType) -> Bool {
+        switch type {
+        case .undefined, .transformable, .composite: return true
+        case .integer16: return value is Int16
+        case .integer32: return value is Int32
+        case .integer64: return value is Int64
+        case .decimal: return value is Decimal
+        case .double: return value is Double
+        case .float: return value is Float
+        case .string: return value is String
+        case .boolean: return value is Bool
+        case .date: return value is Date
+        case .binaryData: return value is Data
+        case .uuid: return value is UUID
+        case .uri: return value is URL
+        case .objectID: return value is ObjectID
+        }
+    }
+
+    static func decimal(_ value: Any) -> Decimal? {
+        switch value {
+        case let v as Int16: return Decimal(Int(v))
+        case let v as Int32: return Decimal(Int(v))
+        case let v as Int64: return Decimal(v)
+        case let v as Int: return Decimal(v)
+        case let v as Decimal: return v
+        case let v as Double: return Decimal(v)
+        case let v as Float: return Decimal(Double(v))
+        default: return nil
+        }
+    }
+
+    /// A value as a person reads it in a message.
+    static func show(_ value: Any?) -> String {
+        switch unwrapOptional(value) {
+        case nil: return "nil"
+        case let text as String: return "\"\(text)\""
+        case let object as ManagedObject: return "\(object.objectID)"
+        case let set as Set<ManagedObject>: return "\(set.count) objects"
+        case let ordered as OrderedSet<ManagedObject>: return "\(ordered.count) objects"
+        case let data as Data: return "\(data.count) bytes"
+        case let other?: return "\(other)"
+        }
+    }
+}
+
+extension ManagedObject {
+    /// Runs ``validateValue(_:forKey:)`` for every property, collecting all failures.
+    func validateProperties() throws {
+        var failures: [ValidationError.Failure] = []
+        for (index, property) in layout.properties.enumerated() where !(property is FetchedPropertyDescription) {
+            var value = publicValue(ofSlot: index)
+            do {
+                try validateValue(&value, forKey: property.name)
+            } catch let error as ValidationError {
+                failures += error.failures
+            }
+        }
+        if !failures.isEmpty { throw ValidationError(failures: failures) }
+    }
+
+    /// Checks deny delete rules: a relationship with the deny rule must be empty.
+    func validateDeleteRules() throws {
+        var failures: [ValidationError.Failure] = []
+        for index in layout.relationshipIndexes {
+            let relationship = layout.properties[index] as! RelationshipDescription
+            guard relationship.deleteRule == .deny else { continue }
+            let destinations = relationship.isToMany ? toManyStorage(atSlot: index).objects.elements
+                : toOneObject(atSlot: index).map { [$0] } ?? []
+            let remaining = destinations.filter { !$0.isDeleted }
+            guard !remaining.isEmpty else { continue }
+            let names = remaining.map { "\($0.objectID)" }.joined(separator: ", ")
+            failures.append(ValidationError.Failure(objectID: objectID, entity: entity.name, property: relationship.name,
+                                                    rule: .deny, value: "\(remaining.count) objects",
+                                                    message: "cannot be deleted while \(relationship.name) holds \(names) (deny rule)"))
+        }
+        if !failures.isEmpty { throw ValidationError(failures: failures) }
+    }
+}

@@ -1,0 +1,111 @@
+// The persistent container: the whole stack in one object, as Core Data's NSPersistentContainer
+// sets it up: a model read from a model file, a coordinator, store descriptions with a default
+// location, a main-queue view context, and background contexts.
+import Foundation
+
+/// How to add one store: its type, location, configuration and options.
+public struct PersistentStoreDescription: Sendable, CustomStringConvertible {
+    public var type: StoreType
+    public var url: URL?
+    public var configuration: String?
+    public var options: [String: any Sendable]
+
+    public init(type: StoreType = .sqlite, url: URL? = nil, configuration: String? = nil, options: [String: any Sendable] = [:]) {
+        self.type = type
+        self.url = url
+        self.configuration = configuration
+        self.options = options
+    }
+
+    public var description: String { "\(type) store at \(url?.path ?? "(memory)")" }
+}
+
+/// A model, a coordinator, its stores and the contexts that use them.
+///
+/// ```swift
+/// let container = try PersistentContainer(name: "Organizer", modelURL: URL(fileURLWithPath: "Data/Organizer.xcdatamodeld"))
+/// container.persistentStoreDescriptions = [PersistentStoreDescription(type: .inMemory)]
+/// try container.loadPersistentStores()
+/// let context = container.viewContext
+/// ```
+public final class PersistentContainer: @unchecked Sendable {
+    /// The container's name: the default store file is `<name>.sqlite`.
+    public let name: String
+    public let managedObjectModel: ManagedObjectModel
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// The stores ``loadPersistentStores()`` adds; by default one SQLite store in
+    /// ``defaultDirectoryURL()``.
+    public var persistentStoreDescriptions: [PersistentStoreDescription]
+    /// The main-queue context, for the user interface (or a command-line program's main thread).
+    public private(set) lazy var viewContext: ManagedObjectContext = {
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        context.name = "viewContext"
+        return context
+    }()
+
+    /// A container for `model`.
+    public init(name: String, managedObjectModel model: ManagedObjectModel) {
+        self.name = name
+        managedObjectModel = model
+        persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        persistentStoreDescriptions = [PersistentStoreDescription(
+            type: .sqlite, url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))]
+    }
+
+    /// A container whose model is read from the model file at `modelURL`.
+    public convenience init(name: String, modelURL: URL) throws {
+        self.init(name: name, managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
+    }
+
+    /// A container whose model is the resource `<name>.xcdatamodeld` (or `.xcdatamodel`) of `bundle`.
+    public convenience init(name: String, bundle: Bundle) throws {
+        guard let url = bundle.url(forResource: name, withExtension: "xcdatamodeld")
+                ?? bundle.url(forResource: name, withExtension: "xcdatamodel") else {
+            throw ModelError.fileNotFound(path: bundle.bundleURL.appendingPathComponent("\(name).xcdatamodeld").path)
+        }
+        try self.init(name: name, modelURL: url)
+    }
+
+    /// Where stores go by default: `$XDG_DATA_HOME`, or `~/.local/share`.
+    public class func defaultDirectoryURL() -> URL {
+        if let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !data.isEmpty {
+            return URL(fileURLWithPath: data, isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+    }
+
+    /// Adds every described store; throws the first failure.
+    public func loadPersistentStores() throws {
+        for description in persistentStoreDescriptions {
+            try persistentStoreCoordinator.addPersistentStore(type: description.type, configuration: description.configuration,
+                                                              at: description.url, options: description.options)
+        }
+    }
+
+    /// Adds every described store, calling `completion` for each with its error, if any.
+    public func loadPersistentStores(completion: (PersistentStoreDescription, Error?) -> Void) {
+        for description in persistentStoreDescriptions {
+            do {
+                try persistentStoreCoordinator.addPersistentStore(type: description.type, configuration: description.configuration,
+                                                                  at: description.url, options: description.options)
+                completion(description, nil)
+            } catch {
+                completion(description, error)
+            }
+        }
+    }
+
+    /// A new private-queue context on the container's coordinator.
+    public func newBackgroundContext() -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        return context
+    }
+
+    /// Runs `block` with a new background context, on that context's queue.
+    public func performBackgroundTask(_ block: @escaping @Sendable (ManagedObjectContext) -> Void) {
+        let context = newBackgroundContext()
+        context.perform { block(context) }
+    }
+}

@@ -1,0 +1,234 @@
+// Relationships of a managed object: to-one and to-many values, loading relationship faults,
+// and keeping the inverse side in step for every cardinality (one-to-one, one-to-many,
+// many-to-many, ordered). Public changes maintain inverses; the primitive steps they are made of
+// record undo and change tracking, so undo replays them exactly.
+
+extension ManagedObject {
+    // MARK: Reading
+
+    /// The destination of the to-one relationship in slot `index`, resolving a stored ID.
+    func toOneObject(atSlot index: Int) -> ManagedObject? {
+        switch slots[index] {
+        case let object as ManagedObject:
+            return object
+        case let id as ObjectID:
+            guard let context = managedObjectContext else { return nil }
+            let object = context.object(with: id)
+            slots[index] = object
+            return object
+        default:
+            return nil
+        }
+    }
+
+    /// The storage of the to-many relationship in slot `index`, loading the relationship fault.
+    func toManyStorage(atSlot index: Int) -> ToManyStorage {
+        if let storage = slots[index] as? ToManyStorage { return storage }
+        let relationship = layout.properties[index] as! RelationshipDescription
+        let objects = managedObjectContext?.loadRelationship(relationship, of: self) ?? []
+        let storage = ToManyStorage(OrderedSet(objects))
+        slots[index] = storage
+        return storage
+    }
+
+    /// The objects of the to-many relationship in slot `index`, in order.
+    public final func objects(atSlot index: Int) -> [ManagedObject] {
+        fireFaultIfNeeded()
+        return toManyStorage(atSlot: index).objects.elements
+    }
+
+    /// The IDs of the destinations of the relationship named `name`, without turning them into
+    /// objects (nor loading a to-many relationship into memory).
+    public func objectIDs(forRelationshipNamed name: String) -> [ObjectID] {
+        guard let index = layout.index(of: name), let relationship = layout.properties[index] as? RelationshipDescription else {
+            preconditionFailure("\(entity.name) has no relationship \"\(name)\"")
+        }
+        fireFaultIfNeeded()
+        if relationship.isToMany {
+            if let storage = slots[index] as? ToManyStorage { return storage.objects.map(\.objectID) }
+            return managedObjectContext?.relationshipObjectIDs(relationship, of: self) ?? []
+        }
+        switch slots[index] {
+        case let object as ManagedObject: return [object.objectID]
+        case let id as ObjectID: return [id]
+        default: return []
+        }
+    }
+
+    /// Managed objects from a value given for a to-many relationship (a set, an ordered set,
+    /// an array, or nil).
+    func objects(from value: Any?) -> OrderedSet<ManagedObject> {
+        switch unwrapOptional(value) {
+        case nil: return []
+        case let set as Set<ManagedObject>: return OrderedSet(set.sorted { $0.objectID < $1.objectID })
+        case let ordered as OrderedSet<ManagedObject>: return ordered
+        case let array as [ManagedObject]: return OrderedSet(array)
+        case let sequence?:
+            guard let items = KeyValueAccess.collectionElements(sequence) else {
+                preconditionFailure("\(entity.name): a to-many relationship takes a set or an array of managed objects, not \(type(of: sequence))")
+            }
+            return OrderedSet(items.map { $0 as! ManagedObject })
+        }
+    }
+
+    // MARK: Changing, with inverses
+
+    /// Sets the to-one relationship in slot `index` to `target`, keeping the inverse.
+    func setToOne(_ target: ManagedObject?, atSlot index: Int) {
+        let relationship = layout.properties[index] as! RelationshipDescription
+        let old = toOneObject(atSlot: index)
+        guard old !== target else { return }
+        checkSameContext(target, relationship)
+        if let old, let inverse = relationship.inverseRelationship { old.unlink(self, through: inverse) }
+        changePrimitive(slot: index, to: target)
+        if let target, let inverse = relationship.inverseRelationship { target.link(self, through: inverse, from: relationship) }
+    }
+
+    /// Adds `object` to the to-many relationship in slot `index` (at `position` if ordered),
+    /// keeping the inverse.
+    public final func addObject(_ object: ManagedObject, toSlot index: Int, at position: Int? = nil) {
+        fireFaultIfNeeded()
+        let relationship = layout.properties[index] as! RelationshipDescription
+        guard !toManyStorage(atSlot: index).objects.contains(object) else { return }
+        checkSameContext(object, relationship)
+        insertPrimitive(object, inSlot: index, at: position)
+        if let inverse = relationship.inverseRelationship { object.link(self, through: inverse, from: relationship) }
+    }
+
+    /// Removes `object` from the to-many relationship in slot `index`, keeping the inverse.
+    public final func removeObject(_ object: ManagedObject, fromSlot index: Int) {
+        fireFaultIfNeeded()
+        let relationship = layout.properties[index] as! RelationshipDescription
+        guard toManyStorage(atSlot: index).objects.contains(object) else { return }
+        removePrimitive(object, fromSlot: index)
+        if let inverse = relationship.inverseRelationship { object.unlink(self, through: inverse) }
+    }
+
+    /// Replaces the contents of the to-many relationship in slot `index`, keeping inverses
+    /// (and the given order, for an ordered relationship).
+    func replaceObjects(in index: Int, with newObjects: OrderedSet<ManagedObject>) {
+        let current = toManyStorage(atSlot: index).objects
+        for object in current where !newObjects.contains(object) { removeObject(object, fromSlot: index) }
+        let relationship = layout.properties[index] as! RelationshipDescription
+        for (position, object) in newObjects.enumerated() {
+            if !toManyStorage(atSlot: index).objects.contains(object) {
+                addObject(object, toSlot: index, at: relationship.isOrdered ? position : nil)
+            } else if relationship.isOrdered, toManyStorage(atSlot: index).objects.firstIndex(of: object) != position {
+                removePrimitive(object, fromSlot: index)
+                insertPrimitive(object, inSlot: index, at: position)
+            }
+        }
+    }
+
+    /// Makes `source` (whose relationship `forward` now points here) appear in this object's
+    /// side `inverse`: sets it (stealing it from a previous owner, one-to-one) or adds it.
+    func link(_ source: ManagedObject, through inverse: RelationshipDescription, from forward: RelationshipDescription) {
+        fireFaultIfNeeded()
+        guard let index = layout.index(of: inverse.name) else { return }
+        if inverse.isToMany {
+            guard !toManyStorage(atSlot: index).objects.contains(source) else { return }
+            insertPrimitive(source, inSlot: index, at: nil)
+        } else {
+            let previous = toOneObject(atSlot: index)
+            guard previous !== source else { return }
+            if let previous, let forwardIndex = previous.layout.index(of: forward.name) {
+                previous.fireFaultIfNeeded()
+                if forward.isToMany {
+                    if previous.toManyStorage(atSlot: forwardIndex).objects.contains(self) {
+                        previous.removePrimitive(self, fromSlot: forwardIndex)
+                    }
+                } else if previous.toOneObject(atSlot: forwardIndex) === self {
+                    previous.changePrimitive(slot: forwardIndex, to: nil)
+                }
+            }
+            changePrimitive(slot: index, to: source)
+        }
+    }
+
+    /// Removes `source` from this object's side `inverse` (sets it to nil, or removes it).
+    func unlink(_ source: ManagedObject, through inverse: RelationshipDescription) {
+        fireFaultIfNeeded()
+        guard let index = layout.index(of: inverse.name) else { return }
+        if inverse.isToMany {
+            guard toManyStorage(atSlot: index).objects.contains(source) else { return }
+            removePrimitive(source, fromSlot: index)
+        } else if toOneObject(atSlot: index) === source {
+            changePrimitive(slot: index, to: nil)
+        }
+    }
+
+    /// Inserts into a to-many slot with undo and change tracking, no inverse.
+    func insertPrimitive(_ object: ManagedObject, inSlot index: Int, at position: Int?) {
+        let storage = toManyStorage(atSlot: index)
+        let place = min(position ?? storage.objects.count, storage.objects.count)
+        storage.objects.insert(object, at: place)
+        managedObjectContext?.objectDidChange(self, slot: index, oldValue: nil) { owner in
+            owner.removePrimitive(object, fromSlot: index)
+        }
+    }
+
+    /// Removes from a to-many slot with undo and change tracking, no inverse.
+    func removePrimitive(_ object: ManagedObject, fromSlot index: Int) {
+        let storage = toManyStorage(atSlot: index)
+        guard let position = storage.objects.firstIndex(of: object) else { return }
+        storage.objects.remove(at: position)
+        managedObjectContext?.objectDidChange(self, slot: index, oldValue: nil) { owner in
+            owner.insertPrimitive(object, inSlot: index, at: position)
+        }
+    }
+
+    private func checkSameContext(_ object: ManagedObject?, _ relationship: RelationshipDescription) {
+        guard let object else { return }
+        precondition(object.managedObjectContext === managedObjectContext,
+                     "\(entity.name).\(relationship.name): \(object.objectID) belongs to another context")
+        if let destination = relationship.destinationEntity {
+            precondition(object.entity.isKind(of: destination),
+                         "\(entity.name).\(relationship.name) takes \(destination.name) objects, not \(object.entity.name)")
+        }
+    }
+
+    // MARK: Mutable proxies
+
+    /// A mutable view of the to-many relationship `key` whose changes keep inverses.
+    ///
+    /// ```swift
+    /// person.mutableSetValue(forKey: "tasks").insert(task)   // task.owner is now person
+    /// ```
+    public func mutableSetValue(forKey key: String) -> MutableRelationship {
+        guard let index = layout.index(of: key), (layout.properties[index] as? RelationshipDescription)?.isToMany == true else {
+            preconditionFailure("\(entity.name) has no to-many relationship \"\(key)\"")
+        }
+        return MutableRelationship(owner: self, slot: index)
+    }
+
+    /// A mutable view of the ordered to-many relationship `key`, with positions.
+    public func mutableOrderedSetValue(forKey key: String) -> MutableRelationship {
+        mutableSetValue(forKey: key)
+    }
+}
+
+/// A live, mutable view of a to-many relationship: changes go through the owner, keeping
+/// inverses and recording undo. Positions matter for ordered relationships.
+public struct MutableRelationship: Sequence {
+    let owner: ManagedObject
+    let slot: Int
+
+    /// The objects, in order.
+    public var objects: [ManagedObject] { owner.objects(atSlot: slot) }
+    /// How many objects the relationship holds.
+    public var count: Int { objects.count }
+    /// Whether `object` is in the relationship.
+    public func contains(_ object: ManagedObject) -> Bool { owner.toManyStorage(atSlot: slot).objects.contains(object) }
+    /// Adds `object` (at the end of an ordered relationship).
+    public func insert(_ object: ManagedObject) { owner.addObject(object, toSlot: slot) }
+    /// Adds `object` at `position` of an ordered relationship.
+    public func insert(_ object: ManagedObject, at position: Int) { owner.addObject(object, toSlot: slot, at: position) }
+    /// Removes `object`.
+    public func remove(_ object: ManagedObject) { owner.removeObject(object, fromSlot: slot) }
+    /// Removes every object.
+    public func removeAll() { for object in objects { remove(object) } }
+    /// The object at `position`.
+    public subscript(position: Int) -> ManagedObject { objects[position] }
+
+    public func makeIterator() -> IndexingIterator<[ManagedObject]> { objects.makeIterator() }
+}

@@ -1,0 +1,149 @@
+// Moving values between a managed object and snapshots: filling a fault from a row, making the
+// row a save writes, turning the object back into a fault, and the change queries Core Data
+// offers (changedValues, committedValues, persistent changes).
+import Foundation
+
+extension ManagedObject {
+    /// Fills the slots from `snapshot` (the object stops being a fault). Unloaded slots keep a
+    /// to-many relationship as a fault; transient attributes get their defaults.
+    func apply(_ snapshot: Snapshot) {
+        let context = managedObjectContext
+        var missing = Set<Int>()
+        var values = [Any?](repeating: nil, count: layout.properties.count)
+        for index in layout.properties.indices {
+            let property = layout.properties[index]
+            guard property.isStored else {
+                values[index] = layout.defaultValues[index]
+                continue
+            }
+            switch snapshot.values[index] {
+            case .null: values[index] = nil
+            case .value(let value): values[index] = value
+            case .object(let id):
+                let registered: ManagedObject? = context?.registeredObject(for: id)
+                values[index] = registered.map { $0 as Any } ?? id
+            case .objects(let ids):
+                var objects = OrderedSet<ManagedObject>()
+                if let context { for id in ids { objects.append(context.object(with: id)) } }
+                values[index] = ToManyStorage(objects)
+            case .unloaded:
+                if !(property is RelationshipDescription) { missing.insert(index) }
+            }
+        }
+        slots = values
+        missingSlots = missing.isEmpty ? nil : missing
+        if changedSlots.count != values.count { changedSlots = Array(repeating: false, count: values.count) }
+        committedSnapshot = snapshot
+        faulted = false
+    }
+
+    /// The row a save writes: every stored slot; to-many relationships only when changed or new.
+    func makeSnapshot() -> Snapshot {
+        var values = [SnapshotValue](repeating: .unloaded, count: layout.properties.count)
+        for index in layout.storedIndexes where !(missingSlots?.contains(index) ?? false) {
+            let property = layout.properties[index]
+            if let relationship = property as? RelationshipDescription {
+                if relationship.isToMany {
+                    if isInserted || changedSlots[index], let storage = slots[index] as? ToManyStorage {
+                        values[index] = .objects(storage.objects.map(\.objectID))
+                    }
+                } else {
+                    switch slots[index] {
+                    case let object as ManagedObject: values[index] = .object(object.objectID)
+                    case let id as ObjectID: values[index] = .object(id)
+                    default: values[index] = .null
+                    }
+                }
+            } else if let value = slots[index] {
+                values[index] = StorableValues.modelValue(value).map { .value($0) } ?? .null
+            } else {
+                values[index] = .null
+            }
+        }
+        return Snapshot(objectID: objectID, version: committedSnapshot?.version ?? 0, values: values)
+    }
+
+    /// Releases the values and makes the object a fault again (they reload on next access).
+    func turnIntoFault() {
+        guard !faulted else { return }
+        willTurnIntoFault()
+        slots = []
+        changedSlots = []
+        faulted = true
+        didTurnIntoFault()
+    }
+
+    /// Marks every slot unchanged (after a save or a refresh).
+    func clearChanges() {
+        for index in changedSlots.indices { changedSlots[index] = false }
+    }
+
+    // MARK: Change queries
+
+    /// The changed properties and their new values, since the last save (all set properties of
+    /// a new object). Nil values are `NSNull()`, as in Core Data.
+    public func changedValues() -> [String: Any] {
+        guard !faulted else { return [:] }
+        var result: [String: Any] = [:]
+        for index in changedSlots.indices where changedSlots[index] {
+            result[layout.properties[index].name] = publicValue(ofSlot: index) ?? NSNull()
+        }
+        return result
+    }
+
+    /// The properties changed in the current event (since the last processPendingChanges) and
+    /// their values before it. Nil values are `NSNull()`.
+    public func changedValuesForCurrentEvent() -> [String: Any] {
+        managedObjectContext?.eventChanges(of: self) ?? [:]
+    }
+
+    /// The values as last fetched or saved, for `keys` (all properties when nil). A new object
+    /// has none. Nil values are `NSNull()`.
+    public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        guard let snapshot = committedSnapshot else { return [:] }
+        let names = keys ?? layout.properties.filter(\.isStored).map(\.name)
+        var result: [String: Any] = [:]
+        for name in names {
+            guard let index = layout.index(of: name) else { continue }
+            switch snapshot.values[index] {
+            case .null: result[name] = NSNull()
+            case .value(let value): result[name] = value
+            case .object(let id): result[name] = managedObjectContext?.object(with: id) ?? id
+            case .objects(let ids):
+                let objects = ids.compactMap { managedObjectContext?.object(with: $0) }
+                let relationship = layout.properties[index] as? RelationshipDescription
+                result[name] = relationship?.isOrdered == true ? OrderedSet(objects) as Any : Set(objects) as Any
+            case .unloaded:
+                if let relationship = layout.properties[index] as? RelationshipDescription, relationship.isToMany,
+                   let ids = managedObjectContext?.storedObjectIDs(relationship, of: self) {
+                    let objects = ids.compactMap { managedObjectContext?.object(with: $0) }
+                    result[name] = relationship.isOrdered ? OrderedSet(objects) as Any : Set(objects) as Any
+                }
+            }
+        }
+        return result
+    }
+
+    /// The slots whose current value differs from the committed one.
+    func persistentChangedSlots() -> [Int] {
+        guard let snapshot = committedSnapshot else { return layout.storedIndexes }
+        let currentValues = makeSnapshot().values
+        return layout.storedIndexes.filter { index in
+            guard changedSlots[index] else { return false }
+            let current = currentValues[index]
+            switch snapshot.values[index] {
+            case .unloaded:
+                guard case .objects(let ids) = current,
+                      let relationship = layout.properties[index] as? RelationshipDescription,
+                      let stored = managedObjectContext?.storedObjectIDs(relationship, of: self) else { return true }
+                return relationship.isOrdered ? ids != stored : Set(ids) != Set(stored)
+            case .objects(let stored):
+                guard case .objects(let ids) = current else { return false }
+                let ordered = (layout.properties[index] as? RelationshipDescription)?.isOrdered ?? false
+                return ordered ? ids != stored : Set(ids) != Set(stored)
+            case let committed:
+                return committed != current
+            }
+        }
+    }
+}

@@ -1,0 +1,347 @@
+// The managed object: an object of any entity, its values in a flat array of slots indexed by the
+// entity's layout. It fires its fault on first access, records every change with its context
+// (undo, notifications, save), keeps inverse relationships, and offers Core Data's hooks to
+// subclasses, which are either generated from the model or written by hand.
+import Foundation
+
+/// An object of an entity, managed by a context.
+///
+/// ```swift
+/// let task = ManagedObject(entity: model.entitiesByName["Task"]!, insertInto: context)
+/// task.setValue("Buy milk", forKey: "title")
+/// task.value(forKey: "title")   // "Buy milk"
+/// try context.save()
+/// ```
+///
+/// Managed objects belong to their context's queue: never pass one to another context or
+/// thread; pass its ``objectID`` and ask the other context for it.
+open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
+    /// The object's entity.
+    public let entity: EntityDescription
+    /// The object's identity; temporary until the object is first saved.
+    public internal(set) var objectID: ObjectID
+    /// The context that manages the object; nil once the object is removed from it.
+    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+
+    /// The entity's slot layout.
+    @usableFromInline let layout: EntityLayout
+    /// Current values, one per slot: attribute values; for a to-one relationship a
+    /// `ManagedObject` or (not yet resolved) an `ObjectID`; for a to-many relationship a
+    /// `ToManyStorage`, or nil while the relationship is a fault. Empty while the object is a fault.
+    @usableFromInline var slots: [Any?]
+    /// Whether the values are not loaded yet.
+    @usableFromInline var faulted: Bool
+    /// Which slots changed since the last save (or since insertion).
+    var changedSlots: [Bool]
+    /// The values as last fetched or saved, with their version; nil for new objects.
+    var committedSnapshot: Snapshot?
+    /// Whether the context will insert the object at the next save.
+    public internal(set) var isInserted = false
+    /// Whether the context will delete the object at the next save.
+    public internal(set) var isDeleted = false
+    /// Whether the object's changes are registered with the context as an update.
+    var isRegisteredAsUpdated = false
+    /// The batch this fault was fetched with: firing it loads the whole batch in one request.
+    var faultBatch: FaultBatch?
+    /// Attribute slots a partial fetch (propertiesToFetch) did not load; reading one loads them.
+    var missingSlots: Set<Int>?
+
+    /// A new object of `entity`, inserted into `context` (with its default values and
+    /// ``awakeFromInsert()``), or not inserted anywhere when `context` is nil.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        precondition(!entity.isAbstract, "cannot make an object of the abstract entity \(entity.name)")
+        self.entity = entity
+        layout = entity.layout
+        objectID = ObjectID.temporary(for: entity)
+        slots = Array(repeating: nil, count: layout.properties.count)
+        changedSlots = Array(repeating: false, count: layout.properties.count)
+        faulted = false
+        for index in layout.properties.indices {
+            if let value = layout.defaultValues[index] { slots[index] = value }
+            if let relationship = layout.properties[index] as? RelationshipDescription, relationship.isToMany {
+                slots[index] = ToManyStorage()
+            }
+        }
+        if let context { context.insert(self) }
+    }
+
+    /// A new object of the entity this class represents, inserted into `context`.
+    ///
+    /// The entity is the one whose class name is this class's ``entityName``.
+    public convenience init(context: ManagedObjectContext) {
+        guard let entity = context.entity(forClass: Self.self) else {
+            preconditionFailure("the model of \(context) has no entity \(Self.entityName) for class \(Self.self)")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    /// The name of the entity this class represents; generated classes return their entity's
+    /// name. Defaults to the class's own name.
+    open class var entityName: String {
+        String(describing: self)
+    }
+
+    deinit {
+        managedObjectContext?.objectWillDeallocate(objectID)
+    }
+
+    // MARK: State
+
+    /// Whether the object's values are not loaded yet (they load on first access).
+    public var isFault: Bool { faulted }
+
+    /// Whether the object has changes not saved yet (inserted, deleted, or changed values).
+    public var hasChanges: Bool { isInserted || isDeleted || changedSlots.contains(true) }
+
+    /// Whether the object was changed in a way a save would write: unlike ``hasChanges``, false
+    /// when changed values were set back to what is stored.
+    public var hasPersistentChangedValues: Bool {
+        if isInserted || isDeleted { return true }
+        guard !faulted else { return false }
+        return !persistentChangedSlots().isEmpty
+    }
+
+    /// Whether the object was updated (changed, not inserted or deleted).
+    public var isUpdated: Bool { !isInserted && !isDeleted && changedSlots.contains(true) }
+
+    // MARK: Identity
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    public var description: String {
+        let head = "<\(entity.name): \(objectID)>"
+        if faulted { return head + " (fault)" }
+        let values = layout.properties.indices.compactMap { index -> String? in
+            guard let property = layout.properties[index] as? AttributeDescription, let value = slots[index] else { return nil }
+            return "\(property.name): \(String(reflecting: value))"
+        }
+        return head + " { " + values.joined(separator: ", ") + " }"
+    }
+
+    // MARK: Key-value access
+
+    /// The value of the property named `key`: an attribute's value, a to-one relationship's
+    /// object, a to-many relationship's `Set<ManagedObject>` (`OrderedSet` when ordered), or a
+    /// fetched property's objects. Unknown keys answer nil. Fires the fault.
+    open func value(forKey key: String) -> Any? {
+        if let index = layout.index(of: key) { return value(atSlot: index) }
+        switch key {
+        case "objectID": return objectID
+        case "entity": return entity.name
+        default: return nil
+        }
+    }
+
+    /// Sets the property named `key`, recording the change (undo, notifications, save) and
+    /// keeping the inverse of a relationship. Traps on a key the entity does not have.
+    open func setValue(_ value: Any?, forKey key: String) {
+        guard let index = layout.index(of: key) else {
+            preconditionFailure("\(entity.name) has no property \"\(key)\"")
+        }
+        setValue(value, atSlot: index)
+    }
+
+    /// The value at the end of `keyPath` (`"owner.name"`, `"tasks.@count"`).
+    open func value(forKeyPath keyPath: String) -> Any? {
+        KeyValueAccess.value(of: self, forKeyPath: keyPath)
+    }
+
+    /// The value of `key` without firing a change or an access: the raw stored value (to-many
+    /// relationships as sets). Fires the fault.
+    open func primitiveValue(forKey key: String) -> Any? {
+        guard let index = layout.index(of: key) else { return nil }
+        fireFaultIfNeeded()
+        return publicValue(ofSlot: index)
+    }
+
+    /// Sets `key` without recording the change (no undo, no notification, no inverse). For
+    /// custom accessors and awakeFromFetch; a save writes it only if the object also changed.
+    open func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        guard let index = layout.index(of: key) else {
+            preconditionFailure("\(entity.name) has no property \"\(key)\"")
+        }
+        fireFaultIfNeeded()
+        if layout.properties[index] is RelationshipDescription, let relationship = layout.properties[index] as? RelationshipDescription, relationship.isToMany {
+            slots[index] = ToManyStorage(objects(from: value))
+        } else {
+            slots[index] = normalized(value, forSlot: index)
+        }
+    }
+
+    // MARK: Slot access (for generated accessors)
+
+    /// The value of slot `index` (see ``EntityLayout``), as ``value(forKey:)`` answers it.
+    public final func value(atSlot index: Int) -> Any? {
+        fireFaultIfNeeded()
+        if let missing = missingSlots, missing.contains(index) { managedObjectContext?.completePartialObject(self) }
+        return publicValue(ofSlot: index)
+    }
+
+    /// Sets slot `index` as ``setValue(_:forKey:)`` does.
+    public final func setValue(_ value: Any?, atSlot index: Int) {
+        fireFaultIfNeeded()
+        guard let relationship = layout.properties[index] as? RelationshipDescription else {
+            setAttribute(value, atSlot: index)
+            return
+        }
+        if relationship.isToMany {
+            replaceObjects(in: index, with: objects(from: value))
+        } else {
+            precondition(value == nil || value is ManagedObject, "\(entity.name).\(relationship.name) takes a managed object")
+            setToOne(value as? ManagedObject, atSlot: index)
+        }
+    }
+
+    /// The value of slot `index` as the public API shows it.
+    func publicValue(ofSlot index: Int) -> Any? {
+        switch layout.properties[index] {
+        case let relationship as RelationshipDescription:
+            if relationship.isToMany {
+                let objects = toManyStorage(atSlot: index).objects
+                return relationship.isOrdered ? objects : Set(objects.elements)
+            }
+            return toOneObject(atSlot: index)
+        case let fetched as FetchedPropertyDescription:
+            return managedObjectContext?.evaluateFetchedProperty(fetched, for: self) ?? []
+        default:
+            return slots[index]
+        }
+    }
+
+    /// Stores an attribute value, recording the change when it differs.
+    private func setAttribute(_ value: Any?, atSlot index: Int) {
+        let newValue = normalized(value, forSlot: index)
+        let oldValue = slots[index]
+        guard !Self.valuesEqual(oldValue, newValue) else { return }
+        changePrimitive(slot: index, to: newValue)
+    }
+
+    /// Sets slot `index` to `value` with undo and change tracking (no inverse maintenance).
+    func changePrimitive(slot index: Int, to value: Any?) {
+        let oldValue = slots[index]
+        slots[index] = value
+        managedObjectContext?.objectDidChange(self, slot: index, oldValue: oldValue) { object in
+            object.changePrimitive(slot: index, to: oldValue)
+        }
+    }
+
+    /// Converts numbers to the attribute's own type (`Int` to `Int16`...), so that stored values
+    /// have one type per attribute.
+    func normalized(_ value: Any?, forSlot index: Int) -> Any? {
+        guard let value = unwrapOptional(value), !(value is NSNull) else { return nil }
+        guard let attribute = layout.properties[index] as? AttributeDescription,
+              let storable = StorableValues.modelValue(value) else { return value }
+        return AttributeValueParser.coerce(storable, to: attribute.attributeType)
+    }
+
+    /// Whether two slot values are equal (objects by identity, values by value).
+    static func valuesEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): return true
+        case (nil, _), (_, nil): return false
+        case let (a as ManagedObject, b as ManagedObject): return a === b
+        case let (a as any Hashable, b as any Hashable): return AnyHashable(a) == AnyHashable(b)
+        default: return false
+        }
+    }
+
+    // MARK: Faulting
+
+    /// Loads the values if the object is a fault.
+    @inlinable
+    public final func fireFaultIfNeeded() {
+        if faulted { fireFault() }
+    }
+
+    @usableFromInline
+    func fireFault() {
+        guard let context = managedObjectContext else {
+            preconditionFailure("\(objectID) is a fault with no context: its values cannot be loaded")
+        }
+        context.fulfillFault(self)
+    }
+
+    // MARK: Hooks for subclasses
+
+    /// Called once, when the object is inserted into a context (set initial values here).
+    open func awakeFromInsert() {}
+    /// Called when the object's values are first loaded from a store.
+    open func awakeFromFetch() {}
+    /// Called when the object's values are set from a snapshot for other reasons (undo, redo,
+    /// refresh, rollback).
+    open func awake(fromSnapshotEvents events: SnapshotEvents) {}
+    /// Called before the object is saved (inserted, updated or deleted).
+    open func willSave() {}
+    /// Called after the object was saved.
+    open func didSave() {}
+    /// Called when the object is about to be deleted, before delete rules run.
+    open func prepareForDeletion() {}
+    /// Called before the object turns into a fault (its values are released).
+    open func willTurnIntoFault() {}
+    /// Called after the object turned into a fault.
+    open func didTurnIntoFault() {}
+
+    /// Validates the object for insertion: every property's value (``validateValue(_:forKey:)``)
+    /// and relationship counts. Override to add checks across properties; call super.
+    open func validateForInsert() throws { try validateProperties() }
+    /// Validates the object for an update, as ``validateForInsert()`` does.
+    open func validateForUpdate() throws { try validateProperties() }
+    /// Validates the object for deletion: a deny rule refuses while its relationship is not empty.
+    open func validateForDelete() throws { try validateDeleteRules() }
+
+    /// Validates `value` for the property `key`: the model's rules (required, type, range,
+    /// length, pattern, predicates, counts), then the object's own per-key validator if it
+    /// adopts ``PropertyValidating``. May replace the value with a valid one.
+    open func validateValue(_ value: inout Any?, forKey key: String) throws {
+        guard let index = layout.index(of: key) else { return }
+        if let failure = PropertyRules.check(value, for: layout.properties[index], of: self) {
+            throw ValidationError(failures: [failure])
+        }
+        if let validating = self as? any PropertyValidating {
+            try validating.runValidator(forKey: key, value: &value)
+        }
+    }
+}
+
+/// Why an object's values were set from a snapshot (``ManagedObject/awake(fromSnapshotEvents:)``).
+public struct SnapshotEvents: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let undoInsertion = SnapshotEvents(rawValue: 1 << 1)
+    public static let undoDeletion = SnapshotEvents(rawValue: 1 << 2)
+    public static let undoUpdate = SnapshotEvents(rawValue: 1 << 3)
+    public static let rollback = SnapshotEvents(rawValue: 1 << 4)
+    public static let refresh = SnapshotEvents(rawValue: 1 << 5)
+    public static let mergePolicy = SnapshotEvents(rawValue: 1 << 6)
+}
+
+/// Per-property validation methods of a managed object class: `validators` maps a property name
+/// to the method that checks (and may correct) its value.
+///
+/// ```swift
+/// extension Person: PropertyValidating {
+///     static var validators: [String: (Person) -> (inout Any?) throws -> Void] { ["email": Person.validateEmail] }
+///     func validateEmail(_ value: inout Any?) throws { ... }
+/// }
+/// ```
+public protocol PropertyValidating: ManagedObject {
+    /// The validation method of each property that has one.
+    static var validators: [String: (Self) -> (inout Any?) throws -> Void] { get }
+}
+
+extension PropertyValidating {
+    func runValidator(forKey key: String, value: inout Any?) throws {
+        guard let validator = Self.validators[key] else { return }
+        try validator(self)(&value)
+    }
+}
+
+/// The contents of a to-many relationship, mutated in place.
+@usableFromInline
+final class ToManyStorage {
+    var objects: OrderedSet<ManagedObject>
+
+    init(_ objects: OrderedSet<ManagedObject> = []) { self.objects = objects }
+}

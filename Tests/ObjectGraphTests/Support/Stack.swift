@@ -1,0 +1,87 @@
+// A model, coordinator, store and context for behaviour tests, made for each store type the
+// suite runs against (so that every store runs the same behaviour tests).
+import Foundation
+import XCTest
+@testable import ObjectGraph
+
+/// One Core Data stack on a fresh store.
+final class Stack {
+    let storeType: StoreType
+    let model: ManagedObjectModel
+    let coordinator: PersistentStoreCoordinator
+    let context: ManagedObjectContext
+    let directory: TemporaryDirectory
+    let storeURL: URL
+
+    /// The store types every behaviour test runs against.
+    static let storeTypes: [StoreType] = [.inMemory]
+
+    /// Talk 000's organizer model, read once from Data/Organizer.xcdatamodeld.
+    static let organizerModel: ManagedObjectModel = {
+        try! ManagedObjectModel(contentsOf: Corpus.data.appendingPathComponent("Organizer.xcdatamodeld"))
+    }()
+
+    init(storeType: StoreType, model: ManagedObjectModel = Stack.organizerModel, undo: Bool = false) throws {
+        self.storeType = storeType
+        self.model = model
+        directory = try TemporaryDirectory()
+        storeURL = directory.url.appendingPathComponent("store.sqlite")
+        coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: storeType, at: storeURL)
+        context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        if undo { context.undoManager = UndoManager() }
+    }
+
+    /// Another main-queue context on the same coordinator.
+    func newContext() -> ManagedObjectContext {
+        let other = ManagedObjectContext(concurrencyType: .mainQueue)
+        other.persistentStoreCoordinator = coordinator
+        return other
+    }
+
+    /// A new object of `entity` with `values`, in `context` (the stack's by default).
+    @discardableResult
+    func insert(_ entity: String, _ values: [String: Any] = [:], into context: ManagedObjectContext? = nil) -> ManagedObject {
+        let target = context ?? self.context
+        let object = target.insertNewObject(forEntityName: entity)
+        for (key, value) in values { object.setValue(value, forKey: key) }
+        return object
+    }
+
+    /// A person with a first name.
+    func person(_ firstName: String, _ lastName: String? = nil) -> ManagedObject {
+        insert("Person", ["firstName": firstName, "lastName": lastName as Any])
+    }
+
+    /// A task with a title (and a fresh UUID, which the model requires).
+    func task(_ title: String, priority: Int = 0, owner: ManagedObject? = nil) -> ManagedObject {
+        let task = insert("Task", ["title": title, "uuid": UUID(), "priority": priority])
+        if let owner { task.setValue(owner, forKey: "owner") }
+        return task
+    }
+
+    /// An event with a title and a start date.
+    func event(_ title: String, start: Date = Date(timeIntervalSinceReferenceDate: 800_000_000)) -> ManagedObject {
+        insert("Event", ["title": title, "uuid": UUID(), "start": start])
+    }
+
+    /// All objects of `entity` in `context`, sorted by `key`.
+    func fetch(_ entity: String, _ format: String? = nil, sortedBy key: String? = nil,
+               in context: ManagedObjectContext? = nil) throws -> [ManagedObject] {
+        var request = FetchRequest<ManagedObject>(entityName: entity)
+        if let format { request.predicate = try Predicate(format: format) }
+        if let key { request.sortDescriptors = [SortDescriptor(key: key)] }
+        return try (context ?? self.context).fetch(request)
+    }
+}
+
+extension XCTestCase {
+    /// Runs `body` once per store type, each on a fresh stack.
+    func forEachStore(undo: Bool = false, model: ManagedObjectModel = Stack.organizerModel,
+                      _ body: (Stack) throws -> Void) throws {
+        for type in Stack.storeTypes {
+            try body(Stack(storeType: type, model: model, undo: undo))
+        }
+    }
+}
