@@ -23,39 +23,48 @@ extension InMemoryStore {
         }
         let grouped = !request.propertiesToGroupBy.isEmpty
             || request.expressionsToFetch.contains { Self.containsAggregate($0.expression) }
-        var results: [[String: any Sendable]]
-        if grouped {
-            results = []
-            for group in groups(of: rows, by: request.propertiesToGroupBy.map(\.name)) {
-                var dictionary = try values(of: properties, in: group.first)
-                for description in request.expressionsToFetch {
-                    let value = try groupValue(of: description.expression, over: group)
-                    if let value = try sendable(value, of: description) { dictionary[description.name] = value }
-                }
-                if let having = request.havingPredicate {
-                    guard try having.evaluate(with: dictionary, substitutionVariables: dictionary.mapValues { $0 }) else { continue }
-                }
-                results.append(dictionary)
-            }
-            results = results.sorted(using: request.sortDescriptors.filter { key in results.contains { $0[key.key] != nil } })
-        } else {
-            let source = request.returnsDistinctResults ? rows : window(rows, of: request)
-            results = try source.map { row in
-                var dictionary = try values(of: properties, in: row)
-                for description in request.expressionsToFetch {
-                    if let value = try sendable(try rowValue(of: description.expression, in: row), of: description) {
-                        dictionary[description.name] = value
-                    }
-                }
-                return dictionary
-            }
-            if !request.returnsDistinctResults { return results }
+        if !grouped && !request.returnsDistinctResults {
+            return try window(rows, of: request).map { try dictionary(of: $0, properties, request.expressionsToFetch) }
         }
+        var results = grouped
+            ? try groupDictionaries(of: rows, properties, for: request)
+            : try rows.map { try dictionary(of: $0, properties, request.expressionsToFetch) }
         if request.returnsDistinctResults {
             var seen: Set<[String: AnyHashableValue]> = []
             results = results.filter { seen.insert($0.mapValues { AnyHashableValue($0) }).inserted }
         }
         return window(results, of: request)
+    }
+
+    /// One row's dictionary: its values of `properties` and of `expressions`.
+    private func dictionary(of row: EvaluatedRow, _ properties: [PropertyDescription],
+                            _ expressions: [ExpressionDescription]) throws -> [String: any Sendable] {
+        var dictionary = try values(of: properties, in: row)
+        for description in expressions {
+            let value = try rowValue(of: description.expression, in: row)
+            if let value = try Self.sendable(value, named: description.name) { dictionary[description.name] = value }
+        }
+        return dictionary
+    }
+
+    /// One dictionary per group that passes the having predicate, sorted by the descriptors
+    /// whose keys the dictionaries hold (groups otherwise keep the order of their first row).
+    private func groupDictionaries(of rows: [EvaluatedRow], _ properties: [PropertyDescription],
+                                   for request: StoreFetchRequest) throws -> [[String: any Sendable]] {
+        var results: [[String: any Sendable]] = []
+        for group in groups(of: rows, by: request.propertiesToGroupBy.map(\.name)) {
+            var dictionary = try group.first.map { try values(of: properties, in: $0) } ?? [:]
+            for description in request.expressionsToFetch {
+                let value = try groupValue(of: description.expression, over: group)
+                if let value = try Self.sendable(value, named: description.name) { dictionary[description.name] = value }
+            }
+            if let having = request.havingPredicate {
+                guard try having.evaluate(with: dictionary, substitutionVariables: dictionary.mapValues { $0 }) else { continue }
+            }
+            results.append(dictionary)
+        }
+        let descriptors = request.sortDescriptors.filter { descriptor in results.contains { $0[descriptor.key] != nil } }
+        return results.sorted(using: descriptors)
     }
 
     /// Whether `expression` calls an aggregate function or applies a collection operator to the
@@ -83,9 +92,8 @@ extension InMemoryStore {
         return order.map { members[$0] ?? [] }
     }
 
-    /// The values of `properties` (their names read as key paths) in `row`; empty without a row.
-    private func values(of properties: [PropertyDescription], in row: EvaluatedRow?) throws -> [String: any Sendable] {
-        guard let row else { return [:] }
+    /// The values of `properties` (their names read as key paths) in `row`.
+    private func values(of properties: [PropertyDescription], in row: EvaluatedRow) throws -> [String: any Sendable] {
         var dictionary: [String: any Sendable] = [:]
         for property in properties {
             let value: (any Sendable)?
@@ -128,10 +136,6 @@ extension InMemoryStore {
         default:
             return try rows.first.flatMap { try rowValue(of: expression, in: $0) }
         }
-    }
-
-    private func sendable(_ value: Any?, of description: ExpressionDescription) throws -> (any Sendable)? {
-        try Self.sendable(value, named: description.name)
     }
 
     /// A stored value as a dictionary holds it: attribute values as they are, to-one

@@ -26,7 +26,7 @@ extension InMemoryStore {
             for id in deletedIDs { table.remove(id) }
             for row in inserted + updated { table.store(row) }
             for row in inserted {
-                let root = ObjectIdentifier(row.objectID.entity.rootEntity)
+                let root = table.info(for: row.objectID.entity).root
                 let key = row.objectID.primaryKey ?? 0
                 if key >= nextPrimaryKeys[root, default: 1] { nextPrimaryKeys[root] = key + 1 }
             }
@@ -90,13 +90,10 @@ extension InMemoryStore {
     private func storable(_ snapshot: Snapshot, version: Int64, merging current: Snapshot?) -> Snapshot {
         var row = snapshot
         row.version = version
-        for (slot, property) in snapshot.layout.properties.enumerated() {
-            if !property.isStored {
-                row.values[slot] = .unloaded
-            } else if !row.values[slot].isLoaded, let current {
-                row.values[slot] = current.values[slot]
-            }
+        if let current {
+            for slot in row.values.indices where !row.values[slot].isLoaded { row.values[slot] = current.values[slot] }
         }
+        for slot in table.info(for: snapshot.objectID.entity).unstoredSlots { row.values[slot] = .unloaded }
         return row
     }
 }

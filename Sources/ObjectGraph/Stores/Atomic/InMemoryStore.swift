@@ -49,8 +49,10 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
     }
 
     /// Takes the entities of the store's configuration from `model` and records their version
-    /// hashes; there is no stored data for the model to disagree with.
+    /// hashes; there is no stored data for the model to disagree with. Freezes `model` if a
+    /// coordinator has not yet (rows are read through its frozen slot layouts).
     public func load(model: ManagedObjectModel) throws {
+        model.freeze()
         guard let entities = model.entities(forConfigurationName: configurationName) else {
             throw StoreError.unknownStore("the model has no configuration \"\(configurationName ?? "")\"")
         }
@@ -89,7 +91,7 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
         lock.withLock {
             temporaryIDs.map { id in
                 guard id.isTemporaryID else { return id }
-                let root = ObjectIdentifier(id.entity.rootEntity)
+                let root = table.info(for: id.entity).root
                 let key = nextPrimaryKeys[root, default: 1]
                 nextPrimaryKeys[root] = key + 1
                 return ObjectID(entity: id.entity, storeIdentifier: identifier, primaryKey: key)

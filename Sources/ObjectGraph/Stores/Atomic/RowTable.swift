@@ -15,48 +15,95 @@ final class RowTable {
     }
 
     /// A uniqueness constraint resolved to slots of one entity's layout.
-    private struct Constraint {
-        var root: ObjectIdentifier
+    fileprivate struct Constraint {
         var properties: [String]
         var slots: [Int]
     }
 
-    /// Rows by concrete entity, then by object ID.
-    private var rowsByEntity: [ObjectIdentifier: [ObjectID: Snapshot]] = [:]
+    /// What the table needs to know of an entity, resolved once.
+    struct EntityInfo {
+        /// The root of the entity's inheritance tree (primary keys and constraints are unique
+        /// within it).
+        var root: ObjectIdentifier
+        /// The slots of properties that are not stored (transient ones).
+        var unstoredSlots: [Int]
+        fileprivate var constraints: [Constraint]
+    }
+
+    /// The rows of one concrete entity by primary key, with the keys in ascending order so
+    /// that reading them in order needs no sort.
+    private struct EntityRows {
+        var rows: [Int64: Snapshot] = [:]
+        /// Ascending; may still hold keys of removed rows, dropped when they are half the keys.
+        var keys: [Int64] = []
+        var removedKeys = 0
+
+        /// The rows in primary-key order.
+        var ordered: [Snapshot] { keys.compactMap { rows[$0] } }
+
+        mutating func store(_ snapshot: Snapshot, key: Int64) {
+            guard rows.updateValue(snapshot, forKey: key) == nil else { return }
+            if let last = keys.last, key <= last {
+                var low = 0, high = keys.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if keys[middle] < key { low = middle + 1 } else { high = middle }
+                }
+                if keys[low] == key { removedKeys -= 1 } else { keys.insert(key, at: low) }
+            } else {
+                keys.append(key)
+            }
+        }
+
+        mutating func remove(key: Int64) -> Snapshot? {
+            guard let old = rows.removeValue(forKey: key) else { return nil }
+            removedKeys += 1
+            if removedKeys > keys.count / 2 {
+                keys.removeAll { rows[$0] == nil }
+                removedKeys = 0
+            }
+            return old
+        }
+    }
+
+    /// Rows by concrete entity.
+    private var rowsByEntity: [ObjectIdentifier: EntityRows] = [:]
     /// The row holding each constraint key.
     private var uniqueIndex: [UniqueKey: ObjectID] = [:]
-    /// Each entity's constraints, resolved on first use.
-    private var constraintsByEntity: [ObjectIdentifier: [Constraint]] = [:]
+    /// Each entity's information, resolved on first use.
+    private var infoByEntity: [ObjectIdentifier: EntityInfo] = [:]
 
     /// The row of `objectID`, if stored.
     func row(for objectID: ObjectID) -> Snapshot? {
-        rowsByEntity[ObjectIdentifier(objectID.entity)]?[objectID]
+        guard let key = objectID.primaryKey else { return nil }
+        return rowsByEntity[ObjectIdentifier(objectID.entity)]?.rows[key]
     }
 
-    /// The rows of `entities`, in primary-key order (the order they were saved in).
+    /// The rows of `entities`, in primary-key order (the order their IDs were handed out in).
     func rows(of entities: [EntityDescription]) -> [Snapshot] {
-        var result: [Snapshot] = []
-        for entity in entities {
-            if let rows = rowsByEntity[ObjectIdentifier(entity)] { result.append(contentsOf: rows.values) }
-        }
-        result.sort { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
-        return result
+        let tables = entities.compactMap { rowsByEntity[ObjectIdentifier($0)] }.filter { !$0.rows.isEmpty }
+        guard tables.count > 1 else { return tables.first?.ordered ?? [] }
+        let keyed = tables.flatMap { table in table.keys.compactMap { key in table.rows[key].map { (key, $0) } } }
+        return keyed.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    /// Stores `snapshot`, replacing the row of its object ID if there is one.
+    /// Stores `snapshot` (its ID permanent), replacing the row of its object ID if there is one.
     func store(_ snapshot: Snapshot) {
         let id = snapshot.objectID
+        guard let key = id.primaryKey else { return }
         if let old = row(for: id) {
-            for key in uniqueKeys(of: old) where uniqueIndex[key] == id { uniqueIndex[key] = nil }
+            for uniqueKey in uniqueKeys(of: old) where uniqueIndex[uniqueKey] == id { uniqueIndex[uniqueKey] = nil }
         }
-        rowsByEntity[ObjectIdentifier(id.entity), default: [:]][id] = snapshot
-        for key in uniqueKeys(of: snapshot) { uniqueIndex[key] = id }
+        rowsByEntity[ObjectIdentifier(id.entity), default: EntityRows()].store(snapshot, key: key)
+        for uniqueKey in uniqueKeys(of: snapshot) { uniqueIndex[uniqueKey] = id }
     }
 
     /// Removes the row of `objectID`, if stored.
     func remove(_ objectID: ObjectID) {
-        guard let old = rowsByEntity[ObjectIdentifier(objectID.entity)]?.removeValue(forKey: objectID) else { return }
-        for key in uniqueKeys(of: old) where uniqueIndex[key] == objectID { uniqueIndex[key] = nil }
+        guard let key = objectID.primaryKey,
+            let old = rowsByEntity[ObjectIdentifier(objectID.entity)]?.remove(key: key)
+        else { return }
+        for uniqueKey in uniqueKeys(of: old) where uniqueIndex[uniqueKey] == objectID { uniqueIndex[uniqueKey] = nil }
     }
 
     /// Forgets every row.
@@ -70,26 +117,30 @@ final class RowTable {
     /// The keys `snapshot` gives its entity's uniqueness constraints (inherited ones included);
     /// a constraint with a nil value among its properties gives none, since nil never collides.
     func uniqueKeys(of snapshot: Snapshot) -> [UniqueKey] {
-        constraints(of: snapshot.objectID.entity).compactMap { constraint in
+        let info = info(for: snapshot.objectID.entity)
+        return info.constraints.compactMap { constraint in
             let values = constraint.slots.map { snapshot.values[$0] }
             guard values.allSatisfy({ $0 != .null && $0.isLoaded }) else { return nil }
-            return UniqueKey(root: constraint.root, properties: constraint.properties, values: values)
+            return UniqueKey(root: info.root, properties: constraint.properties, values: values)
         }
     }
 
     /// The stored row that holds `key`, if any.
     func holder(of key: UniqueKey) -> ObjectID? { uniqueIndex[key] }
 
-    private func constraints(of entity: EntityDescription) -> [Constraint] {
-        if let cached = constraintsByEntity[ObjectIdentifier(entity)] { return cached }
+    /// The entity's root, unstored slots and constraints.
+    func info(for entity: EntityDescription) -> EntityInfo {
+        if let cached = infoByEntity[ObjectIdentifier(entity)] { return cached }
         let layout = entity.layout
-        let root = ObjectIdentifier(entity.rootEntity)
-        let resolved = entity.uniquenessConstraints.compactMap { names -> Constraint? in
+        let constraints = entity.uniquenessConstraints.compactMap { names -> Constraint? in
             let slots = names.compactMap { layout.index(of: $0) }
-            return slots.count == names.count ? Constraint(root: root, properties: names, slots: slots) : nil
+            return slots.count == names.count ? Constraint(properties: names, slots: slots) : nil
         }
-        constraintsByEntity[ObjectIdentifier(entity)] = resolved
-        return resolved
+        let info = EntityInfo(root: ObjectIdentifier(entity.rootEntity),
+                              unstoredSlots: layout.properties.indices.filter { !layout.properties[$0].isStored },
+                              constraints: constraints)
+        infoByEntity[ObjectIdentifier(entity)] = info
+        return info
     }
 
     // MARK: Relationships
