@@ -61,6 +61,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// What happened in the current event, for objectsDidChange.
     var event = EventChanges()
+    /// The event being announced to objectsDidChange observers (its old values stay readable).
+    var notifiedEvent: EventChanges?
     /// Objects deleted in this event whose delete rules have not run yet.
     var pendingDeletions: [ManagedObject] = []
     var observers: [UUID: (ContextNotification) -> Void] = [:]
@@ -318,7 +320,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// The properties `object` changed in the current event, with their earlier values.
     func eventChanges(of object: ManagedObject) -> [String: Any] {
-        event.oldValues[ObjectIdentifier(object)] ?? [:]
+        let id = ObjectIdentifier(object)
+        return event.oldValues[id] ?? notifiedEvent?.oldValues[id] ?? [:]
     }
 
     /// Ends the current event: runs the delete rules of objects deleted in it, posts
@@ -337,8 +340,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             let changes = ObjectsDidChange(inserted: Set(event.inserted.values), updated: Set(event.updated.values),
                                            deleted: Set(event.deleted.values), refreshed: Set(event.refreshed.values),
                                            invalidated: Set(event.invalidated.values), invalidatedAll: event.invalidatedAll)
+            let finished = event
             event = EventChanges()
+            notifiedEvent = finished
             post(.objectsDidChange(changes))
+            notifiedEvent = nil
         }
         undoManager?.closeEventGroup()
     }

@@ -33,10 +33,15 @@ final class Stack {
         if undo { context.undoManager = UndoManager() }
     }
 
-    /// Another main-queue context on the same coordinator.
+    /// Contexts made by ``newContext()``, kept for the stack's life: managed objects do not keep
+    /// their context alive (as in Core Data), so a test's objects need it kept.
+    private var otherContexts: [ManagedObjectContext] = []
+
+    /// Another main-queue context on the same coordinator, alive as long as the stack.
     func newContext() -> ManagedObjectContext {
         let other = ManagedObjectContext(concurrencyType: .mainQueue)
         other.persistentStoreCoordinator = coordinator
+        otherContexts.append(other)
         return other
     }
 
