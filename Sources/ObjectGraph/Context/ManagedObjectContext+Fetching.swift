@@ -242,7 +242,7 @@ extension ManagedObjectContext {
             try fillFaults(targets)
             return targets
         }
-        let unloaded = sources.filter { !($0.slots[index] is ToManyStorage) && !$0.objectID.isTemporaryID }
+        let unloaded = sources.filter { !($0.slots[index] is ToManyStorage || $0.slots[index] is PendingToMany) && !$0.objectID.isTemporaryID }
         if let inverse = relationship.inverseRelationship, !inverse.isToMany, !unloaded.isEmpty {
             var request = FetchRequest<ManagedObject>(entityName: destination.name)
             request.predicate = .comparison(ComparisonPredicate(.keyPath(inverse.name), .in,

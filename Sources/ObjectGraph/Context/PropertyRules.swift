@@ -171,7 +171,8 @@ extension ManagedObject {
         var failures: [ValidationError.Failure] = []
         for (index, property) in layout.properties.enumerated() where !(property is FetchedPropertyDescription) {
             // An unloaded to-many relationship was valid when stored and has not changed.
-            if let relationship = property as? RelationshipDescription, relationship.isToMany, slots[index] == nil { continue }
+            if let relationship = property as? RelationshipDescription, relationship.isToMany,
+               slots[index] == nil || slots[index] is PendingToMany { continue }
             var value = publicValue(ofSlot: index)
             do {
                 try validateValue(&value, forKey: property.name)

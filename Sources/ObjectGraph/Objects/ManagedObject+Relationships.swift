@@ -25,7 +25,12 @@ extension ManagedObject {
     func toManyStorage(atSlot index: Int) -> ToManyStorage {
         if let storage = slots[index] as? ToManyStorage { return storage }
         let relationship = layout.properties[index] as! RelationshipDescription
-        let objects = managedObjectContext?.loadRelationship(relationship, of: self) ?? []
+        let objects: [ManagedObject]
+        if let pending = slots[index] as? PendingToMany, let context = managedObjectContext {
+            objects = pending.objectIDs.map { context.object(with: $0) }
+        } else {
+            objects = managedObjectContext?.loadRelationship(relationship, of: self) ?? []
+        }
         let storage = ToManyStorage(OrderedSet(objects))
         slots[index] = storage
         return storage
@@ -46,6 +51,7 @@ extension ManagedObject {
         fireFaultIfNeeded()
         if relationship.isToMany {
             if let storage = slots[index] as? ToManyStorage { return storage.objects.map(\.objectID) }
+            if let pending = slots[index] as? PendingToMany { return pending.objectIDs }
             return managedObjectContext?.relationshipObjectIDs(relationship, of: self) ?? []
         }
         switch slots[index] {
@@ -218,7 +224,10 @@ public struct MutableRelationship: Sequence {
     /// How many objects the relationship holds.
     public var count: Int { objects.count }
     /// Whether `object` is in the relationship.
-    public func contains(_ object: ManagedObject) -> Bool { owner.toManyStorage(atSlot: slot).objects.contains(object) }
+    public func contains(_ object: ManagedObject) -> Bool {
+        owner.fireFaultIfNeeded()
+        return owner.toManyStorage(atSlot: slot).objects.contains(object)
+    }
     /// Adds `object` (at the end of an ordered relationship).
     public func insert(_ object: ManagedObject) { owner.addObject(object, toSlot: slot) }
     /// Adds `object` at `position` of an ordered relationship.

@@ -7,7 +7,6 @@ extension ManagedObject {
     /// Fills the slots from `snapshot` (the object stops being a fault). Unloaded slots keep a
     /// to-many relationship as a fault; transient attributes get their defaults.
     func apply(_ snapshot: Snapshot) {
-        let context = managedObjectContext
         var missing = Set<Int>()
         var values = [Any?](repeating: nil, count: layout.properties.count)
         for index in layout.properties.indices {
@@ -20,12 +19,9 @@ extension ManagedObject {
             case .null: values[index] = nil
             case .value(let value): values[index] = value
             case .object(let id):
-                let registered: ManagedObject? = context?.registeredObject(for: id)
-                values[index] = registered.map { $0 as Any } ?? id
+                values[index] = id
             case .objects(let ids):
-                var objects = OrderedSet<ManagedObject>()
-                if let context { for id in ids { objects.append(context.object(with: id)) } }
-                values[index] = ToManyStorage(objects)
+                values[index] = PendingToMany(objectIDs: ids)
             case .unloaded:
                 if !(property is RelationshipDescription) { missing.insert(index) }
             }

@@ -347,3 +347,9 @@ final class ToManyStorage {
 
     init(_ objects: OrderedSet<ManagedObject> = []) { self.objects = objects }
 }
+
+/// The destinations of a to-many relationship known by ID only (from a snapshot): they become
+/// objects when the relationship is first read.
+struct PendingToMany {
+    let objectIDs: [ObjectID]
+}
