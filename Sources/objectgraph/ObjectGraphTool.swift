@@ -1,5 +1,6 @@
 // The `objectgraph` developer tool: the root command. Each group of subcommands lives in its own
-// file (`ModelCommand.swift`, `PredicateCommand.swift`); this type only lists them.
+// file (`ModelCommand.swift`, `PredicateCommand.swift`, `CodegenCommand.swift`); this type only
+// lists them.
 // Man page: Man/objectgraph.1.
 import ArgumentParser
 import ObjectGraph
@@ -14,6 +15,6 @@ struct ObjectGraphTool: ParsableCommand {
             predicate error); 64 usage error; 66 a file, folder or model version was not found, \
             or PATH is not a model.
             """,
-        subcommands: [ModelCommand.self, PredicateCommand.self]
+        subcommands: [ModelCommand.self, PredicateCommand.self, CodegenCommand.self]
     )
 }
