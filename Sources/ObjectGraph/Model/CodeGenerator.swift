@@ -80,7 +80,7 @@ public struct CodeGenerator {
                               contents: header("the properties of entity \(entity.name)") + imports
                                   + [propertiesExtension(entity), slotsEnum(entity)].filter { !$0.isEmpty }.joined(separator: "\n")))
         }
-        files.append(File(name: "\(registryName)+Classes.swift",
+        files.append(File(name: "\(modelName)+Classes.swift",
                           contents: header("the registration of its classes") + "import ObjectGraph\n\n" + registry))
         return files
     }
@@ -95,7 +95,7 @@ public struct CodeGenerator {
             parts.append(slotsEnum(entity))
         }
         parts.append(registry)
-        return File(name: "\(registryName)+Generated.swift",
+        return File(name: "\(modelName)+Generated.swift",
                     contents: header("its classes, their properties and their registration") + imports
                         + parts.filter { !$0.isEmpty }.joined(separator: "\n"))
     }
