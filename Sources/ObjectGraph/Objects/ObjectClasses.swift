@@ -73,15 +73,22 @@ public enum ObjectClasses {
     }
 
     /// Stops the program when `type` was generated with slot indexes that `entity`'s layout does
-    /// not have. The generated slots must come first, in order; more may follow them.
+    /// not have.
     private static func checkSlots(of type: ManagedObject.Type, against entity: EntityDescription) {
         guard let generated = generatedSlotNames.withLock({ $0[ObjectIdentifier(type)] }) else { return }
+        if let mismatch = slotMismatch(of: type, generatedWith: generated, against: entity) { preconditionFailure(mismatch) }
+    }
+
+    /// What is wrong with using `type`, generated with the slot names `generated`, for objects of
+    /// `entity`: nil when the generated slots come first in the entity's layout, in order (more
+    /// may follow them), else the first slot that differs.
+    static func slotMismatch(of type: ManagedObject.Type, generatedWith generated: [String],
+                             against entity: EntityDescription) -> String? {
         let actual = entity.layout.properties.map(\.name)
-        for (slot, name) in generated.enumerated() where slot >= actual.count || actual[slot] != name {
-            let found = slot < actual.count ? "\"\(actual[slot])\"" : "no property"
-            preconditionFailure("class \(type) was generated from another version of entity \(entity.name): "
-                + "slot \(slot) is \"\(name)\" in the generated code but \(found) in the model; regenerate the classes")
-        }
+        guard let slot = generated.indices.first(where: { $0 >= actual.count || actual[$0] != generated[$0] }) else { return nil }
+        let found = slot < actual.count ? "\"\(actual[slot])\"" : "no property"
+        return "class \(type) was generated from another version of entity \(entity.name): slot \(slot) is "
+            + "\"\(generated[slot])\" in the generated code but \(found) in the model; regenerate the classes"
     }
 
     /// A new, uninserted object of `entity`'s class.
