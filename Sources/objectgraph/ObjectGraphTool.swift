@@ -9,11 +9,11 @@ import ObjectGraph
 struct ObjectGraphTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "objectgraph",
-        abstract: "Developer tool for ObjectGraph models, predicates and stores.",
+        abstract: "Developer tool for ObjectGraph models, predicates, stores and generated classes.",
         discussion: """
             Exit codes: 0 success; 1 the input was read but is invalid (a model error, a \
             predicate error); 64 usage error; 66 a file, folder or model version was not found, \
-            or PATH is not a model.
+            or PATH is not a model; 73 an output file could not be written.
             """,
         subcommands: [ModelCommand.self, PredicateCommand.self, CodegenCommand.self]
     )

@@ -267,13 +267,16 @@ final class CodegenCommandTests: XCTestCase {
     /// Type-checks `files` as one module that imports the built ObjectGraph, and fails on any
     /// error or warning.
     private func assertTypeChecks(_ files: [URL], file: StaticString = #filePath, line: UInt = #line) throws {
+        let env = URL(fileURLWithPath: "/usr/bin/env")
+        let cflags = try run(env, ["pkg-config", "--cflags", "sqlite3", "libxml-2.0"], scratch: temporaryDirectory)
+        XCTAssertEqual(cflags.status, 0, cflags.stderr, file: file, line: line)
         let sources = repositoryRoot.appendingPathComponent("Sources")
+        let moduleMaps = ["CSQLite", "CLibXML2"].map { "-fmodule-map-file=\(sources.appendingPathComponent("\($0)/module.modulemap").path)" }
+        let clangFlags = moduleMaps + cflags.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
         let arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-parse-as-library",
-                         "-I", productsDirectory.appendingPathComponent("Modules").path,
-                         "-Xcc", "-fmodule-map-file=\(sources.appendingPathComponent("CSQLite/module.modulemap").path)",
-                         "-Xcc", "-fmodule-map-file=\(sources.appendingPathComponent("CLibXML2/module.modulemap").path)"]
-            + files.map(\.path)
-        let result = try run(URL(fileURLWithPath: "/usr/bin/env"), arguments, scratch: temporaryDirectory)
+                         "-I", productsDirectory.appendingPathComponent("Modules").path]
+            + clangFlags.flatMap { ["-Xcc", $0] } + files.map(\.path)
+        let result = try run(env, arguments, scratch: temporaryDirectory)
         XCTAssertEqual(result.status, 0, result.stderr, file: file, line: line)
         XCTAssertFalse(result.stderr.contains("warning:"), result.stderr, file: file, line: line)
     }
