@@ -50,7 +50,7 @@ let package = Package(
             name: "GeneratedModelFixture",
             dependencies: ["ObjectGraph"],
             path: "Tests/GeneratedModelFixture",
-            resources: [.copy("Projects.xcdatamodeld")],
+            resources: [.copy("Gardening.xcdatamodeld")],
             plugins: ["ObjectGraphCodegen"]
         ),
         .testTarget(

@@ -11,8 +11,8 @@ final class GeneratedModelTests: XCTestCase {
     private var context: ManagedObjectContext!
 
     override func setUpWithError() throws {
-        ProjectsClasses.register()
-        coordinator = PersistentStoreCoordinator(managedObjectModel: try ProjectsModel.load())
+        GardeningClasses.register()
+        coordinator = PersistentStoreCoordinator(managedObjectModel: try GardeningModel.load())
         try coordinator.addPersistentStore(type: .inMemory)
         context = newContext()
     }
@@ -20,26 +20,26 @@ final class GeneratedModelTests: XCTestCase {
     // MARK: Classes
 
     func testObjectsInsertedByEntityNameAreOfTheGeneratedClass() {
-        XCTAssertTrue(type(of: context.insertNewObject(forEntityName: "Person")) == Person.self)
-        XCTAssertTrue(type(of: context.insertNewObject(forEntityName: "Todo")) == Todo.self)
-        XCTAssertTrue(type(of: context.insertNewObject(forEntityName: "Project")) == Project.self)
+        XCTAssertTrue(type(of: context.insertNewObject(forEntityName: "Gardener")) == Gardener.self)
+        XCTAssertTrue(type(of: context.insertNewObject(forEntityName: "Chore")) == Chore.self)
+        XCTAssertTrue(type(of: context.insertNewObject(forEntityName: "Garden")) == Garden.self)
     }
 
     func testEntityWithoutAClassUsesManagedObject() {
-        XCTAssertTrue(type(of: context.insertNewObject(forEntityName: "Note")) == ManagedObject.self)
+        XCTAssertTrue(type(of: context.insertNewObject(forEntityName: "Memo")) == ManagedObject.self)
     }
 
     func testInitWithContextInsertsAnObjectOfTheClassEntity() {
-        let todo = Todo(context: context)
-        XCTAssertEqual(todo.entity.name, "Todo")
-        XCTAssertTrue(todo.isInserted)
-        XCTAssertEqual(Todo.entityName, "Todo")
+        let chore = Chore(context: context)
+        XCTAssertEqual(chore.entity.name, "Chore")
+        XCTAssertTrue(chore.isInserted)
+        XCTAssertEqual(Chore.entityName, "Chore")
     }
 
     func testRegistrationListsEachClassWithTheSlotNamesOfItsEntity() throws {
-        let model = try ProjectsModel.load()
-        let registered = Dictionary(uniqueKeysWithValues: ProjectsClasses.all.map { ($0.type.entityName, $0.slotNames) })
-        XCTAssertEqual(Set(registered.keys), ["Record", "Person", "Project", "Todo"])
+        let model = try GardeningModel.load()
+        let registered = Dictionary(uniqueKeysWithValues: GardeningClasses.all.map { ($0.type.entityName, $0.slotNames) })
+        XCTAssertEqual(Set(registered.keys), ["Plan", "Gardener", "Garden", "Chore"])
         for (entity, names) in registered {
             XCTAssertEqual(names, model.entitiesByName[entity]?.properties.map(\.name), entity)
         }
@@ -48,202 +48,202 @@ final class GeneratedModelTests: XCTestCase {
     // MARK: Attributes
 
     func testScalarAttributesAreNonOptionalWithTheirDefaults() {
-        let person = Person(context: context)
-        let todo = Todo(context: context)
-        XCTAssertEqual(person.age, 0)
-        XCTAssertTrue(person.isActive)
-        XCTAssertEqual(todo.priority, 1)
-        XCTAssertFalse(todo.done)
-        XCTAssertEqual(todo.estimate, 0)
+        let gardener = Gardener(context: context)
+        let chore = Chore(context: context)
+        XCTAssertEqual(gardener.age, 0)
+        XCTAssertTrue(gardener.isActive)
+        XCTAssertEqual(chore.priority, 1)
+        XCTAssertFalse(chore.done)
+        XCTAssertEqual(chore.estimate, 0)
     }
 
     func testScalarAttributesWriteTheirSlots() {
-        let person = Person(context: context)
-        person.age = 42
-        person.isActive = false
-        let todo = Todo(context: context)
-        todo.priority = 3
-        todo.estimate = 1.5
-        todo.done = true
-        XCTAssertEqual(person.value(forKey: "age") as? Int16, 42)
-        XCTAssertEqual(person.value(forKey: "isActive") as? Bool, false)
-        XCTAssertEqual(todo.value(forKey: "priority") as? Int32, 3)
-        XCTAssertEqual(todo.value(forKey: "estimate") as? Float, 1.5)
-        XCTAssertEqual(todo.done, true)
+        let gardener = Gardener(context: context)
+        gardener.age = 42
+        gardener.isActive = false
+        let chore = Chore(context: context)
+        chore.priority = 3
+        chore.estimate = 1.5
+        chore.done = true
+        XCTAssertEqual(gardener.value(forKey: "age") as? Int16, 42)
+        XCTAssertEqual(gardener.value(forKey: "isActive") as? Bool, false)
+        XCTAssertEqual(chore.value(forKey: "priority") as? Int32, 3)
+        XCTAssertEqual(chore.value(forKey: "estimate") as? Float, 1.5)
+        XCTAssertEqual(chore.done, true)
     }
 
     func testObjectAttributesAreOptionalsOfTheirSwiftType() {
-        let person = Person(context: context)
-        XCTAssertNil(person.name)
-        XCTAssertNil(person.height)
-        person.name = "Ann"
-        person.height = 1.72
-        person.homepage = URL(string: "https://example.org/ann")
-        person.photo = Data([1, 2, 3])
-        person.balance = Decimal(string: "12.50")
-        XCTAssertEqual(person.value(forKey: "name") as? String, "Ann")
-        XCTAssertEqual(person.height, 1.72)
-        XCTAssertEqual(person.homepage?.host, "example.org")
-        XCTAssertEqual(person.photo, Data([1, 2, 3]))
-        XCTAssertEqual(person.balance, Decimal(string: "12.5"))
-        person.height = nil
-        XCTAssertNil(person.value(forKey: "height"))
+        let gardener = Gardener(context: context)
+        XCTAssertNil(gardener.name)
+        XCTAssertNil(gardener.height)
+        gardener.name = "Ann"
+        gardener.height = 1.72
+        gardener.homepage = URL(string: "https://example.org/ann")
+        gardener.photo = Data([1, 2, 3])
+        gardener.balance = Decimal(string: "12.50")
+        XCTAssertEqual(gardener.value(forKey: "name") as? String, "Ann")
+        XCTAssertEqual(gardener.height, 1.72)
+        XCTAssertEqual(gardener.homepage?.host, "example.org")
+        XCTAssertEqual(gardener.photo, Data([1, 2, 3]))
+        XCTAssertEqual(gardener.balance, Decimal(string: "12.5"))
+        gardener.height = nil
+        XCTAssertNil(gardener.value(forKey: "height"))
     }
 
     func testInheritedAttributesComeFromTheParentClass() {
-        let todo = Todo(context: context)
-        XCTAssertEqual(todo.title, "Untitled")
-        todo.title = "Write tests"
-        let record: Record = todo
-        XCTAssertEqual(record.title, "Write tests")
+        let chore = Chore(context: context)
+        XCTAssertEqual(chore.title, "Untitled")
+        chore.title = "Write tests"
+        let plan: Plan = chore
+        XCTAssertEqual(plan.title, "Write tests")
     }
 
     func testTransformableAttributeTakesItsSwiftCustomClass() {
-        let person = Person(context: context)
-        person.nicknames = ["Annie", "A."]
-        XCTAssertEqual(person.nicknames, ["Annie", "A."])
-        XCTAssertEqual(person.value(forKey: "nicknames") as? [String], ["Annie", "A."])
-        XCTAssertNil(person.location)
+        let gardener = Gardener(context: context)
+        gardener.nicknames = ["Annie", "A."]
+        XCTAssertEqual(gardener.nicknames, ["Annie", "A."])
+        XCTAssertEqual(gardener.value(forKey: "nicknames") as? [String], ["Annie", "A."])
+        XCTAssertNil(gardener.location)
     }
 
     // MARK: Relationships
 
     func testToOneSetterKeepsTheInverse() {
-        let ann = person("Ann")
-        let todo = Todo(context: context)
-        todo.owner = ann
-        XCTAssertEqual(ann.todos, [todo])
-        todo.owner = nil
-        XCTAssertEqual(ann.todos, [])
+        let ann = gardener("Ann")
+        let chore = Chore(context: context)
+        chore.owner = ann
+        XCTAssertEqual(ann.chores, [chore])
+        chore.owner = nil
+        XCTAssertEqual(ann.chores, [])
     }
 
     func testSelfRelationshipIsTypedOnBothSides() {
-        let boss = person("Bob")
-        let ann = person("Ann")
-        ann.manager = boss
-        XCTAssertEqual(boss.reports, [ann])
-        XCTAssertTrue(ann.manager === boss)
+        let boss = gardener("Bob")
+        let ann = gardener("Ann")
+        ann.mentor = boss
+        XCTAssertEqual(boss.apprentices, [ann])
+        XCTAssertTrue(ann.mentor === boss)
     }
 
     func testOrderedToManyHelpersKeepTheOrderAndTheInverse() {
-        let ann = person("Ann")
-        let first = todo("First"), second = todo("Second"), third = todo("Third")
-        ann.addToTodos(first)
-        ann.addToTodos(third)
-        ann.insertIntoTodos(second, at: 1)
-        XCTAssertEqual(ann.todos.elements, [first, second, third])
+        let ann = gardener("Ann")
+        let first = chore("First"), second = chore("Second"), third = chore("Third")
+        ann.addToChores(first)
+        ann.addToChores(third)
+        ann.insertIntoChores(second, at: 1)
+        XCTAssertEqual(ann.chores.elements, [first, second, third])
         XCTAssertTrue(second.owner === ann)
-        ann.removeFromTodos(at: 0)
-        XCTAssertEqual(ann.todos.elements, [second, third])
+        ann.removeFromChores(at: 0)
+        XCTAssertEqual(ann.chores.elements, [second, third])
         XCTAssertNil(first.owner)
-        ann.removeFromTodos(third)
-        XCTAssertEqual(ann.todos.elements, [second])
+        ann.removeFromChores(third)
+        XCTAssertEqual(ann.chores.elements, [second])
         XCTAssertNil(third.owner)
     }
 
     func testOrderedToManySetterReplacesInTheGivenOrder() {
-        let ann = person("Ann")
-        let first = todo("First"), second = todo("Second")
-        ann.todos = [second, first]
-        XCTAssertEqual(ann.todos.elements, [second, first])
+        let ann = gardener("Ann")
+        let first = chore("First"), second = chore("Second")
+        ann.chores = [second, first]
+        XCTAssertEqual(ann.chores.elements, [second, first])
         XCTAssertTrue(first.owner === ann)
-        ann.todos = [first]
+        ann.chores = [first]
         XCTAssertNil(second.owner)
     }
 
     func testManyToManyHelpersKeepBothSides() {
-        let ann = person("Ann"), bob = person("Bob")
-        let launch = Project(context: context), audit = Project(context: context)
-        ann.addToProjects([launch, audit])
-        launch.addToMembers(bob)
-        XCTAssertEqual(ann.projects, [launch, audit])
-        XCTAssertEqual(launch.members, [ann, bob])
-        ann.removeFromProjects([launch])
-        XCTAssertEqual(launch.members, [bob])
-        XCTAssertEqual(audit.members, [ann])
+        let ann = gardener("Ann"), bob = gardener("Bob")
+        let launch = Garden(context: context), audit = Garden(context: context)
+        ann.addToGardens([launch, audit])
+        launch.addToGardeners(bob)
+        XCTAssertEqual(ann.gardens, [launch, audit])
+        XCTAssertEqual(launch.gardeners, [ann, bob])
+        ann.removeFromGardens([launch])
+        XCTAssertEqual(launch.gardeners, [bob])
+        XCTAssertEqual(audit.gardeners, [ann])
     }
 
     func testUnorderedToManySetterKeepsInverses() {
-        let launch = Project(context: context)
-        let write = todo("Write"), ship = todo("Ship")
-        launch.todos = [write, ship]
-        XCTAssertTrue(write.project === launch)
-        launch.todos = [ship]
-        XCTAssertNil(write.project)
-        XCTAssertTrue(ship.project === launch)
+        let launch = Garden(context: context)
+        let write = chore("Write"), ship = chore("Ship")
+        launch.chores = [write, ship]
+        XCTAssertTrue(write.garden === launch)
+        launch.chores = [ship]
+        XCTAssertNil(write.garden)
+        XCTAssertTrue(ship.garden === launch)
     }
 
     func testRelationshipToAnEntityWithoutAClassHoldsManagedObjects() {
-        let ann = person("Ann")
-        let note = context.insertNewObject(forEntityName: "Note")
-        ann.addToNotes(note)
-        XCTAssertTrue(note.value(forKey: "person") as? Person === ann)
-        XCTAssertEqual(ann.notes, [note])
+        let ann = gardener("Ann")
+        let memo = context.insertNewObject(forEntityName: "Memo")
+        ann.addToMemos(memo)
+        XCTAssertTrue(memo.value(forKey: "gardener") as? Gardener === ann)
+        XCTAssertEqual(ann.memos, [memo])
     }
 
     // MARK: Hand-written code
 
     func testHandWrittenClassOverridesHooks() {
-        let project = Project(context: context)
-        XCTAssertNotNil(project.created)
-        XCTAssertNotNil(project.uuid)
-        project.budget = 10_000
-        XCTAssertEqual(project.value(forKey: "budget") as? Int64, 10_000)
+        let garden = Garden(context: context)
+        XCTAssertNotNil(garden.created)
+        XCTAssertNotNil(garden.uuid)
+        garden.budget = 10_000
+        XCTAssertEqual(garden.value(forKey: "budget") as? Int64, 10_000)
     }
 
     func testHandWrittenExtensionUsesTheTypedAccessors() {
-        let ann = person("Ann")
-        ann.manager = person("Bob")
-        let done = todo("Done"), open = todo("Open")
+        let ann = gardener("Ann")
+        ann.mentor = gardener("Bob")
+        let done = chore("Done"), open = chore("Open")
         done.done = true
-        ann.todos = [done, open]
-        XCTAssertEqual(ann.openTodos, [open])
-        XCTAssertEqual(ann.nameWithManager, "Ann (Bob)")
+        ann.chores = [done, open]
+        XCTAssertEqual(ann.openChores, [open])
+        XCTAssertEqual(ann.nameWithMentor, "Ann (Bob)")
     }
 
     // MARK: Fetching
 
     func testFetchRequestIsTypedByTheClassAndNamesItsEntity() {
-        let request = Todo.fetchRequest()
-        XCTAssertEqual(request.entityName, "Todo")
-        XCTAssertTrue(type(of: request) == FetchRequest<Todo>.self)
-        XCTAssertEqual(Project.fetchRequest().entityName, "Project")
+        let request = Chore.fetchRequest()
+        XCTAssertEqual(request.entityName, "Chore")
+        XCTAssertTrue(type(of: request) == FetchRequest<Chore>.self)
+        XCTAssertEqual(Garden.fetchRequest().entityName, "Garden")
     }
 
     func testTypedFetchReturnsObjectsOfTheClass() throws {
-        for name in ["Cid", "Ann", "Bob"] { person(name) }
-        var request = Person.fetchRequest()
+        for name in ["Cid", "Ann", "Bob"] { gardener(name) }
+        var request = Gardener.fetchRequest()
         request.predicate = try Predicate(format: "name != %@", "Bob")
         request.sortDescriptors = [SortDescriptor(key: "name")]
-        let people: [Person] = try context.fetch(request)
+        let people: [Gardener] = try context.fetch(request)
         XCTAssertEqual(people.map(\.name), ["Ann", "Cid"])
     }
 
     func testParentFetchReturnsSubEntitiesAsTheirClasses() throws {
-        todo("Write")
-        _ = Project(context: context)
-        let records = try context.fetch(Record.fetchRequest())
-        XCTAssertEqual(Set(records.map { String(describing: type(of: $0)) }), ["Todo", "Project"])
+        chore("Write")
+        _ = Garden(context: context)
+        let plans = try context.fetch(Plan.fetchRequest())
+        XCTAssertEqual(Set(plans.map { String(describing: type(of: $0)) }), ["Chore", "Garden"])
     }
 
     func testObjectsFetchedFromTheStoreAreFaultsOfTheGeneratedClass() throws {
-        let ann = person("Ann")
+        let ann = gardener("Ann")
         ann.age = 30
         ann.nicknames = ["Annie"]
-        ann.todos = [todo("First"), todo("Second")]
+        ann.chores = [chore("First"), chore("Second")]
         try context.save()
 
         let other = newContext()
-        var request = Person.fetchRequest()
+        var request = Gardener.fetchRequest()
         request.returnsObjectsAsFaults = true
         request.includesPendingChanges = false
         let fetched = try XCTUnwrap(other.fetch(request).first)
         XCTAssertTrue(fetched.isFault)
-        XCTAssertTrue(type(of: fetched) == Person.self)
+        XCTAssertTrue(type(of: fetched) == Gardener.self)
         XCTAssertEqual(fetched.age, 30)
         XCTAssertEqual(fetched.nicknames, ["Annie"])
-        XCTAssertEqual(fetched.todos.map(\.title), ["First", "Second"])
-        XCTAssertTrue(fetched.todos.allSatisfy { $0.owner === fetched })
+        XCTAssertEqual(fetched.chores.map(\.title), ["First", "Second"])
+        XCTAssertTrue(fetched.chores.allSatisfy { $0.owner === fetched })
     }
 
     // MARK: Helpers
@@ -255,16 +255,16 @@ final class GeneratedModelTests: XCTestCase {
     }
 
     @discardableResult
-    private func person(_ name: String) -> Person {
-        let person = Person(context: context)
-        person.name = name
-        return person
+    private func gardener(_ name: String) -> Gardener {
+        let gardener = Gardener(context: context)
+        gardener.name = name
+        return gardener
     }
 
     @discardableResult
-    private func todo(_ title: String) -> Todo {
-        let todo = Todo(context: context)
-        todo.title = title
-        return todo
+    private func chore(_ title: String) -> Chore {
+        let chore = Chore(context: context)
+        chore.title = title
+        return chore
     }
 }

@@ -139,6 +139,26 @@ final class CodegenCommandTests: XCTestCase {
             "public var notes: Set<ManagedObject> {\n        get { Set(objects(atSlot: AuthorSlots.notes)) }"))
     }
 
+    func testPropertiesOfAnAncestorWithoutAClassGoToTheSubclass() throws {
+        let model = try writeModel("Chain", entities: """
+            <entity name="Base" representedClassName="Base">
+                <attribute name="base" optional="YES" attributeType="String"/>
+            </entity>
+            <entity name="Middle" parentEntity="Base">
+                <attribute name="middle" optional="YES" attributeType="String"/>
+            </entity>
+            <entity name="Leaf" representedClassName="Leaf" parentEntity="Middle">
+                <attribute name="leaf" optional="YES" attributeType="String"/>
+            </entity>
+            """, in: temporaryDirectory)
+        let output = temporaryDirectory.appendingPathComponent("Generated")
+        XCTAssertEqual(try objectgraph("codegen", model.path, "--output", output.path).status, 0)
+        let leaf = try String(contentsOf: output.appendingPathComponent("Leaf+CoreDataProperties.swift"), encoding: .utf8)
+        XCTAssertTrue(leaf.contains("enum LeafSlots {\n    static let middle = 1\n    static let leaf = 2\n}"), leaf)
+        XCTAssertFalse(leaf.contains("var base"))
+        try assertTypeChecks(try FileManager.default.contentsOfDirectory(atPath: output.path).map { output.appendingPathComponent($0) })
+    }
+
     func testFollowModelLeavesCategoryClassesToTheUser() throws {
         let model = try writeModel("Modes", entities: """
             <entity name="Generated" representedClassName="Generated" codeGenerationType="class"/>

@@ -104,7 +104,7 @@ public struct CodeGenerator {
     /// already uses them, as `Entity.property: ...` messages. Empty when the code will compile.
     public var problems: [String] {
         classEntities.flatMap { entity in
-            entity.declaredProperties.filter { Self.reservedNames.contains($0.name) }.map {
+            accessorProperties(of: entity).filter { Accessor.hasAccessor($0) && Self.reservedNames.contains($0.name) }.map {
                 "\(entity.name).\($0.name): ManagedObject already has a member named \"\($0.name)\"; rename the property"
             }
         }
@@ -133,6 +133,13 @@ public struct CodeGenerator {
         let name = declared.split(separator: ".").last.map(String.init) ?? ""
         guard !name.isEmpty, name != "NSManagedObject", name != "ManagedObject" else { return nil }
         return name
+    }
+
+    /// The properties the entity's class has accessors for: those the entity declares, after
+    /// those of its ancestors that have no class, up to the one whose class it subclasses.
+    func accessorProperties(of entity: EntityDescription) -> [PropertyDescription] {
+        let classless = entity.ancestors.prefix { className(of: $0) == nil }
+        return classless.reversed().flatMap(\.declaredProperties) + entity.declaredProperties
     }
 
     /// The class of the entity's closest ancestor that has one, or ManagedObject.
@@ -188,13 +195,13 @@ public struct CodeGenerator {
             """
     }
 
-    /// The extension holding the accessors of the properties the entity declares (inherited ones
+    /// The extension holding the accessors of ``accessorProperties(of:)`` (other inherited ones
     /// come from the parent class's extension).
     func propertiesExtension(_ entity: EntityDescription) -> String {
         let name = className(of: entity)!
         let layout = entity.layout
         var members: [String] = []
-        for property in entity.declaredProperties where layout.properties.contains(where: { $0 === property }) {
+        for property in accessorProperties(of: entity) where layout.properties.contains(where: { $0 === property }) {
             let accessor = Accessor(property: property, slot: "\(slotsName(entity)).\(Self.identifier(property.name))",
                                     generator: self)
             members.append(contentsOf: accessor.declarations)
@@ -206,11 +213,11 @@ public struct CodeGenerator {
     /// The name of the enum of the entity's slot indexes (`PersonSlots`).
     func slotsName(_ entity: EntityDescription) -> String { className(of: entity)! + "Slots" }
 
-    /// `enum PersonSlots { static let name = 0 ... }`: the slots of the declared properties;
-    /// empty when the entity declares none.
+    /// `enum PersonSlots { static let name = 0 ... }`: the slots of ``accessorProperties(of:)``;
+    /// empty when there are none.
     func slotsEnum(_ entity: EntityDescription) -> String {
         let layout = entity.layout
-        let lines = entity.declaredProperties.compactMap { property -> String? in
+        let lines = accessorProperties(of: entity).compactMap { property -> String? in
             guard Accessor.hasAccessor(property),
                   let slot = layout.properties.firstIndex(where: { $0 === property }) else { return nil }
             return "    static let \(Self.identifier(property.name)) = \(slot)"

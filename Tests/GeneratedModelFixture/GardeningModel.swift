@@ -3,11 +3,11 @@
 import Foundation
 import ObjectGraph
 
-/// The Projects model of the fixture.
-public enum ProjectsModel {
+/// The Gardening model of the fixture.
+public enum GardeningModel {
     /// The model bundle among the target's resources.
     public static var url: URL {
-        Bundle.module.url(forResource: "Projects", withExtension: "xcdatamodeld")!
+        Bundle.module.url(forResource: "Gardening", withExtension: "xcdatamodeld")!
     }
 
     /// Reads the model's current version.
