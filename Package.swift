@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
+        .plugin(name: "ObjectGraphCodegen", targets: ["ObjectGraphCodegen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,6 +34,28 @@ let package = Package(
                 "ObjectGraph",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // The tool the ObjectGraphCodegen plugin runs: typed classes from a target's model files.
+        .executableTarget(
+            name: "objectgraph-codegen",
+            dependencies: ["ObjectGraph"]
+        ),
+        .plugin(
+            name: "ObjectGraphCodegen",
+            capability: .buildTool(),
+            dependencies: ["objectgraph-codegen"]
+        ),
+        // A library whose classes the plugin generates at build time, tested by GeneratedModelTests.
+        .target(
+            name: "GeneratedModelFixture",
+            dependencies: ["ObjectGraph"],
+            path: "Tests/GeneratedModelFixture",
+            resources: [.copy("Gardening.xcdatamodeld")],
+            plugins: ["ObjectGraphCodegen"]
+        ),
+        .testTarget(
+            name: "GeneratedModelTests",
+            dependencies: ["GeneratedModelFixture", "ObjectGraph"]
         ),
         .testTarget(
             name: "ObjectGraphTests",

@@ -361,27 +361,13 @@ final class ModelCommandTests: XCTestCase {
         XCTAssertEqual(graph.status, 0, graph.stderr)
         let input = temporaryDirectory.appendingPathComponent("model.dot")
         try Data(graph.stdout.utf8).write(to: input)
-        let rendered = try run(URL(fileURLWithPath: dot), ["-Tsvg", input.path])
+        let rendered = try run(URL(fileURLWithPath: dot), ["-Tsvg", input.path], scratch: temporaryDirectory)
         XCTAssertEqual(rendered.status, 0, rendered.stderr)
         XCTAssertEqual(rendered.stderr, "")
         XCTAssertTrue(rendered.stdout.contains("<svg"))
     }
 
     // MARK: Helpers
-
-    /// What a run of a program printed and how it exited.
-    private struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        /// Standard output split into lines, without the final newline.
-        var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
-    }
-
-    /// The repository's root: `Tests/objectgraphTests/<this file>` is three levels below it.
-    private var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
 
     /// The shared corpus of Xcode models, beside the repository.
     private var corpusDirectory: URL {
@@ -394,60 +380,21 @@ final class ModelCommandTests: XCTestCase {
     }
 
     /// The built `objectgraph`, beside the test bundle in the products directory.
-    private var executable: URL {
-        let bundle = Bundle(for: Self.self).bundleURL
-        let products = bundle.pathExtension == "xctest" ? bundle.deletingLastPathComponent() : bundle
-        return products.appendingPathComponent("objectgraph")
-    }
+    private var executable: URL { productsDirectory.appendingPathComponent("objectgraph") }
 
     /// Runs `objectgraph` with `arguments`.
-    private func objectgraph(_ arguments: String...) throws -> Run {
+    private func objectgraph(_ arguments: String...) throws -> ProgramRun {
         try objectgraph(arguments)
     }
 
     /// Runs `objectgraph` with `arguments`.
-    private func objectgraph(_ arguments: [String]) throws -> Run {
-        try run(executable, arguments)
-    }
-
-    /// Runs `program` to completion; its output goes through files so a large output cannot
-    /// fill a pipe and block it.
-    private func run(_ program: URL, _ arguments: [String]) throws -> Run {
-        let outputURL = temporaryDirectory.appendingPathComponent("stdout-\(UUID().uuidString)")
-        let errorURL = temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
-        try Data().write(to: outputURL)
-        try Data().write(to: errorURL)
-        let output = try FileHandle(forWritingTo: outputURL)
-        let error = try FileHandle(forWritingTo: errorURL)
-        defer {
-            try? output.close()
-            try? error.close()
-        }
-        let process = Process()
-        process.executableURL = program
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus,
-                   stdout: try String(contentsOf: outputURL, encoding: .utf8),
-                   stderr: try String(contentsOf: errorURL, encoding: .utf8))
+    private func objectgraph(_ arguments: [String]) throws -> ProgramRun {
+        try run(executable, arguments, scratch: temporaryDirectory)
     }
 
     /// Writes `<name>.xcdatamodel/contents` holding `entities`, whose first line is line 3.
     private func writeModel(_ name: String, entities: String) throws -> URL {
-        let model = temporaryDirectory.appendingPathComponent("\(name).xcdatamodel")
-        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-        let xml = """
-            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="v1">
-            \(entities)
-            </model>
-
-            """
-        try Data(xml.utf8).write(to: model.appendingPathComponent("contents"))
-        return model
+        try writeModel(name, entities: entities, in: temporaryDirectory)
     }
 
     /// A valid model using every part `describe` and `graph` show: an abstract parent with a

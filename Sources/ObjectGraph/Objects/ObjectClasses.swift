@@ -1,12 +1,29 @@
 // Which Swift class represents each entity's objects. Generated classes register themselves
 // (each model's generated code has one `register()` call); a class named with its module
 // (`PIM.Person`) is also found by the Swift runtime. Entities without a class use ManagedObject.
+// A generated class's slot indexes are checked against the entity it is first resolved for.
 import Synchronization
 
 /// The registry of managed object classes, by entity.
 public enum ObjectClasses {
     private static let byName = Mutex<[String: ManagedObject.Type]>([:])
     private static let byEntity = Mutex<[ObjectIdentifier: ManagedObject.Type]>([:])
+    private static let generatedSlotNames = Mutex<[ObjectIdentifier: [String]]>([:])
+
+    /// A class generated from a model (see ``CodeGenerator``), with the names of its entity's
+    /// properties in slot order when it was generated: its accessors use those slot indexes.
+    public struct GeneratedClass: Sendable {
+        /// The class.
+        public let type: ManagedObject.Type
+        /// The property names of the entity's layout, in slot order, at generation time.
+        public let slotNames: [String]
+
+        /// A generated class and the slot names its accessors were generated for.
+        public init(_ type: ManagedObject.Type, slotNames: [String]) {
+            self.type = type
+            self.slotNames = slotNames
+        }
+    }
 
     /// Registers `type` for the entity named by its ``ManagedObject/entityName`` (and for models
     /// whose `representedClassName` is the class's name).
@@ -25,10 +42,21 @@ public enum ObjectClasses {
         byEntity.withLock { $0.removeAll() }
     }
 
+    /// Registers generated classes (what `<Model>Classes.register()` calls). When one is first
+    /// resolved for an entity, its slot names are checked against the entity's layout: a class
+    /// generated from another version of the model stops the program at the first mismatch.
+    public static func register(_ classes: [GeneratedClass]) {
+        generatedSlotNames.withLock { names in
+            for generated in classes { names[ObjectIdentifier(generated.type)] = generated.slotNames }
+        }
+        register(classes.map(\.type))
+    }
+
     /// The class that represents objects of `entity`.
     public static func managedObjectClass(for entity: EntityDescription) -> ManagedObject.Type {
         if let known = byEntity.withLock({ $0[ObjectIdentifier(entity)] }) { return known }
         let resolved = resolve(entity)
+        checkSlots(of: resolved, against: entity)
         byEntity.withLock { $0[ObjectIdentifier(entity)] = resolved }
         return resolved
     }
@@ -42,6 +70,25 @@ public enum ObjectClasses {
             if let type = _typeByName(qualified) as? ManagedObject.Type { return type }
         }
         return registered[entity.name] ?? ManagedObject.self
+    }
+
+    /// Stops the program when `type` was generated with slot indexes that `entity`'s layout does
+    /// not have.
+    private static func checkSlots(of type: ManagedObject.Type, against entity: EntityDescription) {
+        guard let generated = generatedSlotNames.withLock({ $0[ObjectIdentifier(type)] }) else { return }
+        if let mismatch = slotMismatch(of: type, generatedWith: generated, against: entity) { preconditionFailure(mismatch) }
+    }
+
+    /// What is wrong with using `type`, generated with the slot names `generated`, for objects of
+    /// `entity`: nil when the generated slots come first in the entity's layout, in order (more
+    /// may follow them), else the first slot that differs.
+    static func slotMismatch(of type: ManagedObject.Type, generatedWith generated: [String],
+                             against entity: EntityDescription) -> String? {
+        let actual = entity.layout.properties.map(\.name)
+        guard let slot = generated.indices.first(where: { $0 >= actual.count || actual[$0] != generated[$0] }) else { return nil }
+        let found = slot < actual.count ? "\"\(actual[slot])\"" : "no property"
+        return "class \(type) was generated from another version of entity \(entity.name): slot \(slot) is "
+            + "\"\(generated[slot])\" in the generated code but \(found) in the model; regenerate the classes"
     }
 
     /// A new, uninserted object of `entity`'s class.
