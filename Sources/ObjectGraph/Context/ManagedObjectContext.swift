@@ -129,8 +129,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func entity(forClass type: ManagedObject.Type) -> EntityDescription? {
         guard let model = persistentStoreCoordinator?.managedObjectModel else { return nil }
         let name = type.entityName
-        if let entity = model.entitiesByName[name] { return entity }
-        return model.entities.first { ($0.managedObjectClassName.map(Self.bareClassName)) == name }
+        let entity = model.entitiesByName[name] ?? model.entities.first { ($0.managedObjectClassName.map(Self.bareClassName)) == name }
+        if let entity { ObjectClasses.checkSlots(of: type, against: entity) }
+        return entity
     }
 
     static func bareClassName(_ name: String) -> String {

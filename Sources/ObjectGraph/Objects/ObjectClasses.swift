@@ -1,12 +1,13 @@
 // Which Swift class represents each entity's objects. Generated classes register themselves
 // (each model's generated code has one `register()` call); a class named with its module
 // (`PIM.Person`) is also found by the Swift runtime. Entities without a class use ManagedObject.
-// A generated class's slot indexes are checked against the entity it is first resolved for.
+// Several models may have classes of the same name (two models' `Person`): a generated class is
+// used only for an entity whose layout matches the slots it was generated with.
 import Synchronization
 
 /// The registry of managed object classes, by entity.
 public enum ObjectClasses {
-    private static let byName = Mutex<[String: ManagedObject.Type]>([:])
+    private static let byName = Mutex<[String: [ManagedObject.Type]]>([:])
     private static let byEntity = Mutex<[ObjectIdentifier: ManagedObject.Type]>([:])
     private static let generatedSlotNames = Mutex<[ObjectIdentifier: [String]]>([:])
 
@@ -35,16 +36,19 @@ public enum ObjectClasses {
     public static func register(_ types: [ManagedObject.Type]) {
         byName.withLock { names in
             for type in types {
-                names[type.entityName] = type
-                names[String(describing: type)] = type
+                for name in Set([type.entityName, String(describing: type)]) {
+                    names[name, default: []].removeAll { $0 == type }
+                    names[name, default: []].insert(type, at: 0)
+                }
             }
         }
         byEntity.withLock { $0.removeAll() }
     }
 
-    /// Registers generated classes (what `<Model>Classes.register()` calls). When one is first
-    /// resolved for an entity, its slot names are checked against the entity's layout: a class
-    /// generated from another version of the model stops the program at the first mismatch.
+    /// Registers generated classes (what `<Model>Classes.register()` calls). A generated class
+    /// represents an entity only if the entity's layout has the slots it was generated with;
+    /// using it explicitly for an entity that does not (`Person(context:)` with a model of
+    /// another version) stops the program naming the first mismatching slot.
     public static func register(_ classes: [GeneratedClass]) {
         generatedSlotNames.withLock { names in
             for generated in classes { names[ObjectIdentifier(generated.type)] = generated.slotNames }
@@ -56,27 +60,35 @@ public enum ObjectClasses {
     public static func managedObjectClass(for entity: EntityDescription) -> ManagedObject.Type {
         if let known = byEntity.withLock({ $0[ObjectIdentifier(entity)] }) { return known }
         let resolved = resolve(entity)
-        checkSlots(of: resolved, against: entity)
         byEntity.withLock { $0[ObjectIdentifier(entity)] = resolved }
         return resolved
     }
 
     private static func resolve(_ entity: EntityDescription) -> ManagedObject.Type {
         let registered = byName.withLock { $0 }
+        func fitting(_ name: String) -> ManagedObject.Type? {
+            registered[name]?.first { mismatch(of: $0, for: entity) == nil }
+        }
         if let className = entity.managedObjectClassName, !className.isEmpty {
             let bare = ManagedObjectContext.bareClassName(className)
-            if let type = registered[bare] ?? registered[className] { return type }
+            if let type = fitting(bare) ?? fitting(className) { return type }
             let qualified = className.hasPrefix(".") ? String(className.dropFirst()) : className
-            if let type = _typeByName(qualified) as? ManagedObject.Type { return type }
+            if let type = _typeByName(qualified) as? ManagedObject.Type, mismatch(of: type, for: entity) == nil { return type }
         }
-        return registered[entity.name] ?? ManagedObject.self
+        return fitting(entity.name) ?? ManagedObject.self
     }
 
-    /// Stops the program when `type` was generated with slot indexes that `entity`'s layout does
-    /// not have.
-    private static func checkSlots(of type: ManagedObject.Type, against entity: EntityDescription) {
-        guard let generated = generatedSlotNames.withLock({ $0[ObjectIdentifier(type)] }) else { return }
-        if let mismatch = slotMismatch(of: type, generatedWith: generated, against: entity) { preconditionFailure(mismatch) }
+    /// Why the generated class `type` cannot represent `entity` (nil when it can, or when it
+    /// was not generated).
+    static func mismatch(of type: ManagedObject.Type, for entity: EntityDescription) -> String? {
+        guard let generated = generatedSlotNames.withLock({ $0[ObjectIdentifier(type)] }) else { return nil }
+        return slotMismatch(of: type, generatedWith: generated, against: entity)
+    }
+
+    /// Stops the program when `type`, used explicitly for `entity`, was generated with slot
+    /// indexes that the entity's layout does not have.
+    static func checkSlots(of type: ManagedObject.Type, against entity: EntityDescription) {
+        if let problem = mismatch(of: type, for: entity) { preconditionFailure(problem) }
     }
 
     /// What is wrong with using `type`, generated with the slot names `generated`, for objects of

@@ -45,6 +45,21 @@ final class ObjectClassesTests: XCTestCase {
             + "\"color\" in the generated code but no property in the model; regenerate the classes")
     }
 
+    /// A class of the same name generated from another model.
+    final class Widget: ManagedObject {
+        override class var entityName: String { "Widget" }
+    }
+
+    func testClassGeneratedForAnotherModelOfTheSameNameIsNotUsed() {
+        ObjectClasses.register([ObjectClasses.GeneratedClass(Widget.self, slotNames: ["serial"])])
+        let otherModelsWidget = EntityDescription(name: "Widget", managedObjectClassName: "Widget",
+                                                  properties: [AttributeDescription(name: "label", type: .string)])
+        XCTAssertTrue(ObjectClasses.managedObjectClass(for: otherModelsWidget) == ManagedObject.self)
+        let ownModelsWidget = EntityDescription(name: "Widget", managedObjectClassName: "Widget",
+                                                properties: [AttributeDescription(name: "serial", type: .string)])
+        XCTAssertTrue(ObjectClasses.managedObjectClass(for: ownModelsWidget) == Widget.self)
+    }
+
     func testFetchRequestOfAClassNamesItsEntity() {
         let request = Gadget.fetchRequest()
         XCTAssertEqual(request.entityName, "Gadget")
