@@ -88,7 +88,9 @@ extension ManagedObjectContext {
         if let cache = persistentStoreCoordinator?.rowCache {
             if hadSnapshot || !retainCache { cache.update([snapshot]) } else { cache.retain(snapshot) }
         }
+        object.isAwakingFromFetch = true
         object.awakeFromFetch()
+        object.isAwakingFromFetch = false
     }
 
     /// The current snapshot of `objectID` from its store (not the cache).
@@ -154,7 +156,11 @@ extension ManagedObjectContext {
         object.missingSlots = nil
         guard let snapshot = try? snapshotFromStore(for: object.objectID) else { return }
         for index in missing where !object.changedSlots[index] {
-            if case .value(let value) = snapshot.values[index] { object.slots[index] = value } else { object.slots[index] = nil }
+            switch snapshot.values[index] {
+            case .value(let value): object.slots[index] = value
+            case .object(let id): object.slots[index] = id
+            default: object.slots[index] = nil
+            }
         }
         object.committedSnapshot = snapshot
         persistentStoreCoordinator?.rowCache.update([snapshot])

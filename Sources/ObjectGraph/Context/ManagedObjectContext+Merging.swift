@@ -21,6 +21,7 @@ extension ManagedObjectContext {
         }
         for id in local.deletedObjectIDs.sorted() {
             guard let object = registry[id]?.object else { continue }
+            detachDeletedElsewhere(object)
             object.isDeleted = true
             event.deleted[ObjectIdentifier(object)] = object
             unregister(object)
@@ -29,6 +30,43 @@ extension ManagedObjectContext {
             if let object = registry[id]?.object { event.inserted[ObjectIdentifier(object)] = object }
         }
         processPendingChanges()
+    }
+
+    /// Removes an object deleted by another context from the relationships of the objects
+    /// registered here (so that unsaved references to it do not point at a missing row).
+    private func detachDeletedElsewhere(_ object: ManagedObject) {
+        undoManager?.disableUndoRegistration()
+        defer { undoManager?.enableUndoRegistration() }
+        if object.isFault {
+            // Its values are gone with its row: find who points at it among loaded objects.
+            for case let other? in registry.values.map(\.object) where !other.isFault && other !== object {
+                for index in other.layout.relationshipIndexes {
+                    if let storage = other.slots[index] as? ToManyStorage, storage.objects.contains(object) {
+                        other.removePrimitive(object, fromSlot: index)
+                    } else if other.slots[index] as? ManagedObject === object
+                                || (other.slots[index] as? ObjectID) == object.objectID {
+                        other.changePrimitive(slot: index, to: nil)
+                    }
+                }
+            }
+            return
+        }
+        for index in object.layout.relationshipIndexes {
+            guard let relationship = object.layout.properties[index] as? RelationshipDescription,
+                  let inverse = relationship.inverseRelationship else { continue }
+            let destinations: [ManagedObject]
+            if relationship.isToMany {
+                destinations = (object.slots[index] as? ToManyStorage)?.objects.elements ?? []
+            } else {
+                destinations = (object.slots[index] as? ManagedObject).map { [$0] } ?? []
+            }
+            for destination in destinations where !destination.isFault { destination.unlink(object, through: inverse) }
+        }
+        for case let other? in registry.values.map(\.object) where !other.isFault && other !== object {
+            for index in other.layout.relationshipIndexes where (other.slots[index] as? ObjectID) == object.objectID {
+                other.changePrimitive(slot: index, to: nil)
+            }
+        }
     }
 
     /// Merges a save made elsewhere (another coordinator or process) into each context, on its queue.

@@ -78,7 +78,13 @@ extension ManagedObjectContext {
     public var notifications: AsyncStream<ContextNotification> {
         let (stream, continuation) = AsyncStream<ContextNotification>.makeStream()
         let token = observe { continuation.yield($0) }
-        continuation.onTermination = { _ in token.cancel() }
+        let id = UUID()
+        streamFinishers[id] = { continuation.finish() }
+        continuation.onTermination = { [weak self] _ in
+            token.cancel()
+            guard let context = self else { return }
+            context.queue.async { context.streamFinishers[id] = nil }
+        }
         return stream
     }
 
@@ -88,7 +94,13 @@ extension ManagedObjectContext {
         let token = observe { note in
             if case .didSave(let payload, _) = note { continuation.yield(payload) }
         }
-        continuation.onTermination = { _ in token.cancel() }
+        let id = UUID()
+        streamFinishers[id] = { continuation.finish() }
+        continuation.onTermination = { [weak self] _ in
+            token.cancel()
+            guard let context = self else { return }
+            context.queue.async { context.streamFinishers[id] = nil }
+        }
         return stream
     }
 

@@ -32,6 +32,12 @@ extension ManagedObjectContext {
                 attempts += 1
                 guard mergePolicy != .error, attempts <= 3 else { throw mergeError(for: conflicts) }
                 resolve(conflicts)
+            } catch let StoreError.uniquenessViolation(entity, properties, ids) where mergePolicy != .error && ids.count == 2 {
+                // Each resolution folds one new object into the one it duplicates.
+                attempts += 1
+                guard attempts <= insertedByID.count + 3, mergeDuplicate(ids[0], into: ids[1]) else {
+                    throw StoreError.uniquenessViolation(entity: entity, properties: properties, objectIDs: ids)
+                }
             }
         }
         finishSave(written: written, removed: removed, coordinator: coordinator)
@@ -169,6 +175,44 @@ extension ManagedObjectContext {
     }
 
     // MARK: Conflicts
+
+    /// Resolves a uniqueness clash under the merge policy: the new object `duplicateID` is folded
+    /// into the object `originalID` (stored, or new in the same save). With object trump (and
+    /// overwrite) its changed values win; otherwise the original's stay. Its relationships move
+    /// to the original, and it leaves the context. False when the clash cannot be resolved so.
+    private func mergeDuplicate(_ duplicateID: ObjectID, into originalID: ObjectID) -> Bool {
+        guard let duplicate = registry[duplicateID]?.object, duplicate.isInserted else { return false }
+        let original = object(with: originalID)
+        original.fireFaultIfNeeded()
+        guard !original.isDeleted, original !== duplicate else { return false }
+        let newValuesWin = mergePolicy == .mergeByPropertyObjectTrump || mergePolicy == .overwrite
+        for index in duplicate.layout.attributeIndexes where duplicate.layout.properties[index].isStored {
+            guard duplicate.changedSlots[index] else { continue }
+            if newValuesWin || original.slots[index] == nil {
+                original.setValue(duplicate.slots[index], atSlot: index)
+            }
+        }
+        for index in duplicate.layout.relationshipIndexes where duplicate.layout.properties[index].isStored {
+            let relationship = duplicate.layout.properties[index] as! RelationshipDescription
+            if relationship.isToMany {
+                for destination in duplicate.objects(atSlot: index) {
+                    duplicate.removeObject(destination, fromSlot: index)
+                    original.addObject(destination, toSlot: index)
+                }
+            } else if let target = duplicate.toOneObject(atSlot: index) {
+                duplicate.setToOne(nil, atSlot: index)
+                if newValuesWin || original.toOneObject(atSlot: index) == nil { original.setToOne(target, atSlot: index) }
+            }
+        }
+        let id = ObjectIdentifier(duplicate)
+        insertedByID[id] = nil
+        updatedByID[id] = nil
+        registry[duplicate.objectID] = nil
+        retainedObjects[duplicate.objectID] = nil
+        duplicate.isInserted = false
+        duplicate.isDeleted = true
+        return true
+    }
 
     private func mergeError(for conflicts: [StoreConflict]) -> MergeError {
         MergeError(conflicts: conflicts.map { conflict in

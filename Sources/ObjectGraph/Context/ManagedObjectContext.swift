@@ -66,6 +66,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Objects deleted in this event whose delete rules have not run yet.
     var pendingDeletions: [ManagedObject] = []
     var observers: [UUID: (ContextNotification) -> Void] = [:]
+    /// Ends the context's notification sequences when it goes away.
+    var streamFinishers: [UUID: () -> Void] = [:]
     var isProcessingPendingChanges = false
     var isSaving = false
 
@@ -85,6 +87,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     deinit {
         for registration in registry.values { registration.object?.managedObjectContext = nil }
+        for finish in streamFinishers.values { finish() }
     }
 
     public var description: String {
@@ -243,10 +246,19 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Undoes an insertion: the object leaves the context (a redo inserts it again).
     func uninsert(_ object: ManagedObject) {
-        insertedByID[ObjectIdentifier(object)] = nil
-        deletedByID[ObjectIdentifier(object)] = nil
-        event.inserted[ObjectIdentifier(object)] = nil
-        event.deleted[ObjectIdentifier(object)] = object
+        let id = ObjectIdentifier(object)
+        // Undoing the insertion of an object saved since deletes it: the next save removes the row.
+        if !object.isInserted && !object.objectID.isTemporaryID && registry[object.objectID]?.object === object {
+            delete(object)
+            return
+        }
+        insertedByID[id] = nil
+        deletedByID[id] = nil
+        updatedByID[id] = nil
+        event.inserted[id] = nil
+        event.updated[id] = nil
+        event.oldValues[id] = nil
+        event.deleted[id] = object
         undoManager?.registerUndo(withTarget: self) { context in context.reinsert(object) }
         object.isInserted = false
         object.isDeleted = false
@@ -270,8 +282,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func delete(_ object: ManagedObject) {
         assertOnQueue()
         precondition(object.managedObjectContext === self, "\(object.objectID) does not belong to this context")
-        guard !object.isDeleted else { return }
         object.fireFaultIfNeeded()
+        guard !object.isDeleted else { return }
         object.isDeleted = true
         deletedByID[ObjectIdentifier(object)] = object
         updatedByID[ObjectIdentifier(object)] = nil
@@ -283,16 +295,45 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Undoes a deletion.
     func undelete(_ object: ManagedObject) {
+        let id = ObjectIdentifier(object)
         object.isDeleted = false
-        deletedByID[ObjectIdentifier(object)] = nil
-        event.deleted[ObjectIdentifier(object)] = nil
+        deletedByID[id] = nil
+        event.deleted[id] = nil
         pendingDeletions.removeAll { $0 === object }
-        if !object.isInserted {
-            if object.changedSlots.contains(true) { updatedByID[ObjectIdentifier(object)] = object }
-            event.inserted[ObjectIdentifier(object)] = object
+        if registry[object.objectID]?.object !== object {
+            // The deletion was saved (or the object was new and is forgotten): it comes back as
+            // a new object, every value to be written again.
+            register(object)
+            object.isInserted = true
+            insertedByID[id] = object
+            retainedObjects[object.objectID] = object
+            for index in object.changedSlots.indices where index < object.slots.count && object.slots[index] != nil {
+                object.changedSlots[index] = true
+            }
+            event.inserted[id] = object
+        } else if !object.isInserted {
+            if object.changedSlots.contains(true) { updatedByID[id] = object }
+            event.inserted[id] = object
+        } else {
+            insertedByID[id] = object
+            event.inserted[id] = object
         }
         undoManager?.registerUndo(withTarget: self) { context in context.delete(object) }
         object.awake(fromSnapshotEvents: .undoDeletion)
+    }
+
+    /// New objects deleted before being saved leave the context at the end of their event
+    /// (nothing is written for them); undo brings them back.
+    func forgetDeletedNewObjects() {
+        for object in deletedByID.values where object.isInserted {
+            let id = ObjectIdentifier(object)
+            insertedByID[id] = nil
+            deletedByID[id] = nil
+            updatedByID[id] = nil
+            registry[object.objectID] = nil
+            retainedObjects[object.objectID] = nil
+            object.isInserted = false
+        }
     }
 
     // MARK: Change tracking
@@ -300,6 +341,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Records a change of `object`'s slot: marks it updated, remembers the old value for
     /// changedValuesForCurrentEvent, and registers `undo`.
     func objectDidChange(_ object: ManagedObject, slot: Int, oldValue: Any?, undo: @escaping (ManagedObject) -> Void) {
+        guard !object.isAwakingFromFetch else { return }
         object.changedSlots[slot] = true
         let id = ObjectIdentifier(object)
         if !object.isInserted && !object.isDeleted {
@@ -337,6 +379,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             pendingDeletions = []
             for object in batch { propagateDeletion(of: object) }
         }
+        forgetDeletedNewObjects()
         if !event.isEmpty {
             let changes = ObjectsDidChange(inserted: Set(event.inserted.values), updated: Set(event.updated.values),
                                            deleted: Set(event.deleted.values), refreshed: Set(event.refreshed.values),

@@ -170,6 +170,8 @@ extension ManagedObject {
     func validateProperties() throws {
         var failures: [ValidationError.Failure] = []
         for (index, property) in layout.properties.enumerated() where !(property is FetchedPropertyDescription) {
+            // Values a partial fetch left out were valid when stored and have not changed.
+            if missingSlots?.contains(index) == true { continue }
             // An unloaded to-many relationship was valid when stored and has not changed.
             if let relationship = property as? RelationshipDescription, relationship.isToMany,
                slots[index] == nil || slots[index] is PendingToMany { continue }

@@ -8,6 +8,7 @@ extension ManagedObject {
 
     /// The destination of the to-one relationship in slot `index`, resolving a stored ID.
     func toOneObject(atSlot index: Int) -> ManagedObject? {
+        completeIfMissing(index)
         switch slots[index] {
         case let object as ManagedObject:
             return object

@@ -23,7 +23,7 @@ extension ManagedObject {
             case .objects(let ids):
                 values[index] = PendingToMany(objectIDs: ids)
             case .unloaded:
-                if !(property is RelationshipDescription) { missing.insert(index) }
+                if (property as? RelationshipDescription)?.isToMany != true { missing.insert(index) }
             }
         }
         slots = values
@@ -96,6 +96,8 @@ extension ManagedObject {
     /// The values as last fetched or saved, for `keys` (all properties when nil). A new object
     /// has none. Nil values are `NSNull()`.
     public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        fireFaultIfNeeded()
+        if missingSlots != nil { managedObjectContext?.completePartialObject(self) }
         guard let snapshot = committedSnapshot else { return [:] }
         let names = keys ?? layout.properties.filter(\.isStored).map(\.name)
         var result: [String: Any] = [:]

@@ -43,8 +43,10 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     var isRegisteredAsUpdated = false
     /// The batch this fault was fetched with: firing it loads the whole batch in one request.
     var faultBatch: FaultBatch?
-    /// Attribute slots a partial fetch (propertiesToFetch) did not load; reading one loads them.
+    /// Slots a partial fetch (propertiesToFetch) did not load; reading one loads them.
     var missingSlots: Set<Int>?
+    /// Whether awakeFromFetch is running: changes then are not tracked (as in Core Data).
+    var isAwakingFromFetch = false
 
     /// A new object of `entity`, inserted into `context` (with its default values and
     /// ``awakeFromInsert()``), or not inserted anywhere when `context` is nil.
@@ -153,6 +155,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     open func primitiveValue(forKey key: String) -> Any? {
         guard let index = layout.index(of: key) else { return nil }
         fireFaultIfNeeded()
+        completeIfMissing(index)
         return publicValue(ofSlot: index)
     }
 
@@ -176,7 +179,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     public final func value(atSlot index: Int) -> Any? {
         managedObjectContext?.assertOnQueue()
         fireFaultIfNeeded()
-        if let missing = missingSlots, missing.contains(index) { managedObjectContext?.completePartialObject(self) }
+        completeIfMissing(index)
         return publicValue(ofSlot: index)
     }
 
@@ -194,6 +197,12 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
             precondition(value == nil || value is ManagedObject, "\(entity.name).\(relationship.name) takes a managed object")
             setToOne(value as? ManagedObject, atSlot: index)
         }
+    }
+
+    /// Loads what a partial fetch left out, if slot `index` is among it.
+    @inline(__always)
+    func completeIfMissing(_ index: Int) {
+        if let missing = missingSlots, missing.contains(index) { managedObjectContext?.completePartialObject(self) }
     }
 
     /// The value of slot `index` as the public API shows it.
