@@ -73,6 +73,9 @@ public enum KeyValueAccess {
     /// every value answers `self`.
     public static func value(of object: Any?, forKey key: String) -> Any? {
         guard let object = unwrapOptional(object), !(object is NSNull) else { return nil }
+        if let dictionary = object as? [String: Any], let stored = dictionary[key] {
+            return normalized(stored)  // the common case, without a protocol lookup
+        }
         if key == "self" { return object }
         if let kvc = object as? any KeyValueCoding { return kvc.value(forKey: key) }
         if let string = object as? String {
@@ -94,6 +97,7 @@ public enum KeyValueAccess {
     /// The value at the end of `keyPath` on `object`. A collection operator (`@sum`...) takes the
     /// rest of the path as its argument: `items.@sum.price`.
     public static func value(of object: Any?, forKeyPath keyPath: String) -> Any? {
+        if !keyPath.utf8.contains(UInt8(ascii: ".")) { return value(of: object, forKey: keyPath) }
         var current: Any? = object
         var rest = Substring(keyPath)
         while !rest.isEmpty {
