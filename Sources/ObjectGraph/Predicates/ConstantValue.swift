@@ -148,11 +148,23 @@ public enum ConstantValue: Sendable, Hashable {
         case let (.array(a), .array(b)): return a == b
         case let (.set(a), .set(b)): return a == b
         case let (.orderedSet(a), .orderedSet(b)): return a == b
+        // A set or ordered set prints as an array literal, which parses back as an array.
+        case let (.array(a), .set(b)), let (.set(b), .array(a)): return a.count == b.count && Set(a) == b
+        case let (.array(a), .orderedSet(b)), let (.orderedSet(b), .array(a)): return a == b.elements
         case let (.dictionary(a), .dictionary(b)): return a == b
         case let (.typeName(a), .typeName(b)): return a == b
         case let (.object(a), .object(b)): return a == b
         default: return false
         }
+    }
+
+    /// Arrays, sets and ordered sets hash alike (count and an order-independent combination of
+    /// the elements), since an array can equal a set.
+    private static func hashCollection<C: Collection>(_ elements: C, into hasher: inout Hasher)
+    where C.Element == ConstantValue {
+        hasher.combine(7)
+        hasher.combine(elements.count)
+        hasher.combine(elements.reduce(0) { $0 ^ $1.hashValue })
     }
 
     /// Hashes numbers by their value as a `Double`, consistently with `==`.
@@ -165,9 +177,9 @@ public enum ConstantValue: Sendable, Hashable {
         case .data(let v): hasher.combine(4); hasher.combine(v)
         case .uuid(let v): hasher.combine(5); hasher.combine(v)
         case .url(let v): hasher.combine(6); hasher.combine(v)
-        case .array(let v): hasher.combine(7); hasher.combine(v)
-        case .set(let v): hasher.combine(8); hasher.combine(v)
-        case .orderedSet(let v): hasher.combine(9); hasher.combine(v)
+        case .array(let v): Self.hashCollection(v, into: &hasher)
+        case .set(let v): Self.hashCollection(v, into: &hasher)
+        case .orderedSet(let v): Self.hashCollection(v.elements, into: &hasher)
         case .dictionary(let v): hasher.combine(10); hasher.combine(v)
         case .typeName(let v): hasher.combine(11); hasher.combine(v)
         case .object(let v): hasher.combine(12); hasher.combine(v)

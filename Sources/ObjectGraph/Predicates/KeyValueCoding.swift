@@ -70,7 +70,8 @@ public enum KeyValueAccess {
     /// The value of `key` on `object`: nil for nil, null objects and unknown keys.
     ///
     /// Strings answer `length` (UTF-16 count, as NSString does), `description` and `self`;
-    /// every value answers `self`.
+    /// every value answers `self`. Values that do not adopt `KeyValueCoding` answer their
+    /// stored properties by reflection.
     public static func value(of object: Any?, forKey key: String) -> Any? {
         guard let object = unwrapOptional(object), !(object is NSNull) else { return nil }
         if let dictionary = object as? [String: Any], let stored = dictionary[key] {
@@ -90,6 +91,18 @@ public enum KeyValueAccess {
         if key == "description" { return String(describing: object) }
         if let items = collectionElements(object) {
             return collectionValue(items, forKey: key, rebuild: { $0 })
+        }
+        return reflectedValue(of: object, forKey: key)
+    }
+
+    /// A stored property of a plain Swift value or object that does not adopt `KeyValueCoding`,
+    /// found by reflection (and its superclasses'); nil when there is none.
+    static func reflectedValue(of object: Any, forKey key: String) -> Any? {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            if current.displayStyle == .optional || current.displayStyle == .enum { return nil }
+            for child in current.children where child.label == key { return normalized(child.value) }
+            mirror = current.superclassMirror
         }
         return nil
     }

@@ -562,16 +562,20 @@ struct PredicateParser {
         return .constant(.array(constants))
     }
 
-    /// `CAST(number, "NSDate")` of a constant is folded into a date constant, so printed dates
-    /// parse back equal.
+    /// `CAST(number, "NSDate")` of a constant is folded into a date constant (and likewise
+    /// `CAST("...", "NSData" | "NSUUID" | "NSURL" | "Class")`), so printed constants parse back
+    /// equal.
     static func cast(_ value: Expression, _ type: Expression) -> Expression {
         if case .constant(.string("NSDate")) = type, case .constant(let c) = value, let n = c.number,
             !(c == .null)
         {
             return .constant(.date(Date(timeIntervalSinceReferenceDate: n.doubleValue)))
         }
-        if case .constant(.string("Class")) = type, case .constant(.string(let name)) = value {
-            return .constant(.typeName(name))
+        if case .constant(.string(let typeName)) = type, case .constant(.string(let text)) = value,
+            let folded = try? BuiltinFunction.cast(text, to: typeName), let constant = try? ConstantValue(any: folded),
+            ["Class", "NSData", "NSUUID", "NSURL"].contains(typeName)
+        {
+            return .constant(constant)
         }
         return .function("castObject:toType:", [value, type])
     }
