@@ -133,6 +133,7 @@ struct PredicateParser {
         var operands = [try parseAnd()]
         while isKeyword("OR") || isSymbol("||") {
             advance()
+            try expectPredicateFollows()
             operands.append(try parseAnd())
         }
         return operands.count == 1 ? operands[0] : .or(operands)
@@ -142,6 +143,7 @@ struct PredicateParser {
         var operands = [try parseNot()]
         while isKeyword("AND") || isSymbol("&&") {
             advance()
+            try expectPredicateFollows()
             operands.append(try parseNot())
         }
         return operands.count == 1 ? operands[0] : .and(operands)
@@ -150,9 +152,15 @@ struct PredicateParser {
     private mutating func parseNot() throws -> Predicate {
         if isKeyword("NOT") || isSymbol("!") {
             advance()
+            try expectPredicateFollows()
             return .not(try nested { try $0.parseNot() })
         }
         return try parsePrimaryPredicate()
+    }
+
+    /// After AND, OR or NOT: the format must go on.
+    private func expectPredicateFollows() throws {
+        if isEnd { throw syntaxError("expected a predicate \(afterPrevious())") }
     }
 
     private mutating func parsePrimaryPredicate() throws -> Predicate {
