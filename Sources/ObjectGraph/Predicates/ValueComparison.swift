@@ -86,8 +86,25 @@ enum ValueComparison {
         return s.folding(options: foundation, locale: nil)
     }
 
+    /// Whether only [c] and [d] are set and both strings are ASCII, where folding is lower-casing
+    /// bytes and diacritic removal does nothing: compared without allocating.
+    private static func asciiFoldable(_ a: String, _ b: String, _ options: ComparisonPredicate.Options) -> Bool {
+        options.isSubset(of: [.caseInsensitive, .diacriticInsensitive])
+            && a.utf8.allSatisfy { $0 < 0x80 } && b.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    private static func asciiFolded(_ byte: UInt8, _ options: ComparisonPredicate.Options) -> UInt8 {
+        options.contains(.caseInsensitive) && byte >= 65 && byte <= 90 ? byte + 32 : byte
+    }
+
+    private static func asciiEqual<A: Sequence, B: Sequence>(_ a: A, _ b: B, _ options: ComparisonPredicate.Options) -> Bool
+    where A.Element == UInt8, B.Element == UInt8 {
+        a.elementsEqual(b) { asciiFolded($0, options) == asciiFolded($1, options) }
+    }
+
     static func stringsEqual(_ a: String, _ b: String, _ options: ComparisonPredicate.Options) -> Bool {
         if options.contains(.normalized) { return a.utf8.elementsEqual(b.utf8) }
+        if !options.isEmpty, asciiFoldable(a, b, options) { return asciiEqual(a.utf8, b.utf8, options) }
         if options.contains(.localeSensitive) {
             return a.compare(b, options: foundationOptions(options), range: nil, locale: Locale.current) == .orderedSame
         }
@@ -128,6 +145,17 @@ enum ValueComparison {
             case .anywhere: break
             }
             return haystack.range(of: needle, options: foundation, range: nil, locale: Locale.current) != nil
+        }
+        if asciiFoldable(haystack, needle, options) {
+            let h = haystack.utf8, n = needle.utf8
+            guard h.count >= n.count else { return false }
+            switch anchor {
+            case .start: return asciiEqual(h.prefix(n.count), n, options)
+            case .end: return asciiEqual(h.suffix(n.count), n, options)
+            case .anywhere:
+                let bytes = Array(h)
+                return (0...(bytes.count - n.count)).contains { asciiEqual(bytes[$0..<($0 + n.count)], n, options) }
+            }
         }
         let h = fold(haystack, options), n = fold(needle, options)
         switch anchor {
