@@ -549,9 +549,6 @@ struct PredicateParser {
                 return .function(function.name, arguments)
             }
             if Self.reservedWords.contains(word) {
-                if case .end = tokens[index + 1].kind {
-                    throw syntaxError("expected an expression, found the reserved word \"\(name)\"")
-                }
                 throw syntaxError("expected an expression, found the reserved word \"\(name)\"")
             }
         }
