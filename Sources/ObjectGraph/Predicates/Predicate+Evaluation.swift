@@ -193,3 +193,15 @@ enum CustomSelectors {
         }
     }
 }
+
+extension Sequence {
+    /// The elements that satisfy `predicate`, in order (Foundation's `filtered(using:)`).
+    ///
+    /// ```swift
+    /// let adults = try people.filtered(using: Predicate(format: "age >= 18"))
+    /// ```
+    public func filtered(using predicate: Predicate, substitutionVariables: [String: Any?] = [:]) throws -> [Element] {
+        let context = EvaluationContext(variables: substitutionVariables)
+        return try filter { try predicate.evaluate($0, context) }
+    }
+}

@@ -237,3 +237,11 @@ final class PredicateEvaluationTests: XCTestCase {
         XCTAssertTrue(check())
     }
 }
+
+final class PredicateFilteringTests: XCTestCase {
+    func testFilteringASequenceKeepsTheMatchingElementsInOrder() throws {
+        let people: [[String: Any]] = [["name": "Ada", "age": 36], ["name": "Tim", "age": 12], ["name": "Bea", "age": 40]]
+        let adults = try people.filtered(using: Predicate(format: "age >= $min"), substitutionVariables: ["min": 18])
+        XCTAssertEqual(adults.map { $0["name"] as? String }, ["Ada", "Bea"])
+    }
+}
