@@ -118,7 +118,7 @@ extension ComparisonPredicate {
             case .beginsWith: return ValueComparison.find(pattern, in: subject, .start, options)
             case .endsWith: return ValueComparison.find(pattern, in: subject, .end, options)
             case .like: return ValueComparison.like(subject, pattern, options)
-            default: return try ValueComparison.matches(subject, pattern, options)
+            default: return try ValueComparison.matches(subject, pattern, options, compiled: compiledPattern)
             }
         case .customSelector(let selector):
             return try CustomSelectors.evaluate(selector, lhs, rhs)

@@ -222,45 +222,75 @@ enum ValueComparison {
     }
 
     /// `MATCHES`: the whole string matches the ICU regular expression. `^` and `$` match at line
-    /// breaks and `.` matches a newline, as in Foundation. Compiled patterns are cached.
-    static func matches(_ subject: String, _ pattern: String, _ options: ComparisonPredicate.Options) throws -> Bool {
-        var regexOptions: NSRegularExpression.Options = [.anchorsMatchLines, .dotMatchesLineSeparators]
-        var subject = subject, pattern = pattern
-        if !options.contains(.normalized) {
-            if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
-            if options.contains(.diacriticInsensitive) {
-                subject = fold(subject, .diacriticInsensitive)
-                pattern = fold(pattern, .diacriticInsensitive)
-            }
+    /// breaks and `.` matches a newline, as in Foundation. `compiled` is the pattern compiled
+    /// when the comparison was built (a constant pattern); others are compiled here.
+    static func matches(
+        _ subject: String, _ pattern: String, _ options: ComparisonPredicate.Options, compiled: CompiledPattern
+    ) throws -> Bool {
+        let regex = try compiled.regex(for: pattern, options) ?? compileRegex(pattern, options)
+        var subject = subject
+        if !options.contains(.normalized), options.contains(.diacriticInsensitive) {
+            subject = fold(subject, .diacriticInsensitive)
         }
-        let regex = try RegexCache.shared.regex(pattern, regexOptions)
         let range = NSRange(location: 0, length: (subject as NSString).length)
         return regex.firstMatch(in: subject, options: [.anchored], range: range) != nil
     }
-}
 
-/// Compiled regular expressions by pattern and options, shared by all evaluations so that a
-/// MATCHES over many objects compiles its pattern once.
-final class RegexCache: @unchecked Sendable {
-    static let shared = RegexCache()
-    private let lock = NSLock()
-    private var cache: [String: NSRegularExpression] = [:]
-    private let limit = 256
-
-    /// The compiled whole-string form of `pattern`; throws an evaluation error when invalid.
-    func regex(_ pattern: String, _ options: NSRegularExpression.Options) throws -> NSRegularExpression {
-        let key = "\(options.rawValue):\(pattern)"
-        lock.lock()
-        defer { lock.unlock() }
-        if let regex = cache[key] { return regex }
-        let regex: NSRegularExpression
+    /// The whole-string form of `pattern` compiled with the options of `MATCHES[options]`; throws
+    /// an evaluation error when the pattern is invalid.
+    static func compileRegex(_ pattern: String, _ options: ComparisonPredicate.Options) throws -> NSRegularExpression {
+        var regexOptions: NSRegularExpression.Options = [.anchorsMatchLines, .dotMatchesLineSeparators]
+        var pattern = pattern
+        if !options.contains(.normalized) {
+            if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
+            if options.contains(.diacriticInsensitive) { pattern = fold(pattern, .diacriticInsensitive) }
+        }
         do {
-            regex = try NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: options)
+            return try NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: regexOptions)
         } catch {
             throw PredicateError(.evaluation, "invalid regular expression \(ConstantValue.quoted(pattern))")
         }
-        if cache.count >= limit { cache.removeAll() }
-        cache[key] = regex
-        return regex
     }
+}
+
+/// The regular expression of a `MATCHES` comparison whose pattern is a constant, compiled once
+/// when the comparison is built so that evaluating it over many objects does not recompile it.
+///
+/// It is a cache, not part of the tree's value: all instances are equal and hash alike. It
+/// remembers the pattern and options it was compiled for, and is ignored when the comparison
+/// has since been changed to another pattern.
+public struct CompiledPattern: Hashable, @unchecked Sendable {
+    private let pattern: String?
+    private let options: ComparisonPredicate.Options
+    private let regex: NSRegularExpression?
+
+    /// No compiled pattern.
+    static let none = CompiledPattern(pattern: nil, options: [], regex: nil)
+
+    private init(pattern: String?, options: ComparisonPredicate.Options, regex: NSRegularExpression?) {
+        self.pattern = pattern
+        self.options = options
+        self.regex = regex
+    }
+
+    /// Compiles the right side of a MATCHES comparison when it is a constant string.
+    init(_ op: ComparisonPredicate.Operator, _ right: Expression, _ options: ComparisonPredicate.Options) {
+        guard op == .matches, case .constant(.string(let pattern)) = right,
+            let regex = try? ValueComparison.compileRegex(pattern, options)
+        else {
+            self = .none
+            return
+        }
+        self.init(pattern: pattern, options: options, regex: regex)
+    }
+
+    /// The compiled regex if it was compiled for this pattern and these options.
+    func regex(for pattern: String, _ options: ComparisonPredicate.Options) -> NSRegularExpression? {
+        self.pattern == pattern && self.options == options ? regex : nil
+    }
+
+    /// Caches never make two comparisons differ.
+    public static func == (lhs: CompiledPattern, rhs: CompiledPattern) -> Bool { true }
+    /// Caches add nothing to a comparison's hash.
+    public func hash(into hasher: inout Hasher) {}
 }

@@ -245,3 +245,26 @@ final class PredicateFilteringTests: XCTestCase {
         XCTAssertEqual(adults.map { $0["name"] as? String }, ["Ada", "Bea"])
     }
 }
+
+final class CompiledPatternTests: XCTestCase {
+    func testAConstantPatternIsCompiledOnceAndNeverAffectsEquality() throws {
+        let parsed = try Predicate(format: "SELF MATCHES '[a-c]+'")
+        guard case .comparison(let c) = parsed else { return XCTFail() }
+        XCTAssertNotNil(c.compiledPattern.regex(for: "[a-c]+", []))
+        XCTAssertEqual(parsed, .comparison(ComparisonPredicate(.evaluatedObject, .matches, .string("[a-c]+"))))
+        XCTAssertTrue(try parsed.evaluate(with: "abc"))
+    }
+
+    func testAChangedPatternIsNotMatchedWithTheStaleRegex() throws {
+        guard case .comparison(var c) = try Predicate(format: "SELF MATCHES 'a+'") else { return XCTFail() }
+        c.right = .string("b+")
+        XCTAssertTrue(try c.evaluate(with: "bbb"))
+        XCTAssertFalse(try c.evaluate(with: "aaa"))
+    }
+
+    func testPatternsFromKeyPathsAndSubstitutionsAreCompiledToo() throws {
+        XCTAssertTrue(try Predicate(format: "name MATCHES pattern").evaluate(with: ["name": "abc", "pattern": "a.c"]))
+        let p = try Predicate(format: "SELF MATCHES[c] $p").withSubstitutionVariables(["p": "A+"])
+        XCTAssertTrue(try p.evaluate(with: "aaa"))
+    }
+}
