@@ -227,7 +227,7 @@ enum ValueComparison {
     static func matches(
         _ subject: String, _ pattern: String, _ options: ComparisonPredicate.Options, compiled: CompiledPattern
     ) throws -> Bool {
-        let regex = try compiled.regex(for: pattern, options) ?? compileRegex(pattern, options)
+        let regex = try compiled.regex(for: pattern, options) ?? RegexCache.shared.regex(pattern, options)
         var subject = subject
         if !options.contains(.normalized), options.contains(.diacriticInsensitive) {
             subject = fold(subject, .diacriticInsensitive)
@@ -293,4 +293,29 @@ public struct CompiledPattern: Hashable, @unchecked Sendable {
     public static func == (lhs: CompiledPattern, rhs: CompiledPattern) -> Bool { true }
     /// Caches add nothing to a comparison's hash.
     public func hash(into hasher: inout Hasher) {}
+}
+
+/// Regular expressions of MATCHES comparisons whose pattern is not a constant (a key path, a
+/// variable), by pattern and options, so that evaluating over many objects compiles each
+/// distinct pattern once. Bounded: emptied when full.
+///
+/// It also bounds a leak in swift-corelibs-foundation: `NSRegularExpression(pattern:)` leaks a
+/// copy of any pattern longer than 256 UTF-16 units (`_CFRegularExpressionCreate`), once per
+/// compilation.
+final class RegexCache: @unchecked Sendable {
+    static let shared = RegexCache()
+    private let lock = NSLock()
+    private var cache: [String: NSRegularExpression] = [:]
+    private let limit = 64
+
+    func regex(_ pattern: String, _ options: ComparisonPredicate.Options) throws -> NSRegularExpression {
+        let key = "\(options.rawValue):\(pattern)"
+        lock.lock()
+        defer { lock.unlock() }
+        if let regex = cache[key] { return regex }
+        let regex = try ValueComparison.compileRegex(pattern, options)
+        if cache.count >= limit { cache.removeAll() }
+        cache[key] = regex
+        return regex
+    }
 }
