@@ -1,11 +1,12 @@
 // The recursive-descent parser of the format-string language: predicates (OR < AND < NOT <
 // comparison) over expressions (set operations < | < ^ < & < shifts < + - < * / < ** < unary <
-// postfix). Format arguments are consumed in order as their specifiers are met. A parenthesis
-// may open a predicate or an expression; results per position are memoized so that nesting
-// never costs more than linear work.
+// postfix), consuming format arguments in order as their specifiers are met.
 import Foundation
 
 /// Parses one format string with its arguments into a `Predicate` or an `Expression`.
+///
+/// A parenthesis may open a predicate or an expression; the result of each attempt is memoized
+/// per position, so nested parentheses never cost more than linear work.
 struct PredicateParser {
     private let format: String
     private let tokens: [PredicateToken]
