@@ -125,8 +125,9 @@ enum ValueComparison {
     enum Anchor { case anywhere, start, end }
 
     /// Whether `haystack` contains `needle` (at the start, the end or anywhere), with options.
+    /// An empty needle is found nowhere, as with NSString's `rangeOfString:` and `hasPrefix:`.
     static func find(_ needle: String, in haystack: String, _ anchor: Anchor, _ options: ComparisonPredicate.Options) -> Bool {
-        if needle.isEmpty { return true }
+        if needle.isEmpty { return false }
         if options.contains(.normalized) {
             let h = Array(haystack.utf8), n = Array(needle.utf8)
             switch anchor {

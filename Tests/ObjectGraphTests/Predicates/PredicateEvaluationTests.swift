@@ -268,3 +268,12 @@ final class CompiledPatternTests: XCTestCase {
         XCTAssertTrue(try p.evaluate(with: "aaa"))
     }
 }
+
+final class EmptyStringSearchTests: XCTestCase {
+    func testAnEmptyStringIsFoundNowhereAsInFoundation() throws {
+        for format in ["SELF CONTAINS ''", "SELF BEGINSWITH ''", "SELF ENDSWITH ''", "'' IN SELF"] {
+            XCTAssertFalse(try Predicate(format: format).evaluate(with: "abc"), format)
+        }
+        XCTAssertTrue(try Predicate(format: "SELF LIKE ''").evaluate(with: ""))
+    }
+}
