@@ -54,10 +54,10 @@ public enum ConstantValue: Sendable, Hashable {
     public init(any value: Any?) throws {
         guard let value = unwrapOptional(value) else { self = .null; return }
         switch value {
+        case _ where isNullObject(value): self = .nullObject
         case let v as ConstantValue: self = v
         case let v as AnyHashableValue: self = try ConstantValue(any: v.value)
         case let v as TypeName: self = .typeName(v.name)
-        case is NSNull: self = .nullObject
         case let v as String: self = .string(v)
         case let v as Substring: self = .string(String(v))
         case let v as Bool: self = .bool(v)
@@ -78,8 +78,8 @@ public enum ConstantValue: Sendable, Hashable {
         case let v as Data: self = .data(v)
         case let v as UUID: self = .uuid(v)
         case let v as URL: self = .url(v)
-        case let v as NSNumber: self = Number(nsNumber: v).constant
-        case let v as NSString: self = .string(String(describing: v))
+        case let v as NSNumber where isClassInstance(value): self = Number(nsNumber: v).constant
+        case let v as NSString where isClassInstance(value): self = .string(String(describing: v))
         case let v as [Any?]: self = .array(try v.map { try ConstantValue(any: $0) })
         case let v as [Any]: self = .array(try v.map { try ConstantValue(any: $0) })
         case let v as [String: Any?]:
@@ -233,6 +233,16 @@ func cocoaTypeName(of type: Any.Type) -> String {
     default: return String(describing: type)
     }
 }
+
+/// Whether `value` is Foundation's null object. Compares the dynamic type: on Linux, `is NSNull`
+/// on a Swift value bridges it to an object first, which costs an allocation per check.
+@inline(__always)
+func isNullObject(_ value: Any) -> Bool { type(of: value) == NSNull.self }
+
+/// Whether `value` is a class instance; guards casts to Foundation classes (NSString, NSNumber,
+/// NSArray...) which, on Linux, would otherwise bridge every Swift value they are tried on.
+@inline(__always)
+func isClassInstance(_ value: Any) -> Bool { type(of: value) is AnyObject.Type }
 
 /// `Optional<Any>` nested inside `Any` is flattened; `nil` at any depth becomes `nil`.
 func unwrapOptional(_ value: Any?) -> Any? {

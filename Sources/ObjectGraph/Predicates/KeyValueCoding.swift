@@ -73,7 +73,7 @@ public enum KeyValueAccess {
     /// every value answers `self`. Values that do not adopt `KeyValueCoding` answer their
     /// stored properties by reflection.
     public static func value(of object: Any?, forKey key: String) -> Any? {
-        guard let object = unwrapOptional(object), !(object is NSNull) else { return nil }
+        guard let object = unwrapOptional(object), !isNullObject(object) else { return nil }
         if let dictionary = object as? [String: Any], let stored = dictionary[key] {
             return normalized(stored)  // the common case, without a protocol lookup
         }
@@ -139,9 +139,9 @@ public enum KeyValueAccess {
         case let v as [Any]: return v
         case let v as any OrderedSetProtocol: return v.elementsAsAny
         case let v as any SetProtocol: return v.elementsAsAny
-        case let v as NSArray: return v.map { $0 }
-        case let v as NSSet: return v.map { $0 }
-        case let v as NSOrderedSet: return v.array
+        case let v as NSArray where isClassInstance(value): return v.map { $0 }
+        case let v as NSSet where isClassInstance(value): return v.map { $0 }
+        case let v as NSOrderedSet where isClassInstance(value): return v.array
         default: return nil
         }
     }
@@ -149,12 +149,12 @@ public enum KeyValueAccess {
     /// Whether `value` is an unordered collection (a set), so results should be distinct.
     static func isUnordered(_ value: Any?) -> Bool {
         guard let value = unwrapOptional(value) else { return false }
-        return value is any SetProtocol || value is NSSet
+        return value is any SetProtocol || (isClassInstance(value) && value is NSSet)
     }
 
     /// `nil` for a null object, the value otherwise.
     static func normalized(_ value: Any?) -> Any? {
-        guard let value = unwrapOptional(value), !(value is NSNull) else { return nil }
+        guard let value = unwrapOptional(value), !isNullObject(value) else { return nil }
         return value
     }
 

@@ -180,7 +180,7 @@ enum CustomSelectors {
         case "NSData": return value is Data
         case "NSUUID": return value is UUID
         case "NSURL": return value is URL
-        case "NSNull": return value is NSNull
+        case "NSNull": return isNullObject(value)
         default:
             if cocoaTypeName(of: type(of: value)) == name { return true }
             guard !exact else { return false }

@@ -635,7 +635,7 @@ struct PredicateParser {
         switch argument {
         case let s as String: return s
         case let s as Substring: return String(s)
-        case let s as NSString: return String(describing: s)
+        case let s as NSString where argument.map(isClassInstance) ?? false: return String(describing: s)
         default:
             throw argumentError("%K needs a key path string, got \(describeArgument(argument))", at: token)
         }

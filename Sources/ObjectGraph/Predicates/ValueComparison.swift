@@ -10,7 +10,7 @@ enum ValueComparison {
         switch value {
         case let s as String: return s
         case let s as Substring: return String(s)
-        case let s as NSString: return String(describing: s)
+        case let s as NSString where isClassInstance(value): return String(describing: s)
         default: return nil
         }
     }
@@ -117,6 +117,7 @@ enum ValueComparison {
             return a.utf8.lexicographicallyPrecedes(b.utf8)
                 ? .orderedAscending : (a.utf8.elementsEqual(b.utf8) ? .orderedSame : .orderedDescending)
         }
+        if options.isEmpty { return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending) }
         let locale: Locale? = options.contains(.localeSensitive) ? Locale.current : nil
         return a.compare(b, options: foundationOptions(options), range: nil, locale: locale)
     }
