@@ -139,14 +139,18 @@ enum ValueComparison {
                 return (0...(h.count - n.count)).contains { h[$0..<($0 + n.count)].elementsEqual(n) }
             }
         }
-        if options.contains(.localeSensitive) {
+        // Foundation's searches on Linux mishandle NUL characters (String.range(of:) traps), so
+        // strings holding one take the pure Swift path below.
+        if options.contains(.localeSensitive), !haystack.utf8.contains(0), !needle.utf8.contains(0) {
             var foundation = foundationOptions(options)
             switch anchor {
             case .start: foundation.insert(.anchored)
             case .end: foundation.formUnion([.anchored, .backwards])
             case .anywhere: break
             }
-            return haystack.range(of: needle, options: foundation, range: nil, locale: Locale.current) != nil
+            let ns = haystack as NSString
+            let range = NSRange(location: 0, length: ns.length)
+            return ns.range(of: needle, options: foundation, range: range, locale: Locale.current).location != NSNotFound
         }
         if asciiFoldable(haystack, needle, options) {
             let h = haystack.utf8, n = needle.utf8
@@ -163,7 +167,7 @@ enum ValueComparison {
         switch anchor {
         case .start: return h.hasPrefix(n)
         case .end: return h.hasSuffix(n)
-        case .anywhere: return h.contains(n)
+        case .anywhere: return h.firstRange(of: n) != nil
         }
     }
 

@@ -286,3 +286,18 @@ final class EmptyStringSearchTests: XCTestCase {
         XCTAssertTrue(try Predicate(format: "SELF LIKE ''").evaluate(with: ""))
     }
 }
+
+final class NULCharacterTests: XCTestCase {
+    /// Found by the fuzzer: Foundation's `String.range(of:)` traps on Linux for such strings.
+    func testStringsHoldingNULCharactersAreSearchedWithoutTrapping() throws {
+        let haystack = String(decoding: Array("\0\0\0".utf8) + [0xc2] + Array("ecodabl\0\0#ell".utf8), as: UTF8.self)
+        for format in ["SELF CONTAINS %@", "SELF CONTAINS[l] %@", "SELF CONTAINS[cd] %@", "SELF BEGINSWITH[cdl] %@", "SELF ENDSWITH[l] %@"] {
+            XCTAssertFalse(try Predicate(format: format, "ll\0\0\0").evaluate(with: haystack), format)
+        }
+        XCTAssertTrue(try Predicate(format: "SELF CONTAINS %@", "ell").evaluate(with: haystack))
+        XCTAssertEqual(
+            try Expression(format: "FUNCTION(%@, 'stringByReplacingOccurrencesOfString:withString:', 'll', 'LL')", haystack)
+                .expressionValue(with: nil) as? String,
+            haystack.replacing("ll", with: "LL"))
+    }
+}
