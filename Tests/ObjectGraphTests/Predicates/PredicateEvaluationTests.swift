@@ -301,3 +301,14 @@ final class NULCharacterTests: XCTestCase {
             haystack.replacing("ll", with: "LL"))
     }
 }
+
+final class VariableCycleTests: XCTestCase {
+    func testAVariableBoundToAnExpressionUsingItselfIsAnErrorNotARecursion() {
+        let p = try? Predicate(format: "$x == 1")
+        XCTAssertThrowsError(try p?.evaluate(with: nil, substitutionVariables: ["x": Expression.variable("x")])) { error in
+            XCTAssertEqual((error as? PredicateError)?.kind, .unboundVariable("x"))
+        }
+        XCTAssertThrowsError(
+            try p?.evaluate(with: nil, substitutionVariables: ["x": Expression.variable("y"), "y": Expression.variable("x")]))
+    }
+}
