@@ -197,8 +197,8 @@ struct BuiltinFunction: Sendable {
         }
     }
 
-    /// `CAST(value, "Type")`: to NSDate (from seconds since 2001), NSNumber, NSString, or a
-    /// class name for `isKindOfClass:`.
+    /// `CAST(value, "Type")`: to NSDate (from seconds since 2001), NSNumber, NSDecimalNumber,
+    /// NSString, NSData (from base64), NSUUID, NSURL, or Class (a name for `isKindOfClass:`).
     static func cast(_ value: Any?, to type: String) throws -> Any? {
         guard let value else { return nil }
         switch type {
@@ -223,6 +223,15 @@ struct BuiltinFunction: Sendable {
             return String(describing: value)
         case "Class":
             if let s = ValueComparison.string(value) { return TypeName(s) }
+        case "NSData":
+            if let data = value as? Data { return data }
+            if let s = ValueComparison.string(value), let data = Data(base64Encoded: s) { return data }
+        case "NSUUID":
+            if let uuid = value as? UUID { return uuid }
+            if let s = ValueComparison.string(value), let uuid = UUID(uuidString: s) { return uuid }
+        case "NSURL":
+            if let url = value as? URL { return url }
+            if let s = ValueComparison.string(value), let url = URL(string: s) { return url }
         default:
             break
         }

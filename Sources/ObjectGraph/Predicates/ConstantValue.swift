@@ -57,10 +57,10 @@ public enum ConstantValue: Sendable, Hashable {
     public init(any value: Any?) throws {
         guard let value = unwrapOptional(value) else { self = .null; return }
         switch value {
+        case _ where isNullObject(value): self = .nullObject
         case let v as ConstantValue: self = v
         case let v as AnyHashableValue: self = try ConstantValue(any: v.value)
         case let v as TypeName: self = .typeName(v.name)
-        case is NSNull: self = .nullObject
         case let v as String: self = .string(v)
         case let v as Substring: self = .string(String(v))
         case let v as Bool: self = .bool(v)
@@ -82,8 +82,8 @@ public enum ConstantValue: Sendable, Hashable {
         case let v as UUID: self = .uuid(v)
         case let v as URL: self = .url(v)
         case let v as any OpaqueConstant: self = .opaque(OpaqueValue(v))
-        case let v as NSNumber: self = Number(nsNumber: v).constant
-        case let v as NSString: self = .string(String(describing: v))
+        case let v as NSNumber where isClassInstance(value): self = Number(nsNumber: v).constant
+        case let v as NSString where isClassInstance(value): self = .string(String(describing: v))
         case let v as [Any?]: self = .array(try v.map { try ConstantValue(any: $0) })
         case let v as [Any]: self = .array(try v.map { try ConstantValue(any: $0) })
         case let v as [String: Any?]:
@@ -153,12 +153,24 @@ public enum ConstantValue: Sendable, Hashable {
         case let (.array(a), .array(b)): return a == b
         case let (.set(a), .set(b)): return a == b
         case let (.orderedSet(a), .orderedSet(b)): return a == b
+        // A set or ordered set prints as an array literal, which parses back as an array.
+        case let (.array(a), .set(b)), let (.set(b), .array(a)): return a.count == b.count && Set(a) == b
+        case let (.array(a), .orderedSet(b)), let (.orderedSet(b), .array(a)): return a == b.elements
         case let (.dictionary(a), .dictionary(b)): return a == b
         case let (.typeName(a), .typeName(b)): return a == b
         case let (.object(a), .object(b)): return a == b
         case let (.opaque(a), .opaque(b)): return a == b
         default: return false
         }
+    }
+
+    /// Arrays, sets and ordered sets hash alike (count and an order-independent combination of
+    /// the elements), since an array can equal a set.
+    private static func hashCollection<C: Collection>(_ elements: C, into hasher: inout Hasher)
+    where C.Element == ConstantValue {
+        hasher.combine(7)
+        hasher.combine(elements.count)
+        hasher.combine(elements.reduce(0) { $0 ^ $1.hashValue })
     }
 
     /// Hashes numbers by their value as a `Double`, consistently with `==`.
@@ -171,9 +183,9 @@ public enum ConstantValue: Sendable, Hashable {
         case .data(let v): hasher.combine(4); hasher.combine(v)
         case .uuid(let v): hasher.combine(5); hasher.combine(v)
         case .url(let v): hasher.combine(6); hasher.combine(v)
-        case .array(let v): hasher.combine(7); hasher.combine(v)
-        case .set(let v): hasher.combine(8); hasher.combine(v)
-        case .orderedSet(let v): hasher.combine(9); hasher.combine(v)
+        case .array(let v): Self.hashCollection(v, into: &hasher)
+        case .set(let v): Self.hashCollection(v, into: &hasher)
+        case .orderedSet(let v): Self.hashCollection(v.elements, into: &hasher)
         case .dictionary(let v): hasher.combine(10); hasher.combine(v)
         case .typeName(let v): hasher.combine(11); hasher.combine(v)
         case .object(let v): hasher.combine(12); hasher.combine(v)
@@ -226,26 +238,5 @@ func cocoaTypeName(of type: Any.Type) -> String {
     case is URL.Type: return "NSURL"
     case is NSNull.Type: return "NSNull"
     default: return String(describing: type)
-    }
-}
-
-/// `Optional<Any>` nested inside `Any` is flattened; `nil` at any depth becomes `nil`.
-func unwrapOptional(_ value: Any?) -> Any? {
-    guard let value else { return nil }
-    if let optional = value as? OptionalProtocol { return optional.wrappedAny }
-    return value
-}
-
-/// Lets `unwrapOptional` see through an `Optional` stored in an `Any`.
-protocol OptionalProtocol {
-    var wrappedAny: Any? { get }
-}
-
-extension Optional: OptionalProtocol {
-    var wrappedAny: Any? {
-        switch self {
-        case .none: return nil
-        case .some(let wrapped): return unwrapOptional(wrapped)
-        }
     }
 }

@@ -25,8 +25,12 @@ extension Expression {
             return object
         case .variable(let name):
             let bound = try context.value(of: name)
-            if let expression = bound as? Expression { return try expression.evaluate(object, context) }
-            return bound
+            guard let expression = bound as? Expression else { return bound }
+            // Unbound while its expression is evaluated, so `$x` bound to `$x` is an error, not
+            // an endless recursion.
+            let saved = context.variables.removeValue(forKey: name)
+            defer { context.variables[name] = saved }
+            return try expression.evaluate(object, context)
         case .keyPath(let path):
             return KeyValueAccess.value(of: object, forKeyPath: path)
         case .member(let base, let path):

@@ -70,9 +70,13 @@ public enum KeyValueAccess {
     /// The value of `key` on `object`: nil for nil, null objects and unknown keys.
     ///
     /// Strings answer `length` (UTF-16 count, as NSString does), `description` and `self`;
-    /// every value answers `self`.
+    /// every value answers `self`. Values that do not adopt `KeyValueCoding` answer their
+    /// stored properties by reflection.
     public static func value(of object: Any?, forKey key: String) -> Any? {
-        guard let object = unwrapOptional(object), !(object is NSNull) else { return nil }
+        guard let object = unwrapOptional(object), !isNullObject(object) else { return nil }
+        if let dictionary = object as? [String: Any], let stored = dictionary[key] {
+            return normalized(stored)  // the common case, without a protocol lookup
+        }
         if key == "self" { return object }
         if let kvc = object as? any KeyValueCoding { return kvc.value(forKey: key) }
         if let string = object as? String {
@@ -88,12 +92,25 @@ public enum KeyValueAccess {
         if let items = collectionElements(object) {
             return collectionValue(items, forKey: key, rebuild: { $0 })
         }
+        return reflectedValue(of: object, forKey: key)
+    }
+
+    /// A stored property of a plain Swift value or object that does not adopt `KeyValueCoding`,
+    /// found by reflection (and its superclasses'); nil when there is none.
+    static func reflectedValue(of object: Any, forKey key: String) -> Any? {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            if current.displayStyle == .optional || current.displayStyle == .enum { return nil }
+            for child in current.children where child.label == key { return normalized(child.value) }
+            mirror = current.superclassMirror
+        }
         return nil
     }
 
     /// The value at the end of `keyPath` on `object`. A collection operator (`@sum`...) takes the
     /// rest of the path as its argument: `items.@sum.price`.
     public static func value(of object: Any?, forKeyPath keyPath: String) -> Any? {
+        if !keyPath.utf8.contains(UInt8(ascii: ".")) { return value(of: object, forKey: keyPath) }
         var current: Any? = object
         var rest = Substring(keyPath)
         while !rest.isEmpty {
@@ -122,9 +139,9 @@ public enum KeyValueAccess {
         case let v as [Any]: return v
         case let v as any OrderedSetProtocol: return v.elementsAsAny
         case let v as any SetProtocol: return v.elementsAsAny
-        case let v as NSArray: return v.map { $0 }
-        case let v as NSSet: return v.map { $0 }
-        case let v as NSOrderedSet: return v.array
+        case let v as NSArray where isClassInstance(value): return v.map { $0 }
+        case let v as NSSet where isClassInstance(value): return v.map { $0 }
+        case let v as NSOrderedSet where isClassInstance(value): return v.array
         default: return nil
         }
     }
@@ -132,12 +149,12 @@ public enum KeyValueAccess {
     /// Whether `value` is an unordered collection (a set), so results should be distinct.
     static func isUnordered(_ value: Any?) -> Bool {
         guard let value = unwrapOptional(value) else { return false }
-        return value is any SetProtocol || value is NSSet
+        return value is any SetProtocol || (isClassInstance(value) && value is NSSet)
     }
 
     /// `nil` for a null object, the value otherwise.
     static func normalized(_ value: Any?) -> Any? {
-        guard let value = unwrapOptional(value), !(value is NSNull) else { return nil }
+        guard let value = unwrapOptional(value), !isNullObject(value) else { return nil }
         return value
     }
 

@@ -85,8 +85,11 @@ public enum MethodTable {
         },
         "stringByReplacingOccurrencesOfString:withString:": { r, a in
             let selector = "stringByReplacingOccurrencesOfString:withString:"
-            return try string(r, selector).replacingOccurrences(
-                of: string(argument(a, 0, selector), selector), with: string(argument(a, 1, selector), selector))
+            let target = try string(argument(a, 0, selector), selector)
+            let replacement = try string(argument(a, 1, selector), selector)
+            let receiver = try string(r, selector)
+            // Swift's own replacing: Foundation's traps on Linux for strings holding NULs.
+            return target.isEmpty ? receiver : receiver.replacing(target, with: replacement)
         },
         "pow:": { r, a in
             try BuiltinFunction.evaluate("raise:toPower:", [r, argument(a, 0, "pow:")])

@@ -25,7 +25,7 @@ enum Number: Sendable {
         case let v as UInt64: self = v <= UInt64(Int64.max) ? .integer(Int64(v)) : .double(Double(v))
         case let v as Float: self = .double(Double(v))
         case let v as Decimal: self = .decimal(v)
-        case let v as NSNumber: self = Number(nsNumber: v)
+        case let v as NSNumber where isClassInstance(value): self = Number(nsNumber: v)
         default: return nil
         }
     }

@@ -118,7 +118,7 @@ extension ComparisonPredicate {
             case .beginsWith: return ValueComparison.find(pattern, in: subject, .start, options)
             case .endsWith: return ValueComparison.find(pattern, in: subject, .end, options)
             case .like: return ValueComparison.like(subject, pattern, options)
-            default: return try ValueComparison.matches(subject, pattern, options)
+            default: return try ValueComparison.matches(subject, pattern, options, compiled: compiledPattern)
             }
         case .customSelector(let selector):
             return try CustomSelectors.evaluate(selector, lhs, rhs)
@@ -180,7 +180,7 @@ enum CustomSelectors {
         case "NSData": return value is Data
         case "NSUUID": return value is UUID
         case "NSURL": return value is URL
-        case "NSNull": return value is NSNull
+        case "NSNull": return isNullObject(value)
         default:
             if cocoaTypeName(of: type(of: value)) == name { return true }
             guard !exact else { return false }
@@ -191,5 +191,17 @@ enum CustomSelectors {
             }
             return false
         }
+    }
+}
+
+extension Sequence {
+    /// The elements that satisfy `predicate`, in order (Foundation's `filtered(using:)`).
+    ///
+    /// ```swift
+    /// let adults = try people.filtered(using: Predicate(format: "age >= 18"))
+    /// ```
+    public func filtered(using predicate: Predicate, substitutionVariables: [String: Any?] = [:]) throws -> [Element] {
+        let context = EvaluationContext(variables: substitutionVariables)
+        return try filter { try predicate.evaluate($0, context) }
     }
 }

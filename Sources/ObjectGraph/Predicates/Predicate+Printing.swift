@@ -162,7 +162,8 @@ extension Expression: CustomStringConvertible {
 
 extension ConstantValue {
     /// The constant as written in a format string: `"text"`, `42`, `1` for YES, `nil`,
-    /// `CAST(724000000.000000, "NSDate")`, `{1, 2}`.
+    /// `CAST(724000000.000000, "NSDate")`, `{1, 2}`; data, UUIDs and URLs print as a CAST of
+    /// their string form (`CAST("AQID", "NSData")`) so they parse back.
     public var expressionFormat: String {
         switch self {
         case .null: return "nil"
@@ -177,9 +178,9 @@ extension ConstantValue {
             var text = String(format: "%.6f", seconds)
             if Double(text) != seconds { text = Self.format(seconds) }
             return "CAST(\(text), \"NSDate\")"
-        case .data(let v): return "<" + v.map { String(format: "%02x", $0) }.joined() + ">"
-        case .uuid(let v): return Self.quoted(v.uuidString)
-        case .url(let v): return Self.quoted(v.absoluteString)
+        case .data(let v): return "CAST(\(Self.quoted(v.base64EncodedString())), \"NSData\")"
+        case .uuid(let v): return "CAST(\(Self.quoted(v.uuidString)), \"NSUUID\")"
+        case .url(let v): return "CAST(\(Self.quoted(v.absoluteString)), \"NSURL\")"
         case .array(let v): return "{" + v.map(\.expressionFormat).joined(separator: ", ") + "}"
         case .set(let v): return "{" + v.map(\.expressionFormat).sorted().joined(separator: ", ") + "}"
         case .orderedSet(let v): return "{" + v.map(\.expressionFormat).joined(separator: ", ") + "}"

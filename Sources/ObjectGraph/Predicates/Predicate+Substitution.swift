@@ -21,10 +21,11 @@ extension Predicate {
     func substituting(_ variables: [String: Any?], bound: Set<String>) throws -> Predicate {
         switch self {
         case .truePredicate, .falsePredicate: return self
-        case .comparison(var comparison):
-            comparison.left = try comparison.left.substituting(variables, bound: bound)
-            comparison.right = try comparison.right.substituting(variables, bound: bound)
-            return .comparison(comparison)
+        case .comparison(let c):
+            return .comparison(
+                ComparisonPredicate(
+                    try c.left.substituting(variables, bound: bound), c.operator,
+                    try c.right.substituting(variables, bound: bound), modifier: c.modifier, options: c.options))
         case .and(let operands): return .and(try operands.map { try $0.substituting(variables, bound: bound) })
         case .or(let operands): return .or(try operands.map { try $0.substituting(variables, bound: bound) })
         case .not(let operand): return .not(try operand.substituting(variables, bound: bound))

@@ -96,6 +96,9 @@ public struct ComparisonPredicate: Sendable, Hashable {
     public var modifier: Modifier
     /// String options.
     public var options: Options
+    /// The MATCHES pattern compiled when the comparison was built (a cache; never affects
+    /// equality).
+    public let compiledPattern: CompiledPattern
 
     /// Creates a comparison `left OP right`.
     public init(
@@ -107,5 +110,6 @@ public struct ComparisonPredicate: Sendable, Hashable {
         self.right = right
         self.modifier = modifier
         self.options = options
+        compiledPattern = CompiledPattern(`operator`, right, options)
     }
 }

@@ -131,7 +131,7 @@ public enum PredicateJSON {
 
     private static func jsonObject(_ value: Any?) -> Any {
         guard let value = unwrapOptional(value) else { return NSNull() }
-        if value is NSNull { return ["$null": true] }
+        if isNullObject(value) { return ["$null": true] }
         if let h = value as? AnyHashableValue { return jsonObject(h.value) }
         if let s = ValueComparison.string(value) { return s }
         if let b = value as? Bool { return b }

@@ -1,11 +1,12 @@
 // The recursive-descent parser of the format-string language: predicates (OR < AND < NOT <
 // comparison) over expressions (set operations < | < ^ < & < shifts < + - < * / < ** < unary <
-// postfix). Format arguments are consumed in order as their specifiers are met. A parenthesis
-// may open a predicate or an expression; results per position are memoized so that nesting
-// never costs more than linear work.
+// postfix), consuming format arguments in order as their specifiers are met.
 import Foundation
 
 /// Parses one format string with its arguments into a `Predicate` or an `Expression`.
+///
+/// A parenthesis may open a predicate or an expression; the result of each attempt is memoized
+/// per position, so nested parentheses never cost more than linear work.
 struct PredicateParser {
     private let format: String
     private let tokens: [PredicateToken]
@@ -133,6 +134,7 @@ struct PredicateParser {
         var operands = [try parseAnd()]
         while isKeyword("OR") || isSymbol("||") {
             advance()
+            try expectPredicateFollows()
             operands.append(try parseAnd())
         }
         return operands.count == 1 ? operands[0] : .or(operands)
@@ -142,6 +144,7 @@ struct PredicateParser {
         var operands = [try parseNot()]
         while isKeyword("AND") || isSymbol("&&") {
             advance()
+            try expectPredicateFollows()
             operands.append(try parseNot())
         }
         return operands.count == 1 ? operands[0] : .and(operands)
@@ -150,9 +153,15 @@ struct PredicateParser {
     private mutating func parseNot() throws -> Predicate {
         if isKeyword("NOT") || isSymbol("!") {
             advance()
+            try expectPredicateFollows()
             return .not(try nested { try $0.parseNot() })
         }
         return try parsePrimaryPredicate()
+    }
+
+    /// After AND, OR or NOT: the format must go on.
+    private func expectPredicateFollows() throws {
+        if isEnd { throw syntaxError("expected a predicate \(afterPrevious())") }
     }
 
     private mutating func parsePrimaryPredicate() throws -> Predicate {
@@ -541,9 +550,6 @@ struct PredicateParser {
                 return .function(function.name, arguments)
             }
             if Self.reservedWords.contains(word) {
-                if case .end = tokens[index + 1].kind {
-                    throw syntaxError("expected an expression, found the reserved word \"\(name)\"")
-                }
                 throw syntaxError("expected an expression, found the reserved word \"\(name)\"")
             }
         }
@@ -562,16 +568,20 @@ struct PredicateParser {
         return .constant(.array(constants))
     }
 
-    /// `CAST(number, "NSDate")` of a constant is folded into a date constant, so printed dates
-    /// parse back equal.
+    /// `CAST(number, "NSDate")` of a constant is folded into a date constant (and likewise
+    /// `CAST("...", "NSData" | "NSUUID" | "NSURL" | "Class")`), so printed constants parse back
+    /// equal.
     static func cast(_ value: Expression, _ type: Expression) -> Expression {
         if case .constant(.string("NSDate")) = type, case .constant(let c) = value, let n = c.number,
             !(c == .null)
         {
             return .constant(.date(Date(timeIntervalSinceReferenceDate: n.doubleValue)))
         }
-        if case .constant(.string("Class")) = type, case .constant(.string(let name)) = value {
-            return .constant(.typeName(name))
+        if case .constant(.string(let typeName)) = type, case .constant(.string(let text)) = value,
+            let folded = try? BuiltinFunction.cast(text, to: typeName), let constant = try? ConstantValue(any: folded),
+            ["Class", "NSData", "NSUUID", "NSURL"].contains(typeName)
+        {
+            return .constant(constant)
         }
         return .function("castObject:toType:", [value, type])
     }
@@ -625,7 +635,7 @@ struct PredicateParser {
         switch argument {
         case let s as String: return s
         case let s as Substring: return String(s)
-        case let s as NSString: return String(describing: s)
+        case let s as NSString where argument.map(isClassInstance) ?? false: return String(describing: s)
         default:
             throw argumentError("%K needs a key path string, got \(describeArgument(argument))", at: token)
         }

@@ -64,7 +64,42 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
 
     /// The order of two key values (already read) by this descriptor, direction included.
     public func compareValues(_ a: Any?, _ b: Any?) -> ComparisonResult {
-        let result = orderValues(KeyValueAccess.normalized(a), KeyValueAccess.normalized(b))
+        compareKeys(sortKey(a), sortKey(b))
+    }
+
+    /// A key value taken apart once, so that sorting compares typed values instead of casting
+    /// `Any` at every comparison. Case-insensitive strings are folded here.
+    enum SortKey {
+        case null
+        case number(Number)
+        case string(String)
+        case date(Date)
+        case other(Any)
+
+        /// Values of different kinds, which have no order between them, sort by kind.
+        var rank: Int {
+            switch self {
+            case .null: return -1
+            case .number: return 0
+            case .string: return 1
+            case .date: return 2
+            case .other: return 3
+            }
+        }
+    }
+
+    func sortKey(_ value: Any?) -> SortKey {
+        guard let value = KeyValueAccess.normalized(value) else { return .null }
+        if let s = ValueComparison.string(value) {
+            return .string(comparison == .caseInsensitive ? s.folding(options: .caseInsensitive, locale: nil) : s)
+        }
+        if let n = Number(value) { return .number(n) }
+        if let d = value as? Date { return .date(d) }
+        return .other(value)
+    }
+
+    func compareKeys(_ a: SortKey, _ b: SortKey) -> ComparisonResult {
+        let result = orderKeys(a, b)
         guard !ascending else { return result }
         switch result {
         case .orderedAscending: return .orderedDescending
@@ -73,31 +108,23 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private func orderValues(_ a: Any?, _ b: Any?) -> ComparisonResult {
-        guard let a else { return b == nil ? .orderedSame : .orderedAscending }
-        guard let b else { return .orderedDescending }
-        if let x = ValueComparison.string(a), let y = ValueComparison.string(b) {
+    private func orderKeys(_ a: SortKey, _ b: SortKey) -> ComparisonResult {
+        switch (a, b) {
+        case let (.string(x), .string(y)):
             switch comparison {
-            case .default: return x.compare(y)
-            case .caseInsensitive: return x.compare(y, options: .caseInsensitive)
+            case .default, .caseInsensitive: return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
             case .localized: return x.compare(y, options: [], range: nil, locale: Locale.current)
             case .localizedCaseInsensitive:
                 return x.compare(y, options: .caseInsensitive, range: nil, locale: Locale.current)
             case .localizedStandard:
                 return x.compare(y, options: [.caseInsensitive, .numeric], range: nil, locale: Locale.current)
             }
+        case let (.number(x), .number(y)): return x.compare(y)
+        case let (.date(x), .date(y)): return x.compare(y)
+        case let (.other(x), .other(y)): return (try? ValueComparison.order(x, y)) ?? .orderedSame
+        default:
+            return a.rank == b.rank ? .orderedSame : (a.rank < b.rank ? .orderedAscending : .orderedDescending)
         }
-        if let order = try? ValueComparison.order(a, b) { return order }
-        let kindA = Self.kindRank(a), kindB = Self.kindRank(b)
-        if kindA != kindB { return kindA < kindB ? .orderedAscending : .orderedDescending }
-        return .orderedSame
-    }
-
-    private static func kindRank(_ value: Any) -> Int {
-        if Number(value) != nil { return 0 }
-        if ValueComparison.string(value) != nil { return 1 }
-        if value is Date { return 2 }
-        return 3
     }
 }
 
@@ -111,12 +138,12 @@ extension Sequence {
     public func sorted(using descriptors: [SortDescriptor]) -> [Element] {
         let elements = Array(self)
         guard !descriptors.isEmpty else { return elements }
-        let keys: [[Any?]] = elements.map { element in
-            descriptors.map { KeyValueAccess.value(of: element, forKeyPath: $0.key) }
+        let keys: [[SortDescriptor.SortKey]] = elements.map { element in
+            descriptors.map { $0.sortKey(KeyValueAccess.value(of: element, forKeyPath: $0.key)) }
         }
         let order = elements.indices.sorted { i, j in
             for (n, descriptor) in descriptors.enumerated() {
-                switch descriptor.compareValues(keys[i][n], keys[j][n]) {
+                switch descriptor.compareKeys(keys[i][n], keys[j][n]) {
                 case .orderedAscending: return true
                 case .orderedDescending: return false
                 case .orderedSame: continue

@@ -10,7 +10,7 @@ enum ValueComparison {
         switch value {
         case let s as String: return s
         case let s as Substring: return String(s)
-        case let s as NSString: return String(describing: s)
+        case let s as NSString where isClassInstance(value): return String(describing: s)
         default: return nil
         }
     }
@@ -88,8 +88,25 @@ enum ValueComparison {
         return s.folding(options: foundation, locale: nil)
     }
 
+    /// Whether only [c] and [d] are set and both strings are ASCII, where folding is lower-casing
+    /// bytes and diacritic removal does nothing: compared without allocating.
+    private static func asciiFoldable(_ a: String, _ b: String, _ options: ComparisonPredicate.Options) -> Bool {
+        options.isSubset(of: [.caseInsensitive, .diacriticInsensitive])
+            && a.utf8.allSatisfy { $0 < 0x80 } && b.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    private static func asciiFolded(_ byte: UInt8, _ options: ComparisonPredicate.Options) -> UInt8 {
+        options.contains(.caseInsensitive) && byte >= 65 && byte <= 90 ? byte + 32 : byte
+    }
+
+    private static func asciiEqual<A: Sequence, B: Sequence>(_ a: A, _ b: B, _ options: ComparisonPredicate.Options) -> Bool
+    where A.Element == UInt8, B.Element == UInt8 {
+        a.elementsEqual(b) { asciiFolded($0, options) == asciiFolded($1, options) }
+    }
+
     static func stringsEqual(_ a: String, _ b: String, _ options: ComparisonPredicate.Options) -> Bool {
         if options.contains(.normalized) { return a.utf8.elementsEqual(b.utf8) }
+        if !options.isEmpty, asciiFoldable(a, b, options) { return asciiEqual(a.utf8, b.utf8, options) }
         if options.contains(.localeSensitive) {
             return a.compare(b, options: foundationOptions(options), range: nil, locale: Locale.current) == .orderedSame
         }
@@ -102,6 +119,7 @@ enum ValueComparison {
             return a.utf8.lexicographicallyPrecedes(b.utf8)
                 ? .orderedAscending : (a.utf8.elementsEqual(b.utf8) ? .orderedSame : .orderedDescending)
         }
+        if options.isEmpty { return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending) }
         let locale: Locale? = options.contains(.localeSensitive) ? Locale.current : nil
         return a.compare(b, options: foundationOptions(options), range: nil, locale: locale)
     }
@@ -110,8 +128,9 @@ enum ValueComparison {
     enum Anchor { case anywhere, start, end }
 
     /// Whether `haystack` contains `needle` (at the start, the end or anywhere), with options.
+    /// An empty needle is found nowhere, as with NSString's `rangeOfString:` and `hasPrefix:`.
     static func find(_ needle: String, in haystack: String, _ anchor: Anchor, _ options: ComparisonPredicate.Options) -> Bool {
-        if needle.isEmpty { return true }
+        if needle.isEmpty { return false }
         if options.contains(.normalized) {
             let h = Array(haystack.utf8), n = Array(needle.utf8)
             switch anchor {
@@ -122,20 +141,35 @@ enum ValueComparison {
                 return (0...(h.count - n.count)).contains { h[$0..<($0 + n.count)].elementsEqual(n) }
             }
         }
-        if options.contains(.localeSensitive) {
+        // Foundation's searches on Linux mishandle NUL characters (String.range(of:) traps), so
+        // strings holding one take the pure Swift path below.
+        if options.contains(.localeSensitive), !haystack.utf8.contains(0), !needle.utf8.contains(0) {
             var foundation = foundationOptions(options)
             switch anchor {
             case .start: foundation.insert(.anchored)
             case .end: foundation.formUnion([.anchored, .backwards])
             case .anywhere: break
             }
-            return haystack.range(of: needle, options: foundation, range: nil, locale: Locale.current) != nil
+            let ns = haystack as NSString
+            let range = NSRange(location: 0, length: ns.length)
+            return ns.range(of: needle, options: foundation, range: range, locale: Locale.current).location != NSNotFound
+        }
+        if asciiFoldable(haystack, needle, options) {
+            let h = haystack.utf8, n = needle.utf8
+            guard h.count >= n.count else { return false }
+            switch anchor {
+            case .start: return asciiEqual(h.prefix(n.count), n, options)
+            case .end: return asciiEqual(h.suffix(n.count), n, options)
+            case .anywhere:
+                let bytes = Array(h)
+                return (0...(bytes.count - n.count)).contains { asciiEqual(bytes[$0..<($0 + n.count)], n, options) }
+            }
         }
         let h = fold(haystack, options), n = fold(needle, options)
         switch anchor {
         case .start: return h.hasPrefix(n)
         case .end: return h.hasSuffix(n)
-        case .anywhere: return h.contains(n)
+        case .anywhere: return h.firstRange(of: n) != nil
         }
     }
 
@@ -196,45 +230,33 @@ enum ValueComparison {
     }
 
     /// `MATCHES`: the whole string matches the ICU regular expression. `^` and `$` match at line
-    /// breaks and `.` matches a newline, as in Foundation. Compiled patterns are cached.
-    static func matches(_ subject: String, _ pattern: String, _ options: ComparisonPredicate.Options) throws -> Bool {
-        var regexOptions: NSRegularExpression.Options = [.anchorsMatchLines, .dotMatchesLineSeparators]
-        var subject = subject, pattern = pattern
-        if !options.contains(.normalized) {
-            if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
-            if options.contains(.diacriticInsensitive) {
-                subject = fold(subject, .diacriticInsensitive)
-                pattern = fold(pattern, .diacriticInsensitive)
-            }
+    /// breaks and `.` matches a newline, as in Foundation. `compiled` is the pattern compiled
+    /// when the comparison was built (a constant pattern); others are compiled here.
+    static func matches(
+        _ subject: String, _ pattern: String, _ options: ComparisonPredicate.Options, compiled: CompiledPattern
+    ) throws -> Bool {
+        let regex = try compiled.regex(for: pattern, options) ?? RegexCache.shared.regex(pattern, options)
+        var subject = subject
+        if !options.contains(.normalized), options.contains(.diacriticInsensitive) {
+            subject = fold(subject, .diacriticInsensitive)
         }
-        let regex = try RegexCache.shared.regex(pattern, regexOptions)
         let range = NSRange(location: 0, length: (subject as NSString).length)
         return regex.firstMatch(in: subject, options: [.anchored], range: range) != nil
     }
-}
 
-/// Compiled regular expressions by pattern and options, shared by all evaluations so that a
-/// MATCHES over many objects compiles its pattern once.
-final class RegexCache: @unchecked Sendable {
-    static let shared = RegexCache()
-    private let lock = NSLock()
-    private var cache: [String: NSRegularExpression] = [:]
-    private let limit = 256
-
-    /// The compiled whole-string form of `pattern`; throws an evaluation error when invalid.
-    func regex(_ pattern: String, _ options: NSRegularExpression.Options) throws -> NSRegularExpression {
-        let key = "\(options.rawValue):\(pattern)"
-        lock.lock()
-        defer { lock.unlock() }
-        if let regex = cache[key] { return regex }
-        let regex: NSRegularExpression
+    /// The whole-string form of `pattern` compiled with the options of `MATCHES[options]`; throws
+    /// an evaluation error when the pattern is invalid.
+    static func compileRegex(_ pattern: String, _ options: ComparisonPredicate.Options) throws -> NSRegularExpression {
+        var regexOptions: NSRegularExpression.Options = [.anchorsMatchLines, .dotMatchesLineSeparators]
+        var pattern = pattern
+        if !options.contains(.normalized) {
+            if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
+            if options.contains(.diacriticInsensitive) { pattern = fold(pattern, .diacriticInsensitive) }
+        }
         do {
-            regex = try NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: options)
+            return try NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: regexOptions)
         } catch {
             throw PredicateError(.evaluation, "invalid regular expression \(ConstantValue.quoted(pattern))")
         }
-        if cache.count >= limit { cache.removeAll() }
-        cache[key] = regex
-        return regex
     }
 }

@@ -74,3 +74,17 @@ final class KeyValueCodingTests: XCTestCase {
         XCTAssertTrue(try Predicate(format: "ANY friends.name == 'Rex' AND friends.@count == 2").evaluate(with: ada))
     }
 }
+
+final class ReflectedKeyValueTests: XCTestCase {
+    struct Book {
+        var title: String
+        var pages: Int
+    }
+
+    func testPlainSwiftValuesAnswerTheirStoredPropertiesByReflection() throws {
+        let book = Book(title: "Dune", pages: 412)
+        XCTAssertEqual(KeyValueAccess.value(of: book, forKey: "title") as? String, "Dune")
+        XCTAssertTrue(try (Key(\Book.pages) > 400 && Key(\Book.title).beginsWith("D")).evaluate(with: book))
+        XCTAssertNil(KeyValueAccess.value(of: book, forKey: "missing"))
+    }
+}

@@ -155,7 +155,7 @@ final class PredicateEvaluationTests: XCTestCase {
         XCTAssertThrowsError(try value("1 / 0"))
     }
 
-    func testBuiltInFunctions() throws {
+    func testAggregateFunctions() throws {
         XCTAssertEqual(try value("average({1, 2, 2, 3, 4, 7, 9})") as? Double, 4)
         XCTAssertEqual(try value("median({1, 2, 2, 3, 4, 7, 9})") as? Int, 3)
         XCTAssertEqual(try value("mode({1, 2, 2, 3})") as? [Int], [2])
@@ -164,6 +164,9 @@ final class PredicateEvaluationTests: XCTestCase {
         XCTAssertEqual(try value("sum(a)", [["a": 1], ["a": 2]]) as? Int, 3)
         XCTAssertEqual(try value("min({3, 1})") as? Int, 1)
         XCTAssertEqual(try value("max({3, 1})") as? Int, 3)
+    }
+
+    func testMathFunctions() throws {
         XCTAssertEqual(try value("sqrt(16)") as? Double, 4)
         XCTAssertEqual(try value("log(100)") as? Double, 2)
         XCTAssertEqual(try value("ln(1)") as? Double, 0)
@@ -174,6 +177,9 @@ final class PredicateEvaluationTests: XCTestCase {
         XCTAssertEqual(try value("abs(-2)") as? Int, 2)
         XCTAssertEqual(try value("modulus:by:(7, 3)") as? Int, 1)
         XCTAssertEqual(try value("raise:toPower:(2, 3)") as? Int, 8)
+    }
+
+    func testStringAndBitwiseFunctions() throws {
         XCTAssertEqual(try value("uppercase('abc')") as? String, "ABC")
         XCTAssertEqual(try value("lowercase('ABC')") as? String, "abc")
         XCTAssertEqual(try value("bitwiseAnd:with:(6, 3)") as? Int, 2)
@@ -183,6 +189,9 @@ final class PredicateEvaluationTests: XCTestCase {
         XCTAssertEqual(try value("rightshift:by:(16, 4)") as? Int, 1)
         XCTAssertEqual(try value("onesComplement(0)") as? Int, -1)
         XCTAssertEqual(try value("noindex(5)") as? Int, 5)
+    }
+
+    func testRandomTimeAndCastFunctions() throws {
         XCTAssertNotNil(try value("now()") as? Date)
         let r = try XCTUnwrap(try value("random()") as? Double)
         XCTAssertTrue((0..<1).contains(r))
@@ -235,5 +244,71 @@ final class PredicateEvaluationTests: XCTestCase {
         XCTAssertEqual(set.count, 1)
         let check: @Sendable () -> Bool = { (try? p.evaluate(with: ["a": 1])) ?? false }
         XCTAssertTrue(check())
+    }
+}
+
+final class PredicateFilteringTests: XCTestCase {
+    func testFilteringASequenceKeepsTheMatchingElementsInOrder() throws {
+        let people: [[String: Any]] = [["name": "Ada", "age": 36], ["name": "Tim", "age": 12], ["name": "Bea", "age": 40]]
+        let adults = try people.filtered(using: Predicate(format: "age >= $min"), substitutionVariables: ["min": 18])
+        XCTAssertEqual(adults.map { $0["name"] as? String }, ["Ada", "Bea"])
+    }
+}
+
+final class CompiledPatternTests: XCTestCase {
+    func testAConstantPatternIsCompiledOnceAndNeverAffectsEquality() throws {
+        let parsed = try Predicate(format: "SELF MATCHES '[a-c]+'")
+        guard case .comparison(let c) = parsed else { return XCTFail() }
+        XCTAssertNotNil(c.compiledPattern.regex(for: "[a-c]+", []))
+        XCTAssertEqual(parsed, .comparison(ComparisonPredicate(.evaluatedObject, .matches, .string("[a-c]+"))))
+        XCTAssertTrue(try parsed.evaluate(with: "abc"))
+    }
+
+    func testAChangedPatternIsNotMatchedWithTheStaleRegex() throws {
+        guard case .comparison(var c) = try Predicate(format: "SELF MATCHES 'a+'") else { return XCTFail() }
+        c.right = .string("b+")
+        XCTAssertTrue(try c.evaluate(with: "bbb"))
+        XCTAssertFalse(try c.evaluate(with: "aaa"))
+    }
+
+    func testPatternsFromKeyPathsAndSubstitutionsAreCompiledToo() throws {
+        XCTAssertTrue(try Predicate(format: "name MATCHES pattern").evaluate(with: ["name": "abc", "pattern": "a.c"]))
+        let p = try Predicate(format: "SELF MATCHES[c] $p").withSubstitutionVariables(["p": "A+"])
+        XCTAssertTrue(try p.evaluate(with: "aaa"))
+    }
+}
+
+final class EmptyStringSearchTests: XCTestCase {
+    func testAnEmptyStringIsFoundNowhereAsInFoundation() throws {
+        for format in ["SELF CONTAINS ''", "SELF BEGINSWITH ''", "SELF ENDSWITH ''", "'' IN SELF"] {
+            XCTAssertFalse(try Predicate(format: format).evaluate(with: "abc"), format)
+        }
+        XCTAssertTrue(try Predicate(format: "SELF LIKE ''").evaluate(with: ""))
+    }
+}
+
+final class NULCharacterTests: XCTestCase {
+    /// Found by the fuzzer: Foundation's `String.range(of:)` traps on Linux for such strings.
+    func testStringsHoldingNULCharactersAreSearchedWithoutTrapping() throws {
+        let haystack = String(decoding: Array("\0\0\0".utf8) + [0xc2] + Array("ecodabl\0\0#ell".utf8), as: UTF8.self)
+        for format in ["SELF CONTAINS %@", "SELF CONTAINS[l] %@", "SELF CONTAINS[cd] %@", "SELF BEGINSWITH[cdl] %@", "SELF ENDSWITH[l] %@"] {
+            XCTAssertFalse(try Predicate(format: format, "ll\0\0\0").evaluate(with: haystack), format)
+        }
+        XCTAssertTrue(try Predicate(format: "SELF CONTAINS %@", "ell").evaluate(with: haystack))
+        XCTAssertEqual(
+            try Expression(format: "FUNCTION(%@, 'stringByReplacingOccurrencesOfString:withString:', 'll', 'LL')", haystack)
+                .expressionValue(with: nil) as? String,
+            haystack.replacing("ll", with: "LL"))
+    }
+}
+
+final class VariableCycleTests: XCTestCase {
+    func testAVariableBoundToAnExpressionUsingItselfIsAnErrorNotARecursion() {
+        let p = try? Predicate(format: "$x == 1")
+        XCTAssertThrowsError(try p?.evaluate(with: nil, substitutionVariables: ["x": Expression.variable("x")])) { error in
+            XCTAssertEqual((error as? PredicateError)?.kind, .unboundVariable("x"))
+        }
+        XCTAssertThrowsError(
+            try p?.evaluate(with: nil, substitutionVariables: ["x": Expression.variable("y"), "y": Expression.variable("x")]))
     }
 }

@@ -251,3 +251,31 @@ final class PredicateParsingTests: XCTestCase {
         XCTAssertEqual(try comparison("SELF isKindOfClass: %@", Int.self).operator, .customSelector("isKindOfClass:"))
     }
 }
+
+final class PredicateErrorMessageTests: XCTestCase {
+    private func message(_ format: String, _ arguments: Any?...) -> String? {
+        do {
+            _ = try Predicate(format: format, argumentArray: arguments)
+            return nil
+        } catch {
+            return (error as? PredicateError).map { "\($0.message) at \($0.offset ?? -1)" }
+        }
+    }
+
+    func testMessagesNameWhatWasExpectedAndWhere() {
+        XCTAssertEqual(message("a == 1 AND"), "expected a predicate after \"AND\" at 10")
+        XCTAssertEqual(message("NOT"), "expected a predicate after \"NOT\" at 3")
+        XCTAssertEqual(message("a ==[x] 1"), "unknown comparison option \"x\" (expected c, d, n or l) at 5")
+        XCTAssertEqual(message("(a == 1"), "expected \")\" to close the parenthesis, found end of format at 7")
+        XCTAssertEqual(message("a IN {1, 2"), "expected \"}\" to close the array, found end of format at 10")
+        XCTAssertEqual(message("a == 'abc"), "unterminated string starting at 5")
+        XCTAssertEqual(message("a == %@"), "missing argument for %@ at 5")
+        XCTAssertEqual(message("a == 1)"), "unexpected \")\" at 6")
+        XCTAssertEqual(message("a == frob(1)"), "unknown function \"frob\" with 1 argument(s) at 5")
+        XCTAssertEqual(message("SUBQUERY(a, x, x == 1).@count > 0"), "expected a variable ($x) as the second argument of SUBQUERY at 12")
+    }
+
+    func testOffsetsCountCharactersNotBytes() {
+        XCTAssertEqual(message("prénom == "), "expected an expression after \"==\" at 10")
+    }
+}

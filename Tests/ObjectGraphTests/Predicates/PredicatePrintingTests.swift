@@ -86,3 +86,21 @@ final class PredicatePrintingTests: XCTestCase {
         XCTAssertGreaterThan(checked, 300)
     }
 }
+
+final class ConstantPrintingRoundTripTests: XCTestCase {
+    func testDataUUIDAndURLConstantsPrintAsCastsThatParseBack() throws {
+        let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+        let p = try Predicate(
+            format: "d == %@ AND u == %@ AND l == %@", Data([1, 2, 3]), uuid, URL(string: "http://apple.com")!)
+        XCTAssertEqual(
+            p.predicateFormat,
+            "d == CAST(\"AQID\", \"NSData\") AND u == CAST(\"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", \"NSUUID\") AND l == CAST(\"http://apple.com\", \"NSURL\")")
+        XCTAssertEqual(try Predicate(format: p.predicateFormat), p)
+        XCTAssertTrue(try p.evaluate(with: ["d": Data([1, 2, 3]), "u": uuid, "l": URL(string: "http://apple.com")!]))
+    }
+
+    func testSetArgumentsPrintAsArraysThatParseBackEqual() throws {
+        let p = try Predicate(format: "a IN %@", Set(["x", "y"]))
+        XCTAssertEqual(try Predicate(format: p.predicateFormat), p)
+    }
+}

@@ -1,0 +1,70 @@
+// Compiled MATCHES patterns: compiled once into the comparison when the pattern is a constant,
+// and in a small shared cache when it comes from a key path or a variable.
+import Foundation
+
+/// The regular expression of a `MATCHES` comparison whose pattern is a constant, compiled once
+/// when the comparison is built so that evaluating it over many objects does not recompile it.
+///
+/// It is a cache, not part of the tree's value: all instances are equal and hash alike. It
+/// remembers the pattern and options it was compiled for, and is ignored when the comparison
+/// has since been changed to another pattern.
+public struct CompiledPattern: Hashable, @unchecked Sendable {
+    private let pattern: String?
+    private let options: ComparisonPredicate.Options
+    private let regex: NSRegularExpression?
+
+    /// No compiled pattern.
+    static let none = CompiledPattern(pattern: nil, options: [], regex: nil)
+
+    private init(pattern: String?, options: ComparisonPredicate.Options, regex: NSRegularExpression?) {
+        self.pattern = pattern
+        self.options = options
+        self.regex = regex
+    }
+
+    /// Compiles the right side of a MATCHES comparison when it is a constant string.
+    init(_ op: ComparisonPredicate.Operator, _ right: Expression, _ options: ComparisonPredicate.Options) {
+        guard op == .matches, case .constant(.string(let pattern)) = right,
+            let regex = try? ValueComparison.compileRegex(pattern, options)
+        else {
+            self = .none
+            return
+        }
+        self.init(pattern: pattern, options: options, regex: regex)
+    }
+
+    /// The compiled regex if it was compiled for this pattern and these options.
+    func regex(for pattern: String, _ options: ComparisonPredicate.Options) -> NSRegularExpression? {
+        self.pattern == pattern && self.options == options ? regex : nil
+    }
+
+    /// Caches never make two comparisons differ.
+    public static func == (lhs: CompiledPattern, rhs: CompiledPattern) -> Bool { true }
+    /// Caches add nothing to a comparison's hash.
+    public func hash(into hasher: inout Hasher) {}
+}
+
+/// Regular expressions of MATCHES comparisons whose pattern is not a constant (a key path, a
+/// variable), by pattern and options, so that evaluating over many objects compiles each
+/// distinct pattern once. Bounded: emptied when full.
+///
+/// It also bounds a leak in swift-corelibs-foundation: `NSRegularExpression(pattern:)` leaks a
+/// copy of any pattern longer than 256 UTF-16 units (`_CFRegularExpressionCreate`), once per
+/// compilation.
+final class RegexCache: @unchecked Sendable {
+    static let shared = RegexCache()
+    private let lock = NSLock()
+    private var cache: [String: NSRegularExpression] = [:]
+    private let limit = 64
+
+    func regex(_ pattern: String, _ options: ComparisonPredicate.Options) throws -> NSRegularExpression {
+        let key = "\(options.rawValue):\(pattern)"
+        lock.lock()
+        defer { lock.unlock() }
+        if let regex = cache[key] { return regex }
+        let regex = try ValueComparison.compileRegex(pattern, options)
+        if cache.count >= limit { cache.removeAll() }
+        cache[key] = regex
+        return regex
+    }
+}
