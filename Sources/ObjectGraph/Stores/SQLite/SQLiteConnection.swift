@@ -115,7 +115,7 @@ final class SQLiteConnection {
             }
         }
         if debugLevel >= 3 { explain(sql, arguments) }
-        let start = DispatchTime.now()
+        let start = debugLevel >= 1 ? DispatchTime.now() : DispatchTime(uptimeNanoseconds: 0)
         let bound = statement.bind(arguments)
         guard bound == SQLITE_OK else { throw error(bound, sql, arguments) }
         while true {

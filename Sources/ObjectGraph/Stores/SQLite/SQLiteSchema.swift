@@ -68,6 +68,8 @@ final class SQLiteSchema: @unchecked Sendable {
     private(set) var entitiesByNumber: [Int64: EntityDescription] = [:]
     /// Where each stored property lives, by property.
     private var storage: [ObjectIdentifier: Storage] = [:]
+    /// The table of each entity the store holds (so hot paths need not walk up to the root).
+    private var tablesByEntity: [ObjectIdentifier: Table] = [:]
 
     /// The layout of `model`'s entities of `configuration` (nil: all).
     init(model: ManagedObjectModel, configuration: String?) throws {
@@ -94,6 +96,7 @@ final class SQLiteSchema: @unchecked Sendable {
             }
         }
         for root in roots { addIndexes(of: root) }
+        for entity in entities { tablesByEntity[ObjectIdentifier(entity)] = tables[ObjectIdentifier(entity.rootEntity)] }
     }
 
     // MARK: Lookup
@@ -103,14 +106,14 @@ final class SQLiteSchema: @unchecked Sendable {
 
     /// The table holding `entity`'s rows.
     func table(of entity: EntityDescription) -> Table {
-        guard let table = tables[ObjectIdentifier(entity.rootEntity)] else {
+        guard let table = tablesByEntity[ObjectIdentifier(entity)] else {
             preconditionFailure("the SQLite store does not hold \(entity.name) objects")
         }
         return table
     }
 
     /// Whether the store holds rows of `entity`.
-    func holds(_ entity: EntityDescription) -> Bool { tables[ObjectIdentifier(entity.rootEntity)] != nil }
+    func holds(_ entity: EntityDescription) -> Bool { tablesByEntity[ObjectIdentifier(entity)] != nil }
 
     /// Where `property` is stored; nil for transient and fetched properties.
     func storage(of property: PropertyDescription) -> Storage? { storage[ObjectIdentifier(property)] }

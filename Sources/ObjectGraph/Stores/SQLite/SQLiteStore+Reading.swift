@@ -17,7 +17,7 @@ extension SQLiteStore {
         for id in objectIDs {
             guard id.storeIdentifier == identifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
             guard schema.holds(id.entity) else { throw unheld(id.entity) }
-            wanted[ObjectIdentifier(id.entity.rootEntity), default: [:]][key] = id
+            wanted[ObjectIdentifier(schema.table(of: id.entity).root), default: [:]][key] = id
         }
         var result: [ObjectID: Snapshot] = [:]
         for (root, ids) in wanted {

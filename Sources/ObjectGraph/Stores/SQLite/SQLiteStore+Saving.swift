@@ -1,8 +1,9 @@
 // Saving into the SQLite store: one transaction per save, all or nothing. Versions of updated,
-// deleted and locked rows are checked first (conflicts carry the rows as stored), then
-// uniqueness constraints against the file and the save's own rows; then rows are deleted,
-// inserted and updated (`WHERE Z_PK = ? AND Z_OPT = ?`), and to-many lists written to join
-// tables and order columns. Any failure rolls back, so the file is exactly as it was.
+// deleted and locked rows are checked first (conflicts carry the rows as stored); then rows are
+// deleted, updated (`WHERE Z_PK = ? AND Z_OPT = ?`) and inserted, in that order so that values
+// a save frees can be taken by its other rows, and to-many lists written to join tables and
+// order columns. Uniqueness constraints are the UNIQUE indexes' job; a failure is reported
+// naming both rows. Any failure rolls back, so the file is exactly as it was.
 import Foundation
 
 extension SQLiteStore {
@@ -10,7 +11,7 @@ extension SQLiteStore {
     ///
     /// Throws ``StoreError/conflicts(_:)`` listing every updated, deleted or locked row whose
     /// version is not the expected one, then ``StoreError/uniquenessViolation(entity:properties:objectIDs:)``
-    /// for the first constraint two rows would share. Unloaded slots of updated rows keep their
+    /// for the first row whose constraint values another row holds (nil values never collide). Unloaded slots of updated rows keep their
     /// stored values. Returns the inserted and updated rows at their new versions (to-many slots
     /// as sent, or unloaded).
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
@@ -18,8 +19,6 @@ extension SQLiteStore {
             try checkOwnership(of: request)
             return try connection.transaction {
                 try checkVersions(of: request)
-                let replaced = Set(request.updated.map(\.objectID) + request.deleted.map(\.objectID))
-                try checkUniqueness(of: request.inserted + request.updated, replacing: replaced)
                 for (id, version) in request.deleted { try delete(id, version: version) }
                 try releaseConstrainedValues(of: request.updated)
                 for row in request.updated { try update(row) }
@@ -51,7 +50,7 @@ extension SQLiteStore {
         let expected = request.updated.map { (objectID: $0.objectID, version: $0.version) } + request.deleted + request.locked
         guard !expected.isEmpty else { return }
         var stored: [ObjectID: Int64] = [:]
-        let byRoot = Dictionary(grouping: expected.map(\.objectID), by: { ObjectIdentifier($0.entity.rootEntity) })
+        let byRoot = Dictionary(grouping: expected.map(\.objectID), by: { ObjectIdentifier(schema.table(of: $0.entity).root) })
         for (root, ids) in byRoot {
             let table = schema.tables[root]!
             let byKey = Dictionary(ids.map { ($0.primaryKey!, $0) }, uniquingKeysWith: { first, _ in first })
@@ -70,36 +69,6 @@ extension SQLiteStore {
     }
 
     // MARK: Uniqueness
-
-    /// Throws when two of `rows`, or one of them and a stored row not in `replaced` (rows this
-    /// save updates or deletes, whose stored values no longer count), share a constraint's values.
-    /// Constraints are scoped to the inheritance tree, nil values never collide.
-    private func checkUniqueness(of rows: [Snapshot], replacing replaced: Set<ObjectID>) throws {
-        struct Key: Hashable {
-            var root: ObjectIdentifier
-            var properties: [String]
-            var values: [SQLiteValue]
-        }
-        var claimed: [Key: ObjectID] = [:]
-        for row in rows {
-            let entity = row.objectID.entity
-            for names in entity.uniquenessConstraints {
-                let slots = names.compactMap { entity.layout.index(of: $0) }
-                guard slots.count == names.count else { continue }
-                let values = try slots.map { try encodeForComparison(row.values[$0], of: entity.layout.properties[$0]) }
-                guard values.allSatisfy({ $0 != .null }) else { continue }
-                let key = Key(root: ObjectIdentifier(entity.rootEntity), properties: names, values: values)
-                var holder = claimed[key]
-                if holder == nil {
-                    holder = try storedHolders(of: names, values: values, in: entity).first { $0 != row.objectID && !replaced.contains($0) }
-                }
-                if let holder {
-                    throw StoreError.uniquenessViolation(entity: entity.name, properties: names, objectIDs: [row.objectID, holder])
-                }
-                claimed[key] = row.objectID
-            }
-        }
-    }
 
     /// A slot's value as it is stored, for comparing constraint values (`.null` when unloaded).
     private func encodeForComparison(_ value: SnapshotValue, of property: PropertyDescription) throws -> SQLiteValue {
@@ -127,8 +96,8 @@ extension SQLiteStore {
     }
 
     /// Clears the uniqueness-constrained columns that `rows` (updated) are about to write, so that
-    /// values moving between rows of one save (checked above as a whole) do not trip the UNIQUE
-    /// indexes half-way, whatever the order of the updates.
+    /// values moving between rows of one save do not trip the UNIQUE indexes half-way, whatever
+    /// the order of the updates.
     private func releaseConstrainedValues(of rows: [Snapshot]) throws {
         guard rows.count > 1 else { return }
         var keys: [String: (table: String, columns: [String], keys: [Int64])] = [:]
@@ -150,8 +119,8 @@ extension SQLiteStore {
         }
     }
 
-    /// Runs a write of `row`, turning a UNIQUE failure SQLite reports despite the check above into
-    /// a uniqueness violation naming both rows, and a reused primary key into an error naming it.
+    /// Runs a write of `row`, turning a UNIQUE index failure into a uniqueness violation naming
+    /// `row` and the row that holds its values, and a reused primary key into an error naming it.
     private func writing(_ row: Snapshot, _ body: () throws -> Void) throws {
         do {
             try body()
@@ -202,8 +171,15 @@ extension SQLiteStore {
         let q = SQLiteSchema.quoted
         let table = schema.table(of: row.objectID.entity)
         let values = try columnValues(of: row)
-        let sql = "INSERT INTO \(q(table.name)) (Z_PK, Z_ENT, Z_OPT" + values.map { ", " + q($0.column) }.joined()
-            + ") VALUES (?, ?, 1" + String(repeating: ", ?", count: values.count) + ")"
+        let columns = values.map(\.column)
+        let sql: String
+        if let cached = insertStatements[ObjectIdentifier(row.objectID.entity)], cached.columns == columns {
+            sql = cached.sql
+        } else {
+            sql = "INSERT INTO \(q(table.name)) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + q($0) }.joined()
+                + ") VALUES (?, ?, 1" + String(repeating: ", ?", count: columns.count) + ")"
+            insertStatements[ObjectIdentifier(row.objectID.entity)] = (columns, sql)
+        }
         try writing(row) {
             try connection.execute(sql, [.integer(row.objectID.primaryKey!), .integer(schema.number(of: row.objectID.entity))] + values.map(\.value))
         }

@@ -44,6 +44,8 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     var metadataChanged = false
     /// How rows of each entity are read, built on first use.
     var readers: [ObjectIdentifier: SQLiteRowReader] = [:]
+    /// The last INSERT of each entity, with the columns it writes.
+    var insertStatements: [ObjectIdentifier: (columns: [String], sql: String)] = [:]
 
     /// Opens (creating it if needed) the store file at `url` for the entities of
     /// `configurationName`. Options: `"identifier"` (String) names a new store;
@@ -115,6 +117,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             self.schema = schema
             self.model = model
             readers = [:]
+            insertStatements = [:]
         }
     }
 
@@ -177,7 +180,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             var counts: [ObjectIdentifier: Int64] = [:]
             for id in temporaryIDs where id.isTemporaryID {
                 guard schema.holds(id.entity) else { throw unheld(id.entity) }
-                counts[ObjectIdentifier(id.entity.rootEntity), default: 0] += 1
+                counts[ObjectIdentifier(schema.table(of: id.entity).root), default: 0] += 1
             }
             guard !counts.isEmpty else { return temporaryIDs }
             var next: [ObjectIdentifier: Int64] = [:]
@@ -194,7 +197,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             }
             return temporaryIDs.map { id in
                 guard id.isTemporaryID else { return id }
-                let root = ObjectIdentifier(id.entity.rootEntity)
+                let root = ObjectIdentifier(schema.table(of: id.entity).root)
                 let key = next[root]!
                 next[root] = key + 1
                 return ObjectID(entity: id.entity, storeIdentifier: identifier, primaryKey: key)
