@@ -48,6 +48,14 @@ final class SQLitePredicateTranslator {
     private var aliasCount = 0
     /// The scopes of SUBQUERY variables in effect.
     private var variables: [String: SQLiteQueryScope] = [:]
+    /// The attribute behind each column expression resolved so far (to decode what it selects).
+    private(set) var attributesBySQL: [String: AttributeDescription] = [:]
+    /// Names that stand for computed values (a dictionary fetch's columns, which its having
+    /// predicate reads as key paths or as variables).
+    var namedValues: [String: Operand] = [:]
+    /// Whether key paths and variables must be among `namedValues` (a having predicate sees only
+    /// its dictionaries).
+    var resolvesOnlyNamedValues = false
 
     init(schema: SQLiteSchema, storeIdentifier: String, entity: EntityDescription) {
         self.schema = schema
@@ -139,8 +147,12 @@ final class SQLitePredicateTranslator {
         case .evaluatedObject:
             return .object(key: "t0.Z_PK", entity: "t0.Z_ENT", destination: root.entity)
         case .keyPath(let path):
+            if let named = namedValues[path] { return named }
+            if resolvesOnlyNamedValues { throw unsupported("\(path), which is not a key of the dictionaries") }
             return try resolve(path.split(separator: ".").map(String.init), from: root, path: path)
         case .variable(let name):
+            if variables[name] == nil, let named = namedValues[name] { return named }
+            if resolvesOnlyNamedValues { throw unsupported("$\(name), which is not a key of the dictionaries") }
             guard let scope = variables[name] else { throw unsupported("the variable $\(name), which no SUBQUERY binds (substitute it first)") }
             return .object(key: "\(scope.alias).Z_PK", entity: "\(scope.alias).Z_ENT", destination: scope.entity)
         case .member(.variable(let name), let path):
@@ -210,7 +222,9 @@ final class SQLitePredicateTranslator {
             switch schema.storage(of: property) {
             case .attribute(let column, let attribute)?:
                 guard isLast else { throw unsupported("the key path \(path): it continues after the attribute \(attribute.qualifiedName)") }
-                return .value("\(alias).\(q(column))", kind(of: attribute))
+                let sql = "\(alias).\(q(column))"
+                attributesBySQL[sql] = attribute
+                return .value(sql, kind(of: attribute))
             case .foreignKey(let column, let entityColumn, _)?:
                 guard let destination = (property as? RelationshipDescription)?.destinationEntity, schema.holds(destination) else {
                     throw unsupported("the key path \(path): \(property.qualifiedName) leads outside the store")
@@ -240,7 +254,7 @@ final class SQLitePredicateTranslator {
         return .object(key: "\(alias).Z_PK", entity: "\(alias).Z_ENT", destination: entity)
     }
 
-    private func kind(of attribute: AttributeDescription) -> Kind {
+    func kind(of attribute: AttributeDescription) -> Kind {
         switch attribute.attributeType {
         case .integer16, .integer32, .integer64, .double, .float, .boolean: return .number
         case .decimal: return .decimal

@@ -1,7 +1,8 @@
 // Fetching from the SQLite store: each request is one SQL statement, the predicate and sort
 // descriptors translated by SQLitePredicateTranslator, the entity (and its sub-entities) chosen
-// by Z_ENT, offset and limit in SQL; rows come back as snapshots (full or partial), object IDs
-// or a count. Ties in the order fall back to the primary key, as the in-memory store orders.
+// by Z_ENT, offset and limit in SQL; rows come back as snapshots (full or partial), object IDs,
+// a count or dictionaries (SQLiteDictionaryPlan). Ties in the order fall back to the primary
+// key, as the in-memory store orders.
 import Foundation
 
 extension SQLiteStore {
@@ -21,7 +22,10 @@ extension SQLiteStore {
                 conditions.append("t0.Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")")
             }
             if let predicate = request.predicate { conditions.append(try translator.condition(predicate)) }
-            let order = try orderTerms(request.sortDescriptors, translator) + ["t0.Z_PK"]
+            // A dictionary fetch may sort by its expressions' names, which order its results, not rows.
+            let rowSorts = request.sortDescriptors.filter { sort in !request.expressionsToFetch.contains { $0.name == sort.key } }
+            let order = try orderTerms(rowSorts, translator) + ["t0.Z_PK"]
+            let dictionaries = request.resultType == .dictionaries ? try SQLiteDictionaryPlan(request: request, translator: translator) : nil
             var window = ""
             if request.fetchLimit > 0 || request.fetchOffset > 0 {
                 window = " LIMIT \(translator.bind(.integer(Int64(request.fetchLimit > 0 ? request.fetchLimit : -1))))"
@@ -56,7 +60,13 @@ extension SQLiteStore {
                 }
                 return .snapshots(rows)
             case .dictionaries:
-                throw StoreError.unsupportedRequest("the SQLite store does not answer dictionary results (fetch objects or object IDs instead)")
+                guard let plan = dictionaries else { return .dictionaries([]) }
+                var results: [[String: any Sendable]] = []
+                let sql = plan.sql(from: from, order: order, window: window, distinct: request.returnsDistinctResults)
+                try connection.forEachRow(sql, translator.arguments) { statement in
+                    results.append(try plan.dictionary(statement, storeIdentifier: identifier, schema: schema))
+                }
+                return .dictionaries(results)
             }
         }
     }
