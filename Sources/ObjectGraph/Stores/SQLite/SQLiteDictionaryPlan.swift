@@ -184,7 +184,8 @@ struct SQLiteDictionaryPlan {
     }
 
     /// The dictionary of the statement's current row (nil values left out).
-    func dictionary(_ statement: SQLiteStatement, storeIdentifier: String, schema: SQLiteSchema) throws -> [String: any Sendable] {
+    func dictionary(_ statement: SQLiteStatement, storeIdentifier: String, schema: SQLiteSchema,
+                    external: SQLiteExternalData) throws -> [String: any Sendable] {
         var result: [String: any Sendable] = [:]
         var index: Int32 = 0
         for output in outputs {
@@ -192,7 +193,9 @@ struct SQLiteDictionaryPlan {
             if statement.isNull(index) { continue }
             switch output.decoder {
             case .attribute(let attribute):
-                if case .value(let value) = try SQLiteValueCoding.decode(statement, index, of: attribute) { result[output.name] = value }
+                if case .value(let value) = try SQLiteValueCoding.decode(statement, index, of: attribute, external: external) {
+                    result[output.name] = value
+                }
             case .object(let destination):
                 let entity = statement.isNull(index + 1) ? destination : schema.entitiesByNumber[statement.int64(index + 1)] ?? destination
                 result[output.name] = ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: statement.int64(index))

@@ -17,10 +17,12 @@ final class SQLiteRowReader {
     let columns: [String]
     let slots: [Slot]
     private let schema: SQLiteSchema
+    private let external: SQLiteExternalData
 
-    init(entity: EntityDescription, schema: SQLiteSchema) {
+    init(entity: EntityDescription, schema: SQLiteSchema, external: SQLiteExternalData) {
         self.entity = entity
         self.schema = schema
+        self.external = external
         let table = schema.table(of: entity)
         columns = table.columns.map(\.name)
         var positions: [String: Int32] = [:]
@@ -51,7 +53,7 @@ final class SQLiteRowReader {
         for (index, slot) in slots.enumerated() where loaded?.contains(index) ?? true {
             switch slot {
             case .attribute(let column, let attribute):
-                values[index] = try SQLiteValueCoding.decode(statement, column, of: attribute)
+                values[index] = try SQLiteValueCoding.decode(statement, column, of: attribute, external: external)
             case .toOne(let column, let entityColumn, let destination):
                 if statement.isNull(column) {
                     values[index] = .null

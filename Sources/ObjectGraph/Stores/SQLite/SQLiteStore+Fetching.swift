@@ -64,7 +64,7 @@ extension SQLiteStore {
                 var results: [[String: any Sendable]] = []
                 let sql = plan.sql(from: from, order: order, window: window, distinct: request.returnsDistinctResults)
                 try connection.forEachRow(sql, translator.arguments) { statement in
-                    results.append(try plan.dictionary(statement, storeIdentifier: identifier, schema: schema))
+                    results.append(try plan.dictionary(statement, storeIdentifier: identifier, schema: schema, external: externalData))
                 }
                 return .dictionaries(results)
             }

@@ -70,7 +70,7 @@ extension SQLiteStore {
     /// The reader of `entity`'s rows.
     func reader(for entity: EntityDescription) -> SQLiteRowReader {
         if let reader = readers[ObjectIdentifier(entity)] { return reader }
-        let reader = SQLiteRowReader(entity: entity, schema: schema)
+        let reader = SQLiteRowReader(entity: entity, schema: schema, external: externalData)
         readers[ObjectIdentifier(entity)] = reader
         return reader
     }

@@ -3,7 +3,8 @@
 // deleted, updated (`WHERE Z_PK = ? AND Z_OPT = ?`) and inserted, in that order so that values
 // a save frees can be taken by its other rows, and to-many lists written to join tables and
 // order columns. Uniqueness constraints are the UNIQUE indexes' job; a failure is reported
-// naming both rows. Any failure rolls back, so the file is exactly as it was.
+// naming both rows. Any failure rolls back, so the file is exactly as it was, and removes the
+// external data files the save wrote; success removes those it replaced or deleted.
 import Foundation
 
 extension SQLiteStore {
@@ -11,23 +12,38 @@ extension SQLiteStore {
     ///
     /// Throws ``StoreError/conflicts(_:)`` listing every updated, deleted or locked row whose
     /// version is not the expected one, then ``StoreError/uniquenessViolation(entity:properties:objectIDs:)``
-    /// for the first row whose constraint values another row holds (nil values never collide). Unloaded slots of updated rows keep their
-    /// stored values. Returns the inserted and updated rows at their new versions (to-many slots
-    /// as sent, or unloaded).
+    /// for the first row whose constraint values another row holds (nil values never collide).
+    /// Unloaded slots of updated rows keep their stored values. Returns the inserted and updated
+    /// rows at their new versions (to-many slots as sent, or unloaded).
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try lock.withLock {
             try checkOwnership(of: request)
-            return try connection.transaction {
-                try checkVersions(of: request)
-                for (id, version) in request.deleted { try delete(id, version: version) }
-                try releaseConstrainedValues(of: request.updated)
-                for row in request.updated { try update(row) }
-                for row in request.inserted { try insert(row) }
-                for row in request.inserted { try writeToManyLists(of: row, isNew: true) }
-                for row in request.updated { try writeToManyLists(of: row, isNew: false) }
-                if metadataChanged { try writeMetadata() }
-                return StoreSaveResult(snapshots: try savedSnapshots(request), deletedObjectIDs: request.deleted.map(\.objectID))
+            externalFilesWritten = []
+            externalFilesReplaced = []
+            let result: StoreSaveResult
+            do {
+                result = try write(request)
+            } catch {
+                externalData.remove(externalFilesWritten)
+                throw error
             }
+            externalData.remove(externalFilesReplaced)
+            return result
+        }
+    }
+
+    /// The transaction of a save.
+    private func write(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try connection.transaction {
+            try checkVersions(of: request)
+            for (id, version) in request.deleted { try delete(id, version: version) }
+            try releaseConstrainedValues(of: request.updated)
+            for row in request.updated { try update(row) }
+            for row in request.inserted { try insert(row) }
+            for row in request.inserted { try writeToManyLists(of: row, isNew: true) }
+            for row in request.updated { try writeToManyLists(of: row, isNew: false) }
+            if metadataChanged { try writeMetadata() }
+            return StoreSaveResult(snapshots: try savedSnapshots(request), deletedObjectIDs: request.deleted.map(\.objectID))
         }
     }
 
@@ -147,7 +163,14 @@ extension SQLiteStore {
         for (index, property) in row.layout.properties.enumerated() where row.values[index].isLoaded {
             switch schema.storage(of: property) {
             case .attribute(let column, let attribute)?:
-                result.append((column, try SQLiteValueCoding.encode(row.values[index], of: attribute)))
+                if attribute.allowsExternalBinaryDataStorage, case .value(let value) = row.values[index], let data = value as? Data,
+                   data.count >= externalData.threshold {
+                    let file = try externalData.write(data)
+                    externalFilesWritten.append(file.name)
+                    result.append((column, .blob(file.stored)))
+                } else {
+                    result.append((column, try SQLiteValueCoding.encode(row.values[index], of: attribute)))
+                }
             case .foreignKey(let column, let entityColumn, _)?:
                 switch row.values[index] {
                 case .object(let id):
@@ -188,6 +211,8 @@ extension SQLiteStore {
     private func update(_ row: Snapshot) throws {
         let q = SQLiteSchema.quoted
         let table = schema.table(of: row.objectID.entity)
+        let loaded = row.layout.properties.indices.filter { row.values[$0].isLoaded }.map { row.layout.properties[$0] }
+        try noteExternalFiles(of: row.objectID, among: loaded)
         let values = try columnValues(of: row)
         let sql = "UPDATE \(q(table.name)) SET Z_OPT = Z_OPT + 1" + values.map { ", \(q($0.column)) = ?" }.joined()
             + " WHERE Z_PK = ? AND Z_OPT = ?"
@@ -203,6 +228,7 @@ extension SQLiteStore {
     private func delete(_ id: ObjectID, version: Int64) throws {
         let q = SQLiteSchema.quoted
         let table = schema.table(of: id.entity)
+        try noteExternalFiles(of: id, among: id.entity.layout.properties)
         try connection.execute("DELETE FROM \(q(table.name)) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(id.primaryKey!), .integer(version)])
         guard connection.changes == 1 else {
             throw StoreError.conflicts([StoreConflict(objectID: id, expectedVersion: version,
@@ -210,6 +236,26 @@ extension SQLiteStore {
         }
         for (join, column) in schema.joinColumns(referencing: id.entity) {
             try connection.execute("DELETE FROM \(q(join)) WHERE \(q(column)) = ?", [.integer(id.primaryKey!)])
+        }
+    }
+
+    /// Records the files that the external-storage attributes among `properties` of `id`'s row
+    /// refer to now (replaced or deleted by this save: removed once it commits).
+    private func noteExternalFiles(of id: ObjectID, among properties: [PropertyDescription]) throws {
+        let columns = properties.compactMap { property -> String? in
+            guard case .attribute(let column, let attribute)? = schema.storage(of: property),
+                  attribute.allowsExternalBinaryDataStorage else { return nil }
+            return column
+        }
+        guard !columns.isEmpty else { return }
+        let sql = "SELECT " + columns.map(SQLiteSchema.quoted).joined(separator: ", ")
+            + " FROM \(SQLiteSchema.quoted(schema.table(of: id.entity).name)) WHERE Z_PK = ?"
+        try connection.forEachRow(sql, [.integer(id.primaryKey!)]) { statement in
+            for index in 0..<statement.columnCount {
+                if case .blob(let data) = statement.value(index), let name = externalData.fileName(in: data) {
+                    externalFilesReplaced.append(name)
+                }
+            }
         }
     }
 

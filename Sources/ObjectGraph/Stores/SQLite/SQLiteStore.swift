@@ -44,15 +44,24 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     var metadataChanged = false
     /// How rows of each entity are read, built on first use.
     var readers: [ObjectIdentifier: SQLiteRowReader] = [:]
+    /// Binary values kept in files beside the store.
+    let externalData: SQLiteExternalData
+    /// Files the save in progress wrote (removed if it fails) and those it made obsolete
+    /// (removed if it succeeds).
+    var externalFilesWritten: [String] = []
+    var externalFilesReplaced: [String] = []
     /// The last INSERT of each entity, with the columns it writes.
     var insertStatements: [ObjectIdentifier: (columns: [String], sql: String)] = [:]
 
     /// Opens (creating it if needed) the store file at `url` for the entities of
     /// `configurationName`. Options: `"identifier"` (String) names a new store;
-    /// `"busyTimeout"` (seconds) bounds how long a call waits for another writer.
+    /// `"busyTimeout"` (seconds) bounds how long a call waits for another writer;
+    /// `"externalStorageThreshold"` (bytes, 100 KiB by default) is the size from which values of
+    /// attributes allowing external storage go to files beside the store.
     public init(configurationName: String? = nil, url: URL, options: [String: any Sendable] = [:]) throws {
         fileURL = url
         self.configurationName = configurationName
+        externalData = SQLiteExternalData(storeURL: url, threshold: options["externalStorageThreshold"] as? Int ?? 100 * 1024)
         let timeout = (options["busyTimeout"] as? Double) ?? (options["busyTimeout"] as? Int).map(Double.init) ?? 10
         connection = try SQLiteConnection(path: url.path, busyTimeout: timeout)
         let stored = try Self.readMetadata(connection)
@@ -217,7 +226,8 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         lock.withLock { connection.close() }
     }
 
-    /// Writes a consistent copy of the store (a single file, no -wal) at `url`, created 0600.
+    /// Writes a consistent copy of the store (a single file, no -wal) at `url`, created 0600,
+    /// with its external data files.
     public func copy(to url: URL) throws {
         try lock.withLock {
             let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
@@ -226,14 +236,23 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             }
             Foundation.close(fd)
             try connection.execute("VACUUM INTO ?", [.text(url.path)])
+            let files = FileManager.default
+            guard files.fileExists(atPath: externalData.directory.path) else { return }
+            let destination = SQLiteExternalData(storeURL: url, threshold: externalData.threshold).directory
+            do {
+                try files.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                          attributes: [.posixPermissions: 0o700])
+                try files.copyItem(at: externalData.directory, to: destination)
+            } catch {
+                throw StoreError.io(path: destination.path, reason: "cannot copy the external data: \(error.localizedDescription)")
+            }
         }
     }
 
     /// Removes the store file at `url` with its -wal and -shm files and its external data folder.
     public static func destroy(at url: URL) throws {
         let files = FileManager.default
-        let base = url.deletingLastPathComponent()
-        let support = base.appendingPathComponent("." + url.deletingPathExtension().lastPathComponent + "_SUPPORT", isDirectory: true)
+        let support = SQLiteExternalData.supportDirectory(for: url)
         for path in [url.path, url.path + "-wal", url.path + "-shm", support.path] where files.fileExists(atPath: path) {
             do {
                 try files.removeItem(atPath: path)

@@ -1,7 +1,7 @@
 // Attribute values in their SQLite forms, as Core Data stores them: integers and booleans as
 // INTEGER, doubles and floats as REAL, dates as REAL seconds since 2001-01-01, decimals as TEXT
 // (exact), UUIDs as 16-byte BLOBs, URIs as TEXT, binary data as BLOB (tagged 0x01 when it may live
-// outside the store), transformables through their value transformer or natively (text, blob).
+// in a file beside the store), transformables through their value transformer or natively.
 import Foundation
 
 /// Conversions between attribute values and SQLite values.
@@ -115,14 +115,16 @@ enum SQLiteValueCoding {
 
     // MARK: Decoding
 
-    /// Column `index` of the statement's current row as a value of `attribute`.
-    static func decode(_ statement: SQLiteStatement, _ index: Int32, of attribute: AttributeDescription) throws -> SnapshotValue {
+    /// Column `index` of the statement's current row as a value of `attribute`; `external` reads
+    /// a value stored in a file.
+    static func decode(_ statement: SQLiteStatement, _ index: Int32, of attribute: AttributeDescription,
+                       external: SQLiteExternalData? = nil) throws -> SnapshotValue {
         if statement.isNull(index) { return .null }
-        return try decode(statement.value(index), of: attribute)
+        return try decode(statement.value(index), of: attribute, external: external)
     }
 
     /// A stored value as a value of `attribute`'s Swift type.
-    static func decode(_ stored: SQLiteValue, of attribute: AttributeDescription) throws -> SnapshotValue {
+    static func decode(_ stored: SQLiteValue, of attribute: AttributeDescription, external: SQLiteExternalData? = nil) throws -> SnapshotValue {
         func corrupt() -> StoreError {
             StoreError.unsupportedRequest("\(attribute.qualifiedName) (\(attribute.attributeType.xcodeName)): cannot read the stored value \(stored)")
         }
@@ -168,6 +170,7 @@ enum SQLiteValueCoding {
         case .binaryData:
             guard case .blob(let data) = stored else { throw corrupt() }
             guard attribute.allowsExternalBinaryDataStorage else { return .value(data) }
+            if let external, let name = external.fileName(in: data) { return .value(try external.read(name)) }
             guard data.first == inlineDataTag else { throw corrupt() }
             return .value(Data(data.dropFirst()))
         case .uuid:
