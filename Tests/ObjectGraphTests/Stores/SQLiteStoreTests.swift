@@ -274,6 +274,17 @@ final class SQLiteStoreTests: XCTestCase {
         XCTAssertNoThrow(try f.insert(nils.map { f.row($0, [:]) }))
     }
 
+    func testRowsOfOneSaveCanSwapConstrainedValues() throws {
+        let f = try SQLiteStoreFixture()
+        let d = try f.populated()
+        try f.save(StoreSaveRequest(updated: [
+            f.row(d.write, ["title": .value("Write"), "code": .value("R"), "owner": .object(d.ada)], version: 1),
+            f.row(d.review, ["title": .value("Review"), "code": .value("W"), "owner": .object(d.ada)], version: 1),
+        ]))
+        XCTAssertEqual(try f.stored(d.write)?.value(forKey: "code"), .value("R"))
+        XCTAssertEqual(try f.stored(d.review)?.value(forKey: "code"), .value("W"))
+    }
+
     func testFailedSaveLeavesTheFileExactlyAsItWas() throws {
         let f = try SQLiteStoreFixture()
         let d = try f.populated()

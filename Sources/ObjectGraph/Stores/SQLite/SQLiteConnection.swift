@@ -25,13 +25,13 @@ final class SQLiteConnection {
     let debugLevel: Int
 
     /// Opens (creating it if needed) the database at `path`, waiting up to `busyTimeout`
-    /// seconds for locks other connections hold.
-    init(path: String, busyTimeout: TimeInterval = 10) throws {
+    /// seconds for locks other connections hold; `readOnly` opens an existing file for reading.
+    init(path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false) throws {
         self.path = path
         debugLevel = Int(ProcessInfo.processInfo.environment["OBJECTGRAPH_SQL_DEBUG"] ?? "") ?? 0
-        try Self.createPrivately(path)
+        if !readOnly { try Self.createPrivately(path) }
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
@@ -42,7 +42,8 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(busyTimeout * 1000))
         try SQLiteFunctions.register(on: db, path: path)
-        try executeScript("PRAGMA foreign_keys = OFF; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+        try executeScript(readOnly ? "PRAGMA query_only = ON;"
+                                   : "PRAGMA foreign_keys = OFF; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
     }
 
     deinit { close() }

@@ -33,11 +33,15 @@ extension SQLiteStore {
     }
 
     /// The destinations of `relationship` of `objectID`'s row, in order for an ordered one and
-    /// by primary key otherwise. Empty when there is no such row.
+    /// by primary key otherwise. Empty when there is no such row, or the relationship is not one
+    /// of its entity's.
     public func objectIDs(forRelationship relationship: RelationshipDescription, of objectID: ObjectID) throws -> [ObjectID] {
         try lock.withLock {
             guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey else { throw StoreError.foreignObjectID(objectID) }
-            guard let destination = relationship.destinationEntity, schema.holds(destination) else { return [] }
+            guard schema.holds(objectID.entity) else { throw unheld(objectID.entity) }
+            let layout = objectID.entity.layout
+            guard let slot = layout.index(of: relationship.name), layout.properties[slot] === relationship,
+                  let destination = relationship.destinationEntity, schema.holds(destination) else { return [] }
             let q = SQLiteSchema.quoted
             let target = schema.table(of: destination)
             let sql: String

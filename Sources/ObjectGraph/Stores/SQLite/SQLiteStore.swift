@@ -133,7 +133,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     // MARK: Metadata
 
     /// The metadata stored in `connection`'s file, or nil for a new file.
-    private static func readMetadata(_ connection: SQLiteConnection) throws -> [String: any Sendable]? {
+    static func readMetadata(_ connection: SQLiteConnection) throws -> [String: any Sendable]? {
         let exists = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_METADATA'")
         guard exists?.integerValue == 1, case .blob(let plist)? = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
         else { return nil }
