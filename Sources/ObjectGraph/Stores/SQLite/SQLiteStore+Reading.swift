@@ -22,9 +22,12 @@ extension SQLiteStore {
         var result: [ObjectID: Snapshot] = [:]
         for (root, ids) in wanted {
             let table = schema.tables[root]!
-            let sql = "SELECT \(SQLiteRowReader.selectList(of: table, alias: "t0")) FROM \(SQLiteSchema.quoted(table.name)) t0 "
-                + "WHERE t0.Z_PK IN (SELECT value FROM json_each(?))"
-            try connection.forEachRow(sql, [Self.jsonArray(ids.keys)]) { statement in
+            let select = "SELECT \(SQLiteRowReader.selectList(of: table, alias: "t0")) FROM \(SQLiteSchema.quoted(table.name)) t0 "
+            // One row is a primary-key lookup (a single fault); several share one statement.
+            let (sql, arguments): (String, [SQLiteValue]) = ids.count == 1
+                ? (select + "WHERE t0.Z_PK = ?", [.integer(ids.keys.first!)])
+                : (select + "WHERE t0.Z_PK IN (SELECT value FROM json_each(?))", [Self.jsonArray(ids.keys)])
+            try connection.forEachRow(sql, arguments) { statement in
                 guard let id = ids[statement.int64(0)], schema.number(of: id.entity) == statement.int64(1) else { return }
                 result[id] = try reader(for: id.entity).snapshot(statement, storeIdentifier: identifier)
             }

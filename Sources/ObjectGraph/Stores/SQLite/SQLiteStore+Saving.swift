@@ -111,27 +111,41 @@ extension SQLiteStore {
         return result
     }
 
-    /// Clears the uniqueness-constrained columns that `rows` (updated) are about to write, so that
-    /// values moving between rows of one save do not trip the UNIQUE indexes half-way, whatever
-    /// the order of the updates.
+    /// The write plan of `entity`.
+    private func plan(for entity: EntityDescription) -> SQLiteWritePlan {
+        if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
+        let plan = SQLiteWritePlan(entity: entity, schema: schema)
+        writePlans[ObjectIdentifier(entity)] = plan
+        return plan
+    }
+
+    /// Clears the uniqueness-constrained columns of the updated `rows` whose values change, when
+    /// several do, so that values moving between rows of one save do not trip the UNIQUE indexes
+    /// half-way, whatever the order of the updates.
     private func releaseConstrainedValues(of rows: [Snapshot]) throws {
         guard rows.count > 1 else { return }
-        var keys: [String: (table: String, columns: [String], keys: [Int64])] = [:]
-        for row in rows {
-            let entity = row.objectID.entity
-            let columns = Set(entity.uniquenessConstraints.flatMap { $0 }).sorted().compactMap { name -> String? in
-                guard let slot = entity.layout.index(of: name), row.values[slot].isLoaded else { return nil }
-                return schema.column(of: name, in: entity)
-            }
-            guard !columns.isEmpty else { continue }
-            let table = schema.table(of: entity).name
-            let group = table + "." + columns.joined(separator: ",")
-            keys[group, default: (table, columns, [])].keys.append(row.objectID.primaryKey!)
-        }
         let q = SQLiteSchema.quoted
-        for (table, columns, primaryKeys) in keys.values where primaryKeys.count > 1 {
-            try connection.execute("UPDATE \(q(table)) SET " + columns.map { "\(q($0)) = NULL" }.joined(separator: ", ")
-                                   + " WHERE Z_PK IN (SELECT value FROM json_each(?))", [Self.jsonArray(primaryKeys)])
+        var groups: [String: (table: String, columns: [(slot: Int, column: String)], rows: [Snapshot])] = [:]
+        for row in rows {
+            let columns = plan(for: row.objectID.entity).constrainedColumns.filter { row.values[$0.slot].isLoaded }
+            guard !columns.isEmpty else { continue }
+            let table = schema.table(of: row.objectID.entity).name
+            groups[table + "." + columns.map(\.column).joined(separator: ","), default: (table, columns, [])].rows.append(row)
+        }
+        for (table, columns, members) in groups.values where members.count > 1 {
+            var current: [Int64: [SQLiteValue]] = [:]
+            let select = "SELECT Z_PK, " + columns.map { q($0.column) }.joined(separator: ", ")
+                + " FROM \(q(table)) WHERE Z_PK IN (SELECT value FROM json_each(?))"
+            try connection.forEachRow(select, [Self.jsonArray(members.map { $0.objectID.primaryKey! })]) { statement in
+                current[statement.int64(0)] = (1...columns.count).map { statement.value(Int32($0)) }
+            }
+            let moving = try members.filter { row in
+                let values = try columns.map { try encodeForComparison(row.values[$0.slot], of: row.layout.properties[$0.slot]) }
+                return current[row.objectID.primaryKey!] != values
+            }
+            guard moving.count > 1 else { continue }
+            try connection.execute("UPDATE \(q(table)) SET " + columns.map { "\(q($0.column)) = NULL" }.joined(separator: ", ")
+                                   + " WHERE Z_PK IN (SELECT value FROM json_each(?))", [Self.jsonArray(moving.map { $0.objectID.primaryKey! })])
         }
     }
 
@@ -196,12 +210,13 @@ extension SQLiteStore {
         let values = try columnValues(of: row)
         let columns = values.map(\.column)
         let sql: String
-        if let cached = insertStatements[ObjectIdentifier(row.objectID.entity)], cached.columns == columns {
+        let plan = plan(for: row.objectID.entity)
+        if let cached = plan.insert, cached.columns == columns {
             sql = cached.sql
         } else {
             sql = "INSERT INTO \(q(table.name)) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + q($0) }.joined()
                 + ") VALUES (?, ?, 1" + String(repeating: ", ?", count: columns.count) + ")"
-            insertStatements[ObjectIdentifier(row.objectID.entity)] = (columns, sql)
+            plan.insert = (columns, sql)
         }
         try writing(row) {
             try connection.execute(sql, [.integer(row.objectID.primaryKey!), .integer(schema.number(of: row.objectID.entity))] + values.map(\.value))
@@ -211,11 +226,18 @@ extension SQLiteStore {
     private func update(_ row: Snapshot) throws {
         let q = SQLiteSchema.quoted
         let table = schema.table(of: row.objectID.entity)
-        let loaded = row.layout.properties.indices.filter { row.values[$0].isLoaded }.map { row.layout.properties[$0] }
-        try noteExternalFiles(of: row.objectID, among: loaded)
+        let plan = plan(for: row.objectID.entity)
+        try noteExternalFiles(of: row.objectID, columns: plan.externalColumns.filter { row.values[$0.slot].isLoaded }.map(\.column))
         let values = try columnValues(of: row)
-        let sql = "UPDATE \(q(table.name)) SET Z_OPT = Z_OPT + 1" + values.map { ", \(q($0.column)) = ?" }.joined()
-            + " WHERE Z_PK = ? AND Z_OPT = ?"
+        let columns = values.map(\.column)
+        let sql: String
+        if let cached = plan.update, cached.columns == columns {
+            sql = cached.sql
+        } else {
+            sql = "UPDATE \(q(table.name)) SET Z_OPT = Z_OPT + 1" + columns.map { ", \(q($0)) = ?" }.joined()
+                + " WHERE Z_PK = ? AND Z_OPT = ?"
+            plan.update = (columns, sql)
+        }
         try writing(row) {
             try connection.execute(sql, values.map(\.value) + [.integer(row.objectID.primaryKey!), .integer(row.version)])
         }
@@ -228,25 +250,21 @@ extension SQLiteStore {
     private func delete(_ id: ObjectID, version: Int64) throws {
         let q = SQLiteSchema.quoted
         let table = schema.table(of: id.entity)
-        try noteExternalFiles(of: id, among: id.entity.layout.properties)
+        let plan = plan(for: id.entity)
+        try noteExternalFiles(of: id, columns: plan.externalColumns.map(\.column))
         try connection.execute("DELETE FROM \(q(table.name)) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(id.primaryKey!), .integer(version)])
         guard connection.changes == 1 else {
             throw StoreError.conflicts([StoreConflict(objectID: id, expectedVersion: version,
                                                       currentSnapshot: try storedSnapshots(for: [id])[id])])
         }
-        for (join, column) in schema.joinColumns(referencing: id.entity) {
+        for (join, column) in plan.joinColumns {
             try connection.execute("DELETE FROM \(q(join)) WHERE \(q(column)) = ?", [.integer(id.primaryKey!)])
         }
     }
 
-    /// Records the files that the external-storage attributes among `properties` of `id`'s row
+    /// Records the files that `columns` (of attributes allowing external storage) of `id`'s row
     /// refer to now (replaced or deleted by this save: removed once it commits).
-    private func noteExternalFiles(of id: ObjectID, among properties: [PropertyDescription]) throws {
-        let columns = properties.compactMap { property -> String? in
-            guard case .attribute(let column, let attribute)? = schema.storage(of: property),
-                  attribute.allowsExternalBinaryDataStorage else { return nil }
-            return column
-        }
+    private func noteExternalFiles(of id: ObjectID, columns: [String]) throws {
         guard !columns.isEmpty else { return }
         let sql = "SELECT " + columns.map(SQLiteSchema.quoted).joined(separator: ", ")
             + " FROM \(SQLiteSchema.quoted(schema.table(of: id.entity).name)) WHERE Z_PK = ?"

@@ -50,8 +50,8 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// (removed if it succeeds).
     var externalFilesWritten: [String] = []
     var externalFilesReplaced: [String] = []
-    /// The last INSERT of each entity, with the columns it writes.
-    var insertStatements: [ObjectIdentifier: (columns: [String], sql: String)] = [:]
+    /// How rows of each entity are written, built on first use.
+    var writePlans: [ObjectIdentifier: SQLiteWritePlan] = [:]
 
     /// Opens (creating it if needed) the store file at `url` for the entities of
     /// `configurationName`. Options: `"identifier"` (String) names a new store;
@@ -126,7 +126,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             self.schema = schema
             self.model = model
             readers = [:]
-            insertStatements = [:]
+            writePlans = [:]
         }
     }
 
