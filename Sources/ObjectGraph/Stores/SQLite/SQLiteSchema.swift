@@ -17,6 +17,8 @@ final class SQLiteSchema: @unchecked Sendable {
         var columns: [(name: String, type: String)]
         /// `CREATE INDEX` statements.
         var indexes: [String]
+        /// `Z_PK, Z_ENT, Z_OPT` and every column, qualified by the alias `t0` (what row readers read).
+        var selectList = ""
     }
 
     /// A join table: one row per pair of related objects.
@@ -95,7 +97,12 @@ final class SQLiteSchema: @unchecked Sendable {
                 mapToMany(relationship, tableNames: &tableNames)
             }
         }
-        for root in roots { addIndexes(of: root) }
+        for root in roots {
+            addIndexes(of: root)
+            guard var table = tables[ObjectIdentifier(root)] else { continue }
+            table.selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).map { "t0." + Self.quoted($0) }.joined(separator: ", ")
+            tables[ObjectIdentifier(root)] = table
+        }
         for entity in entities { tablesByEntity[ObjectIdentifier(entity)] = tables[ObjectIdentifier(entity.rootEntity)] }
     }
 

@@ -49,7 +49,7 @@ extension SQLiteStore {
                 let names = request.propertiesToFetch.map { Set($0.map(\.name)) }
                 var loaded: [Int64: Set<Int>] = [:]
                 var rows: [Snapshot] = []
-                let select = "SELECT " + SQLiteRowReader.selectList(of: schema.table(of: request.entity), alias: "t0")
+                let select = "SELECT " + schema.table(of: request.entity).selectList
                 try connection.forEachRow(select + ordered, translator.arguments) { statement in
                     let number = statement.int64(1)
                     guard let entity = schema.entitiesByNumber[number] else { return }

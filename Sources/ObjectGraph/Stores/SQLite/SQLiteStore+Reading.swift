@@ -22,7 +22,7 @@ extension SQLiteStore {
         var result: [ObjectID: Snapshot] = [:]
         for (root, ids) in wanted {
             let table = schema.tables[root]!
-            let select = "SELECT \(SQLiteRowReader.selectList(of: table, alias: "t0")) FROM \(SQLiteSchema.quoted(table.name)) t0 "
+            let select = "SELECT \(table.selectList) FROM \(SQLiteSchema.quoted(table.name)) t0 "
             // One row is a primary-key lookup (a single fault); several share one statement.
             let (sql, arguments): (String, [SQLiteValue]) = ids.count == 1
                 ? (select + "WHERE t0.Z_PK = ?", [.integer(ids.keys.first!)])
