@@ -21,6 +21,9 @@ final class SQLiteConnection {
     private var handle: OpaquePointer?
     /// Prepared statements by SQL.
     private var cache: [String: SQLiteStatement] = [:]
+    /// How many statements the cache keeps; past that it starts over (predicates with constant
+    /// lists of every length would otherwise grow it without bound).
+    private let cacheLimit = 500
     /// How much the connection prints to stderr (`OBJECTGRAPH_SQL_DEBUG`, 0 to 3).
     let debugLevel: Int
 
@@ -174,6 +177,12 @@ final class SQLiteConnection {
         guard code == SQLITE_OK, let pointer else { throw error(code, sql, []) }
         let statement = SQLiteStatement(handle: pointer, sql: sql)
         guard cache[sql] == nil else { return (statement, false) }
+        if cache.count >= cacheLimit {
+            for (key, cached) in cache where !cached.isInUse {
+                sqlite3_finalize(cached.handle)
+                cache[key] = nil
+            }
+        }
         cache[sql] = statement
         return (statement, true)
     }

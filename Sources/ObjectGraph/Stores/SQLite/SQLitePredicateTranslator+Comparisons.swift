@@ -2,6 +2,10 @@
 // value they are compared with, nil equal only to nil, ordering false against nil, a value of
 // another kind never equal (and unordered: refused, as the evaluator throws), string operators
 // through the registered functions. Every condition is 0 or 1.
+//
+// One deliberate limit: `==`, `!=` and IN on strings without options compare UTF-8 bytes, so
+// that indexes serve them; Swift's == also equates canonically equivalent spellings (an "é"
+// composed or decomposed), so the two agree whenever the stored text is in one normal form.
 import Foundation
 
 extension SQLitePredicateTranslator {
