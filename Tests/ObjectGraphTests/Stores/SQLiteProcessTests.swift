@@ -30,19 +30,22 @@ final class SQLiteProcessTests: XCTestCase {
     func testTwoProcessesWritingOneNewStoreLoseNothing() throws {
         let directory = try TemporaryDirectory()
         let url = directory.url.appendingPathComponent("shared.sqlite")
-        let writers = try (0..<2).map { _ -> Process in
+        let writers = try (0..<2).map { n -> (process: Process, log: URL) in
+            let log = directory.url.appendingPathComponent("writer\(n).log")
+            XCTAssertTrue(FileManager.default.createFile(atPath: log.path, contents: nil))
             let process = Process()
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
             process.arguments = ["ObjectGraphTests.SQLiteProcessTests/testWriterSavesEveryRowOneSaveAtATime"]
             process.environment = ProcessInfo.processInfo.environment.merging([Self.storeVariable: url.path]) { _, new in new }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            process.standardOutput = try FileHandle(forWritingTo: log)
+            process.standardError = process.standardOutput
             try process.run()
-            return process
+            return (process, log)
         }
-        for writer in writers {
-            writer.waitUntilExit()
-            XCTAssertEqual(writer.terminationStatus, 0)
+        for (process, log) in writers {
+            process.waitUntilExit()
+            let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            XCTAssertEqual(process.terminationStatus, 0, output.split(separator: "\n").filter { $0.contains("error") }.joined(separator: "\n"))
         }
         let info = try SQLiteStoreInfo(url: url)
         XCTAssertEqual(info.rowCounts["Tag"], 2 * Self.rowsPerWriter)

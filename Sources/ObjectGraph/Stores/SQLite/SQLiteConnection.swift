@@ -45,8 +45,30 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(busyTimeout * 1000))
         try SQLiteFunctions.register(on: db, path: path)
-        try executeScript(readOnly ? "PRAGMA query_only = ON;"
-                                   : "PRAGMA foreign_keys = OFF; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+        if readOnly {
+            try executeScript("PRAGMA query_only = ON;")
+        } else {
+            try executeScript("PRAGMA foreign_keys = OFF; PRAGMA synchronous = NORMAL;")
+            try enableWriteAheadLog(within: busyTimeout)
+        }
+    }
+
+    /// Switches the file to WAL (a lasting property of the file). SQLite does not call the busy
+    /// handler for this switch, so while another process creates the same new file it is retried
+    /// here, up to the busy timeout.
+    private func enableWriteAheadLog(within timeout: TimeInterval) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            do {
+                let mode = try scalar("PRAGMA journal_mode = WAL")
+                guard mode == .text("wal") else {
+                    throw SQLiteError(code: SQLITE_ERROR, message: "the journal mode stays \(mode ?? .null), not WAL", sql: "PRAGMA journal_mode = WAL", path: path)
+                }
+                return
+            } catch let error as SQLiteError where error.isBusy && Date() < deadline {
+                usleep(5_000)
+            }
+        }
     }
 
     deinit { close() }

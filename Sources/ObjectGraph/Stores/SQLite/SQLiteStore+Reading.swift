@@ -13,23 +13,23 @@ extension SQLiteStore {
 
     /// `snapshots(for:)` with the lock held.
     func storedSnapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot] {
+        let storeIdentifier = identifier
         var wanted: [ObjectIdentifier: [Int64: ObjectID]] = [:]
         for id in objectIDs {
-            guard id.storeIdentifier == identifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
+            guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
             guard schema.holds(id.entity) else { throw unheld(id.entity) }
             wanted[ObjectIdentifier(schema.table(of: id.entity).root), default: [:]][key] = id
         }
         var result: [ObjectID: Snapshot] = [:]
         for (root, ids) in wanted {
             let table = schema.tables[root]!
-            let select = "SELECT \(table.selectList) FROM \(SQLiteSchema.quoted(table.name)) t0 "
             // One row is a primary-key lookup (a single fault); several share one statement.
             let (sql, arguments): (String, [SQLiteValue]) = ids.count == 1
-                ? (select + "WHERE t0.Z_PK = ?", [.integer(ids.keys.first!)])
-                : (select + "WHERE t0.Z_PK IN (SELECT value FROM json_each(?))", [Self.jsonArray(ids.keys)])
+                ? (table.selectByKey, [.integer(ids.keys.first!)])
+                : (table.selectByKeys, [Self.jsonArray(ids.keys)])
             try connection.forEachRow(sql, arguments) { statement in
                 guard let id = ids[statement.int64(0)], schema.number(of: id.entity) == statement.int64(1) else { return }
-                result[id] = try reader(for: id.entity).snapshot(statement, storeIdentifier: identifier)
+                result[id] = try reader(for: id.entity).snapshot(statement, storeIdentifier: storeIdentifier)
             }
         }
         return result
