@@ -123,13 +123,16 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
 
         /// The IDs `request` gives in each store (the SQLite store's error, if it refuses).
         func answers(_ request: StoreFetchRequest) throws -> (memory: [ObjectID], sqlite: [ObjectID]) {
+            (try ids(request, from: memory), try ids(request, from: sqlite.store))
+        }
+
+        /// The IDs `request` gives in `store`.
+        func ids(_ request: StoreFetchRequest, from store: any PersistentStore) throws -> [ObjectID] {
             var request = request
             request.resultType = .objectIDs
-            guard case .objectIDs(let expected) = try memory.execute(request),
-                  case .objectIDs(let actual) = try sqlite.store.execute(request) else {
-                throw SQLiteStoreFixture.UnexpectedResult(result: .objectIDs([]))
-            }
-            return (expected, actual)
+            let result = try store.execute(request)
+            guard case .objectIDs(let ids) = result else { throw SQLiteStoreFixture.UnexpectedResult(result: result) }
+            return ids
         }
     }
 
