@@ -340,6 +340,23 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
         }
     }
 
+    func testEntitiesWithoutTheirSubEntitiesAndPartialSnapshotsMatch() throws {
+        let pair = try Pair()
+        var request = StoreFetchRequest(entity: pair.entity("Task"))
+        request.includesSubentities = false
+        request.predicate = try Predicate(format: "points > 1")
+        request.sortDescriptors = [ObjectGraph.SortDescriptor(key: "points", ascending: false)]
+        let (expected, actual) = try pair.answers(request)
+        XCTAssertEqual(names(actual, pair), names(expected, pair))
+        XCTAssertFalse(actual.contains { $0.entity.name == "Milestone" })
+        request.resultType = .snapshots
+        request.propertiesToFetch = [pair.sqlite.property("Task", "title"), pair.sqlite.property("Task", "owner")]
+        guard case .snapshots(let memoryRows) = try pair.memory.execute(request),
+              case .snapshots(let sqliteRows) = try pair.sqlite.store.execute(request) else { return XCTFail("no snapshots") }
+        XCTAssertEqual(sqliteRows.map(\.valuesByName), memoryRows.map(\.valuesByName))
+        XCTAssertEqual(sqliteRows.first?.value(forKey: "points"), .unloaded)
+    }
+
     func testCountsMatchTheObjectsFetched() throws {
         let pair = try Pair()
         for format in ["points > 3", "ANY tags.name == 'swift'", "owner == nil", "TRUEPREDICATE"] {
