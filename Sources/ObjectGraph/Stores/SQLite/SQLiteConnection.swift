@@ -103,9 +103,6 @@ final class SQLiteConnection {
         handle = nil
     }
 
-    /// The raw handle, for the backup API.
-    var rawHandle: OpaquePointer? { handle }
-
     // MARK: Running statements
 
     /// Runs `sql` (one statement) with `arguments` bound, ignoring any rows.
