@@ -67,6 +67,7 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
                 ("file2", "file2", "F2", false, 21, "smith", false), ("file10", "File10", "F10", true, 21, "smith", true),
                 ("multi", "line one\nline two", nil, false, 7, "adne", false), ("cafe", "café", "C1", false, 5, "emile", false),
                 ("cafe2", "CAFE", "C2", true, 5, "obrien", false), ("empty", "", "EMPTY", false, 1, "nobody", false),
+                ("resume", "re\u{301}sume\u{301}", "RES", false, 2, "ada2", false),
             ]
             let tags = ["swift", "linux", "Swift", "urgent", "élan"]
             let tagMembers: [String: [String]] = [
@@ -147,6 +148,9 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
             Case("Task", "title ==[c] 'write'"), Case("Task", "title ==[c] 'CAFÉ'"), Case("Task", "title ==[d] 'cafe'"),
             Case("Task", "title ==[cd] 'CAFE'"), Case("Task", "title ==[cd] 'ecrire'"), Case("Task", "title !=[c] 'write'"),
             Case("Task", "title ==[n] 'Write'"), Case("Task", "title ==[l] 'Write'"), Case("Task", "title == ''"),
+            Case("Task", "title == %@", "r\u{E9}sum\u{E9}"), Case("Task", "title != %@", "r\u{E9}sum\u{E9}"),
+            Case("Task", "title IN %@", ["r\u{E9}sum\u{E9}", "caf\u{E9}"]), Case("Task", "title ==[n] %@", "r\u{E9}sum\u{E9}"),
+            Case("Task", "title == %@", "cafe\u{301}"),
             Case("Person", "name ==[c] 'ada'"), Case("Person", "name ==[d] 'Emile'"), Case("Person", "name ==[cd] 'EMILE'"),
             Case("Person", "name ==[cd] 'zoe'"), Case("Person", "name ==[cd] 'adne'"),
         ]
