@@ -1,7 +1,9 @@
 // The SQLite store, Core Data's NSSQLiteStoreType: one file (with its -wal and -shm) changed
-// incrementally, laid out as SQLiteSchema describes. This file holds its state, loading (schema
-// creation, or the model check against the stored version hashes), metadata, permanent IDs,
-// unloading and copying; rows are read in +Reading, written in +Saving, fetched in +Fetching.
+// incrementally, laid out as SQLiteSchema describes, with bookkeeping tables as Core Data has
+// them: Z_PRIMARYKEY (key allocation per entity), Z_METADATA (UUID, type and version hashes in a
+// binary plist) and Z_MODELCACHE (the model's XML, for migration). This file holds the store's
+// state, loading (schema creation, or the model check), metadata, permanent IDs, unloading and
+// copying; rows are read in +Reading, written in +Saving, fetched in +Fetching.
 import CSQLite
 import Foundation
 import Synchronization
