@@ -100,6 +100,25 @@ final class SQLiteStoreTests: XCTestCase {
         }
     }
 
+    func testFilesThatAreNotStoresAreRefusedUntouched() throws {
+        let directory = try TemporaryDirectory()
+        let text = try directory.write("not a database, just text", to: "notes.sqlite")
+        XCTAssertThrowsError(try SQLiteStore(url: text)) { error in
+            XCTAssertTrue("\(error)".contains(text.path), "\(error)")
+        }
+        let other = directory.url.appendingPathComponent("other.sqlite")
+        let connection = try SQLiteConnection(path: other.path)
+        try connection.executeScript("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT)")
+        connection.close()
+        let store = try SQLiteStore(url: other)
+        XCTAssertThrowsError(try store.load(model: SQLiteStoreFixture.makeModel())) { error in
+            XCTAssertTrue("\(error)".contains("another program"), "\(error)")
+        }
+        store.unload()
+        let check = try SQLiteConnection(path: other.path)
+        XCTAssertEqual(try check.rows("SELECT name FROM sqlite_master WHERE type = 'table'").map { $0[0] }, [.text("accounts")])
+    }
+
     // MARK: Permanent IDs
 
     func testPrimaryKeysAreUniquePerInheritanceRootStartingAtOne() throws {

@@ -95,6 +95,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// version hashes are `model`'s and throws ``StoreError/incompatibleModel(path:differences:)``
     /// naming the entities and properties that changed when they are not. The check and the
     /// creation run under the write lock, so processes opening a new file at once agree on it.
+    /// A database of another program (tables, but no metadata table) is refused, untouched.
     public func load(model: ManagedObjectModel) throws {
         model.freeze()
         let schema = try SQLiteSchema(model: model, configuration: configurationName)
@@ -117,6 +118,10 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                     }
                     for statement in schema.creationStatements { try connection.execute(statement) }
                 } else {
+                    let tables = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+                    guard tables?.integerValue == 0 else {
+                        throw StoreError.io(path: fileURL.path, reason: "the file is a SQLite database of another program (it has tables but no Z_METADATA)")
+                    }
                     storedMetadata[Self.versionHashesKey] = hashes
                     storedMetadata[Self.propertyVersionHashesKey] = propertyHashes
                     for statement in schema.creationStatements { try connection.execute(statement) }
