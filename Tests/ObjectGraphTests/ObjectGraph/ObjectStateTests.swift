@@ -399,6 +399,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testAwakeFromInsertRunsOnceAndCanSetInitialValues() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             XCTAssertTrue(note is HookedNote)
             XCTAssertEqual(HookedNote.log, ["awakeFromInsert"])
@@ -413,6 +414,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testSaveOfANewObjectCallsHooksInOrder() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             note.setValue("hello", forKey: "text")
             try stack.context.save()
@@ -422,6 +424,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testSaveOfAnUpdatedObjectCallsHooksInOrder() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             try stack.context.save()
             HookedNote.resetLog()
@@ -433,6 +436,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testDeleteCallsPrepareForDeletionBeforeDeleteRulesThenSaveHooks() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             let tag = stack.insert("NoteTag", ["name": "x", "note": note])
             try stack.context.save()
@@ -449,6 +453,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testChangesMadeInWillSaveAreSaved() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             note.setValue("quiet", forKey: "text")
             try stack.context.save()
@@ -462,6 +467,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testAwakeFromFetchRunsWhenAFaultIsFilled() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             try stack.context.save()
             HookedNote.resetLog()
@@ -476,6 +482,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testRefreshTurnsTheObjectIntoAFaultWithHooks() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             note.setValue("A", forKey: "text")
             try stack.context.save()
@@ -491,6 +498,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testUndoCallsAwakeFromSnapshotEventsWithUndoUpdate() throws {
         try forEachStore(undo: true, model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             note.setValue("A", forKey: "text")
             try stack.context.save()
@@ -505,6 +513,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testUndoOfInsertAndDeleteCallAwakeFromSnapshotEvents() throws {
         try forEachStore(undo: true, model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             stack.context.processPendingChanges()
             stack.context.undo()
@@ -521,6 +530,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testRollbackCallsAwakeFromSnapshotEventsWithRollback() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             note.setValue("A", forKey: "text")
             try stack.context.save()
@@ -534,6 +544,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testConvenienceInitializerInsertsAnObjectOfTheClassEntity() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = HookedNote(context: stack.context)
             XCTAssertEqual(note.entity.name, "HookedNote")
             XCTAssertTrue(note.isInserted)
@@ -555,6 +566,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testAnObjectMadeWithoutAContextAwakesWhenInserted() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let entity = try XCTUnwrap(stack.model.entitiesByName["HookedNote"])
             let note = HookedNote(entity: entity, insertInto: nil)
             XCTAssertNil(note.managedObjectContext)
@@ -581,6 +593,7 @@ final class ObjectStateTests: XCTestCase {
         ObjectClasses.register(Probe.self)
         let model = ManagedObjectModel { Entity("ProbeNote", class: "Probe") { Attribute("text", .string) } }
         try forEachStore(model: model) { stack in
+            HookedNote.resetLog()
             Probe.seen = []
             let note = stack.context.insertNewObject(forEntityName: "ProbeNote")
             XCTAssertTrue(note is Probe)
@@ -665,6 +678,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testChangesMadeInAwakeFromFetchDoNotDirtyTheObject() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             note.setValue("A", forKey: "text")
             try stack.context.save()
@@ -687,6 +701,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testRedoingAnInsertDoesNotAwakeTheObjectAgain() throws {
         try forEachStore(undo: true, model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             stack.context.processPendingChanges()
             stack.context.undo()
@@ -698,6 +713,7 @@ final class ObjectStateTests: XCTestCase {
 
     func testASaveWithNothingToSaveCallsNoHooks() throws {
         try forEachStore(model: Self.hookModel) { stack in
+            HookedNote.resetLog()
             _ = stack.context.insertNewObject(forEntityName: "HookedNote")
             try stack.context.save()
             HookedNote.resetLog()
@@ -715,6 +731,7 @@ final class ObjectStateTests: XCTestCase {
             }
         }
         try forEachStore(model: model) { stack in
+            HookedNote.resetLog()
             _ = stack.context.insertNewObject(forEntityName: "HookedNote")
             XCTAssertThrowsError(try stack.context.save())
             XCTAssertEqual(HookedNote.log, ["awakeFromInsert", "willSave", "validateForInsert"])

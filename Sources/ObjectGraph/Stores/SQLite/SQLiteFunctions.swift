@@ -138,7 +138,7 @@ enum SQLiteFunctions {
     private static let matchesFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
         guard let subject = text(arguments, 0), let pattern = text(arguments, 1) else { return result(context, nil as Bool?) }
         do {
-            result(context, try ValueComparison.matches(subject, pattern, options(arguments, 2)))
+            result(context, try ValueComparison.matches(subject, pattern, options(arguments, 2), compiled: .none))
         } catch {
             sqlite3_result_error(context, "\(error)", -1)
         }
