@@ -20,7 +20,7 @@ extension ManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw ContextError.noStore(entity: insertedByID.values.first?.entity.name ?? "any")
         }
-        try obtainPermanentIDs(for: insertedByID.values.filter { !$0.isDeleted }.sorted { $0.objectID < $1.objectID })
+        try obtainPermanentIDs(for: insertedByID.values.filter { !$0.isDeleted }.sorted { $0.registrationSequence < $1.registrationSequence })
         var written: [Snapshot] = []
         var removed: [ObjectID] = []
         var attempts = 0
@@ -45,7 +45,8 @@ extension ManagedObjectContext {
 
     /// Inserted, updated and deleted objects, in a stable order.
     func changedObjectsInOrder() -> [ManagedObject] {
-        (Array(insertedByID.values) + Array(updatedByID.values) + Array(deletedByID.values)).sorted { $0.objectID < $1.objectID }
+        (Array(insertedByID.values) + Array(updatedByID.values) + Array(deletedByID.values))
+            .sorted { $0.registrationSequence < $1.registrationSequence }
     }
 
     /// Runs validateForInsert/Update/Delete on every changed object, collecting all failures.
@@ -92,15 +93,16 @@ extension ManagedObjectContext {
     /// Sends each store its inserted, updated and deleted rows.
     private func writeChanges(through coordinator: PersistentStoreCoordinator) throws -> ([Snapshot], [ObjectID]) {
         var requests: [String: StoreSaveRequest] = [:]
-        for object in insertedByID.values where !object.isDeleted {
-            requests[object.objectID.storeIdentifier ?? "", default: StoreSaveRequest()].inserted.append(object.makeSnapshot())
-        }
-        for object in updatedByID.values where !object.isDeleted && !object.isFault && object.changedSlots.contains(true) {
-            requests[object.objectID.storeIdentifier ?? "", default: StoreSaveRequest()].updated.append(object.makeSnapshot())
-        }
-        for object in deletedByID.values where !object.isInserted && !object.objectID.isTemporaryID {
-            requests[object.objectID.storeIdentifier ?? "", default: StoreSaveRequest()].deleted
-                .append((object.objectID, object.committedSnapshot?.version ?? 0))
+        for object in changedObjectsInOrder() {
+            let store = object.objectID.storeIdentifier ?? ""
+            if object.isDeleted {
+                guard !object.isInserted, !object.objectID.isTemporaryID else { continue }
+                requests[store, default: StoreSaveRequest()].deleted.append((object.objectID, object.committedSnapshot?.version ?? 0))
+            } else if object.isInserted {
+                requests[store, default: StoreSaveRequest()].inserted.append(object.makeSnapshot())
+            } else if !object.isFault && object.changedSlots.contains(true) {
+                requests[store, default: StoreSaveRequest()].updated.append(object.makeSnapshot())
+            }
         }
         var written: [Snapshot] = []
         var removed: [ObjectID] = []
@@ -108,8 +110,6 @@ extension ManagedObjectContext {
             guard var request = requests[identifier], let store = coordinator.persistentStore(withIdentifier: identifier) else {
                 throw StoreError.unknownStore("no store with identifier \(identifier)")
             }
-            request.inserted.sort { $0.objectID < $1.objectID }
-            request.updated.sort { $0.objectID < $1.objectID }
             request.author = transactionAuthor ?? name
             let result = try coordinator.withStores { try store.save(request) }
             written += result.snapshots
@@ -157,7 +157,7 @@ extension ManagedObjectContext {
         deletedByID = [:]
         if !retainsRegisteredObjects { retainedObjects = [:] }
         post(.didSave(payload, objects: saved))
-        for object in (Array(saved.inserted) + Array(saved.updated) + Array(saved.deleted)).sorted(by: { $0.objectID < $1.objectID }) {
+        for object in (Array(saved.inserted) + Array(saved.updated) + Array(saved.deleted)).sorted(by: { $0.registrationSequence < $1.registrationSequence }) {
             object.didSave()
         }
     }

@@ -22,9 +22,21 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         case mainQueue
     }
 
-    /// A registered object, held weakly unless it has changes.
+    /// A registered object, not retained (the context retains only objects with changes).
+    ///
+    /// Not a weak reference: weak references give every managed object a side table and make
+    /// each retain and release slow. The object removes its own registration in its deinit
+    /// (``objectWillDeallocate(_:identity:)``), so the registry never holds a dead object.
     struct Registration {
-        weak var object: ManagedObject?
+        unowned(unsafe) let storedObject: ManagedObject
+        let identity: ObjectIdentifier
+
+        init(object: ManagedObject) {
+            storedObject = object
+            identity = ObjectIdentifier(object)
+        }
+
+        var object: ManagedObject? { storedObject }
     }
 
     public let concurrencyType: ConcurrencyType
@@ -69,6 +81,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Ends the context's notification sequences when it goes away.
     var streamFinishers: [UUID: () -> Void] = [:]
     var isProcessingPendingChanges = false
+    var nextRegistrationSequence: UInt64 = 0
     var isSaving = false
 
     /// A context whose work runs on `concurrencyType`'s queue.
@@ -175,6 +188,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Adds `object` to the registry (weakly held unless the context retains registered objects).
     func register(_ object: ManagedObject) {
         object.managedObjectContext = self
+        if object.registrationSequence == 0 {
+            nextRegistrationSequence += 1
+            object.registrationSequence = nextRegistrationSequence
+        }
         registry[object.objectID] = Registration(object: object)
         if retainsRegisteredObjects { retainedObjects[object.objectID] = object }
     }
@@ -191,10 +208,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     /// Called from a managed object's deinit: forgets its registration.
-    func objectWillDeallocate(_ objectID: ObjectID) {
-        guard let registration = registry[objectID], registration.object == nil else { return }
+    func objectWillDeallocate(_ objectID: ObjectID, identity: ObjectIdentifier, retainedCache: Bool) {
+        guard registry[objectID]?.identity == identity else { return }
         registry[objectID] = nil
-        persistentStoreCoordinator?.rowCache.release(objectID)
+        if retainedCache { persistentStoreCoordinator?.rowCache.release(objectID) }
     }
 
     /// Moves `object` to a new ID (a permanent one after obtainPermanentIDs).

@@ -27,7 +27,11 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     /// Whether the value is also written to the object's external record file.
     public var isStoredInExternalRecord: Bool
     /// The entity that declares this property; set when the property is added to an entity.
-    public internal(set) weak var entity: EntityDescription?
+    ///
+    /// Not retained (the entity owns its properties) and not weak: weak references would give
+    /// entities side tables, and object IDs retain their entity on every copy. A property must
+    /// not be used after its entity is gone.
+    public internal(set) unowned(unsafe) var entity: EntityDescription?
     /// Where the property was read from, when it came from a model file.
     public var sourceLocation: ModelSourceLocation?
 

@@ -45,6 +45,9 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     var faultBatch: FaultBatch?
     /// Slots a partial fetch (propertiesToFetch) did not load; reading one loads them.
     var missingSlots: Set<Int>?
+    /// When the object was first registered with its context: orders saves and notifications
+    /// deterministically without comparing object IDs.
+    var registrationSequence: UInt64 = 0
     /// Whether awakeFromFetch is running: changes then are not tracked (as in Core Data).
     var isAwakingFromFetch = false
 
@@ -84,7 +87,8 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     }
 
     deinit {
-        managedObjectContext?.objectWillDeallocate(objectID)
+        managedObjectContext?.objectWillDeallocate(objectID, identity: ObjectIdentifier(self),
+                                                   retainedCache: committedSnapshot != nil)
     }
 
     // MARK: State

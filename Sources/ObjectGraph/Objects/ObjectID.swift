@@ -89,6 +89,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
 
     /// Orders by store, entity name, then key: a stable order for printing and batching.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        if lhs.entity === rhs.entity && lhs.storeIdentifier == rhs.storeIdentifier { return lhs.key < rhs.key }
         if lhs.storeIdentifier != rhs.storeIdentifier { return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "") }
         if lhs.entity.name != rhs.entity.name { return lhs.entity.name < rhs.entity.name }
         return lhs.key < rhs.key
