@@ -25,11 +25,15 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         var destroy: StoreDestroyer?
     }
 
-    /// The registered store types; the in-memory store is always there.
+    /// The registered store types; the in-memory and SQLite stores are always there.
     private static let registry = Mutex<[StoreType: Registration]>([
         .inMemory: Registration(factory: { configuration, url, options in
             InMemoryStore(configurationName: configuration, url: url, options: options)
         }, destroy: nil),
+        .sqlite: Registration(factory: { configuration, url, options in
+            guard let url else { throw StoreError.unknownStore("a SQLite store needs a file URL") }
+            return try SQLiteStore(configurationName: configuration, url: url, options: options)
+        }, destroy: { url, _ in try SQLiteStore.destroy(at: url) }),
     ])
 
     /// Registers how to make stores of `type`, for ``addPersistentStore(type:configuration:at:options:)``.

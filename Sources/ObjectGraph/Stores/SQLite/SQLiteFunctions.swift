@@ -1,0 +1,178 @@
+// The SQL functions and collations the store registers on each connection, so that SQL compares
+// strings exactly as the in-memory evaluator and sort descriptors do: each calls the same Swift
+// function (ValueComparison's folding, LIKE and MATCHES; SortDescriptor's comparisons). Names
+// start with OG_ / og_; a file opened by another program reads fine, only these queries need them.
+import CSQLite
+import Foundation
+
+/// Registration of the store's functions and collations.
+enum SQLiteFunctions {
+    /// Where `og_find` looks for its needle.
+    enum Anchor: Int64 {
+        case anywhere = 0, start = 1, end = 2
+
+        var comparisonAnchor: ValueComparison.Anchor {
+            switch self {
+            case .anywhere: return .anywhere
+            case .start: return .start
+            case .end: return .end
+            }
+        }
+    }
+
+    /// The collation that orders strings as a sort descriptor with `comparison` does.
+    static func collation(for comparison: SortComparison) -> String {
+        switch comparison {
+        case .default: return "OG_COMPARE"
+        case .caseInsensitive: return "OG_CASEINSENSITIVE"
+        case .localized: return "OG_LOCALIZED"
+        case .localizedCaseInsensitive: return "OG_LOCALIZED_CASEINSENSITIVE"
+        case .localizedStandard: return "OG_LOCALIZED_STANDARD"
+        }
+    }
+
+    /// The collation that orders decimal columns (stored as text) by value.
+    static let decimalCollation = "OG_DECIMAL"
+
+    /// Registers everything on `db`.
+    static func register(on db: OpaquePointer, path: String) throws {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        let functions: [(String, Int32, @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void)] = [
+            ("og_compare", 3, compareFunction),
+            ("og_equal", 3, equalFunction),
+            ("og_find", 4, findFunction),
+            ("og_like", 3, likeFunction),
+            ("og_matches", 3, matchesFunction),
+            ("og_number_compare", 2, numberCompareFunction),
+        ]
+        for (name, count, function) in functions {
+            let code = sqlite3_create_function_v2(db, name, count, flags, nil, function, nil, nil, nil)
+            guard code == SQLITE_OK else {
+                throw SQLiteError(code: code, message: "cannot register the SQL function \(name)", path: path)
+            }
+        }
+        for (index, comparison) in SortComparison.allCases.enumerated() {
+            let code = sqlite3_create_collation_v2(db, collation(for: comparison), SQLITE_UTF8,
+                                                   UnsafeMutableRawPointer(bitPattern: index + 1), sortCollation, nil)
+            guard code == SQLITE_OK else {
+                throw SQLiteError(code: code, message: "cannot register the collation \(collation(for: comparison))", path: path)
+            }
+        }
+        let code = sqlite3_create_collation_v2(db, decimalCollation, SQLITE_UTF8, nil, decimalCollationFunction, nil)
+        guard code == SQLITE_OK else {
+            throw SQLiteError(code: code, message: "cannot register the collation \(decimalCollation)", path: path)
+        }
+    }
+
+    // MARK: Reading arguments
+
+    private static func argument(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> OpaquePointer? {
+        arguments?[index]
+    }
+
+    /// The text of argument `index`, or nil when it is NULL.
+    private static func text(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> String? {
+        guard let value = argument(arguments, index), sqlite3_value_type(value) != SQLITE_NULL,
+              let bytes = sqlite3_value_text(value) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+    }
+
+    private static func integer(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> Int64 {
+        argument(arguments, index).map { sqlite3_value_int64($0) } ?? 0
+    }
+
+    private static func options(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> ComparisonPredicate.Options {
+        ComparisonPredicate.Options(rawValue: Int(integer(arguments, index)))
+    }
+
+    /// The number held by argument `index`: integers and reals as they are, text parsed as a
+    /// decimal (decimal columns are text); nil for NULL or text that is not a number.
+    private static func number(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> Number? {
+        guard let value = argument(arguments, index) else { return nil }
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return .double(sqlite3_value_double(value))
+        case SQLITE_TEXT: return text(arguments, index).flatMap(SQLiteValueCoding.decimal).map { .decimal($0) }
+        default: return nil
+        }
+    }
+
+    private static func result(_ context: OpaquePointer?, _ value: Bool?) {
+        guard let value else { sqlite3_result_null(context); return }
+        sqlite3_result_int64(context, value ? 1 : 0)
+    }
+
+    private static func result(_ context: OpaquePointer?, _ order: ComparisonResult?) {
+        guard let order else { sqlite3_result_null(context); return }
+        sqlite3_result_int64(context, order == .orderedAscending ? -1 : order == .orderedSame ? 0 : 1)
+    }
+
+    // MARK: Functions
+
+    /// `og_compare(a, b, options)`: -1, 0 or 1 as the evaluator orders two strings; NULL if one is.
+    private static let compareFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let a = text(arguments, 0), let b = text(arguments, 1) else { return result(context, nil as ComparisonResult?) }
+        result(context, ValueComparison.compareStrings(a, b, options(arguments, 2)))
+    }
+
+    /// `og_equal(a, b, options)`: whether the evaluator finds two strings equal; NULL if one is.
+    private static let equalFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let a = text(arguments, 0), let b = text(arguments, 1) else { return result(context, nil as Bool?) }
+        result(context, ValueComparison.stringsEqual(a, b, options(arguments, 2)))
+    }
+
+    /// `og_find(haystack, needle, anchor, options)`: BEGINSWITH (1), ENDSWITH (2), CONTAINS (0).
+    private static let findFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let haystack = text(arguments, 0), let needle = text(arguments, 1) else { return result(context, nil as Bool?) }
+        let anchor = Anchor(rawValue: integer(arguments, 2)) ?? .anywhere
+        result(context, ValueComparison.find(needle, in: haystack, anchor.comparisonAnchor, options(arguments, 3)))
+    }
+
+    /// `og_like(subject, pattern, options)`: the predicate language's LIKE (`*`, `?`, `\`).
+    private static let likeFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let subject = text(arguments, 0), let pattern = text(arguments, 1) else { return result(context, nil as Bool?) }
+        result(context, ValueComparison.like(subject, pattern, options(arguments, 2)))
+    }
+
+    /// `og_matches(subject, pattern, options)`: MATCHES; an invalid pattern fails the statement.
+    private static let matchesFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let subject = text(arguments, 0), let pattern = text(arguments, 1) else { return result(context, nil as Bool?) }
+        do {
+            result(context, try ValueComparison.matches(subject, pattern, options(arguments, 2)))
+        } catch {
+            sqlite3_result_error(context, "\(error)", -1)
+        }
+    }
+
+    /// `og_number_compare(a, b)`: -1, 0 or 1 comparing numbers by value as the evaluator does
+    /// (decimal text exactly); NULL when either is not a number.
+    private static let numberCompareFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let a = number(arguments, 0), let b = number(arguments, 1) else { return result(context, nil as ComparisonResult?) }
+        result(context, a.compare(b))
+    }
+
+    // MARK: Collations
+
+    private static func string(_ count: Int32, _ bytes: UnsafeRawPointer?) -> String {
+        guard let bytes, count > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(count)), as: UTF8.self)
+    }
+
+    private static func order(_ result: ComparisonResult) -> Int32 {
+        result == .orderedAscending ? -1 : result == .orderedSame ? 0 : 1
+    }
+
+    /// Orders as `SortDescriptor.compareValues` does for the comparison the context points at.
+    private static let sortCollation: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = { context, countA, a, countB, b in
+        let index = Int(bitPattern: context) - 1
+        let comparison = SortComparison.allCases[max(0, min(index, SortComparison.allCases.count - 1))]
+        let descriptor = SortDescriptor(key: "", comparison: comparison)
+        return order(descriptor.compareValues(string(countA, a), string(countB, b)))
+    }
+
+    /// Orders decimal text by value.
+    private static let decimalCollationFunction: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = { _, countA, a, countB, b in
+        let x = SQLiteValueCoding.decimal(string(countA, a)) ?? 0, y = SQLiteValueCoding.decimal(string(countB, b)) ?? 0
+        return x < y ? -1 : x == y ? 0 : 1
+    }
+}

@@ -1,0 +1,338 @@
+// Predicates and expressions to SQL, with the evaluator's semantics: every translated condition
+// is 0 or 1, never NULL (so NOT stays right when values are nil); nil compares as the evaluator
+// compares it; strings with [c], [d], [n], [l], BEGINSWITH, ENDSWITH, CONTAINS, LIKE and MATCHES
+// go through the functions SQLiteFunctions registers, which call the evaluator's own code. Key
+// paths through to-one relationships become LEFT JOINs; ANY, ALL, NONE, to-many membership,
+// @count, @sum, @avg, @min, @max and SUBQUERY(...).@count become correlated subqueries. Values
+// are always bound (`?N`); what cannot be translated throws, naming the construct.
+import Foundation
+
+/// Translates the predicates and sort keys of one fetch into SQL over its scopes.
+final class SQLitePredicateTranslator {
+    /// What a translated expression stands for.
+    enum Operand {
+        /// A scalar SQL expression (NULL for nil) holding values of a kind.
+        case value(String, Kind)
+        /// An object: its primary-key expression, its entity-number expression (nil when it can
+        /// only be `destination`) and the entity it is of.
+        case object(key: String, entity: String?, destination: EntityDescription)
+        /// The members of a to-many relationship, with the rest of the key path after it.
+        case toMany(ToMany)
+        /// A constant of the predicate.
+        case constant(ConstantValue)
+    }
+
+    /// How values of an operand compare.
+    enum Kind {
+        case number, decimal, string, date
+        /// Values compared only for equality, in their stored form (UUIDs, data, URIs...).
+        case other(AttributeDescription)
+    }
+
+    /// A to-many relationship reached from a scope.
+    struct ToMany {
+        var owner: String
+        var relationship: RelationshipDescription
+        var rest: [String]
+        /// The condition that the owner exists (a to-one path led to it), if it may not.
+        var ownerGuard: String?
+        var path: String
+    }
+
+    let schema: SQLiteSchema
+    let storeIdentifier: String
+    /// The main rows (`t0`).
+    let root: SQLiteQueryScope
+    /// Bound values, `?1` being the first.
+    private(set) var arguments: [SQLiteValue] = []
+    private var aliasCount = 0
+    /// The scopes of SUBQUERY variables in effect.
+    private var variables: [String: SQLiteQueryScope] = [:]
+    /// The attribute behind each column expression resolved so far (to decode what it selects).
+    private(set) var attributesBySQL: [String: AttributeDescription] = [:]
+    /// Names that stand for computed values (a dictionary fetch's columns, which its having
+    /// predicate reads as key paths or as variables).
+    var namedValues: [String: Operand] = [:]
+    /// Whether key paths and variables must be among `namedValues` (a having predicate sees only
+    /// its dictionaries).
+    var resolvesOnlyNamedValues = false
+
+    init(schema: SQLiteSchema, storeIdentifier: String, entity: EntityDescription) {
+        self.schema = schema
+        self.storeIdentifier = storeIdentifier
+        root = SQLiteQueryScope(alias: "t0", entity: entity)
+    }
+
+    func unsupported(_ what: String) -> StoreError {
+        StoreError.unsupportedRequest("the SQLite store cannot translate \(what)")
+    }
+
+    private func newAlias() -> String {
+        aliasCount += 1
+        return "t\(aliasCount)"
+    }
+
+    /// `?N` for a new bound value.
+    func bind(_ value: SQLiteValue) -> String {
+        arguments.append(value)
+        return "?\(arguments.count)"
+    }
+
+    // MARK: Predicates
+
+    /// The SQL condition (0 or 1) of `predicate`.
+    func condition(_ predicate: Predicate) throws -> String {
+        switch predicate {
+        case .truePredicate: return "1"
+        case .falsePredicate: return "0"
+        case .and(let operands):
+            guard !operands.isEmpty else { return "1" }
+            return "(" + (try operands.map(condition)).joined(separator: " AND ") + ")"
+        case .or(let operands):
+            guard !operands.isEmpty else { return "0" }
+            return "(" + (try operands.map(condition)).joined(separator: " OR ") + ")"
+        case .not(let operand):
+            return "NOT " + (try condition(operand))
+        case .comparison(let comparison):
+            return try condition(comparison)
+        }
+    }
+
+    private func condition(_ comparison: ComparisonPredicate) throws -> String {
+        if case .customSelector(let selector) = comparison.operator {
+            throw unsupported("the custom selector comparison \(selector)")
+        }
+        let left = try operand(comparison.left)
+        let right = try operand(comparison.right)
+        switch comparison.modifier {
+        case .direct:
+            return try compare(left, comparison.operator, right, comparison.options)
+        case .any, .all:
+            guard case .toMany(let members) = left else {
+                throw unsupported("ANY or ALL over \(comparison.left.expressionFormat), which is not a to-many key path")
+            }
+            return try quantified(members, all: comparison.modifier == .all) { member in
+                try self.compare(member, comparison.operator, right, comparison.options)
+            }
+        }
+    }
+
+    /// `EXISTS` (ANY) or `NOT EXISTS ... NOT` (ALL) over the members of `members`, each seen as
+    /// the operand the rest of its key path reaches.
+    func quantified(_ members: ToMany, all: Bool, _ test: (Operand) throws -> String) throws -> String {
+        let (source, scope) = try memberSource(members)
+        let member: Operand
+        if members.rest.isEmpty {
+            member = .object(key: "\(scope.alias).Z_PK", entity: "\(scope.alias).Z_ENT", destination: scope.entity)
+        } else {
+            member = try resolve(members.rest, from: scope, path: members.path)
+            if case .toMany = member { throw unsupported("the key path \(members.path): it crosses more than one to-many relationship") }
+        }
+        let test = try test(member)
+        let body = "SELECT 1 FROM \(source.from)" + scope.joins.map { " " + $0 }.joined() + " WHERE \(source.correlation) AND "
+        if all {
+            let none = "NOT EXISTS (\(body)NOT \(test))"
+            return members.ownerGuard.map { "(\($0) AND \(none))" } ?? none
+        }
+        return "EXISTS (\(body)\(test))"
+    }
+
+    // MARK: Operands
+
+    /// The operand `expression` stands for.
+    func operand(_ expression: Expression) throws -> Operand {
+        switch expression {
+        case .constant(let value):
+            return .constant(value)
+        case .evaluatedObject:
+            return .object(key: "t0.Z_PK", entity: "t0.Z_ENT", destination: root.entity)
+        case .keyPath(let path):
+            if let named = namedValues[path] { return named }
+            if resolvesOnlyNamedValues { throw unsupported("\(path), which is not a key of the dictionaries") }
+            return try resolve(path.split(separator: ".").map(String.init), from: root, path: path)
+        case .variable(let name):
+            if variables[name] == nil, let named = namedValues[name] { return named }
+            if resolvesOnlyNamedValues { throw unsupported("$\(name), which is not a key of the dictionaries") }
+            guard let scope = variables[name] else { throw unsupported("the variable $\(name), which no SUBQUERY binds (substitute it first)") }
+            return .object(key: "\(scope.alias).Z_PK", entity: "\(scope.alias).Z_ENT", destination: scope.entity)
+        case .member(.variable(let name), let path):
+            guard let scope = variables[name] else { throw unsupported("the variable $\(name), which no SUBQUERY binds (substitute it first)") }
+            return try resolve(path.split(separator: ".").map(String.init), from: scope, path: "$\(name).\(path)")
+        case .member(.evaluatedObject, let path):
+            return try resolve(path.split(separator: ".").map(String.init), from: root, path: path)
+        case .member(.subquery(let collection, let variable, let predicate), "@count"),
+             .subscripted(.subquery(let collection, let variable, let predicate), .size):
+            return try subqueryCount(collection, variable, predicate)
+        case .subscripted(let base, .size):
+            guard case .toMany(var members) = try operand(base), members.rest.isEmpty else {
+                throw unsupported("\(expression.expressionFormat): [SIZE] of something other than a to-many relationship")
+            }
+            members.rest = ["@count"]
+            return try collectionOperator(members)
+        case .function("noindex:", let arguments) where arguments.count == 1:
+            return try operand(arguments[0])
+        case .aggregate(let elements):
+            let constants = try elements.map { element -> ConstantValue in
+                guard case .constant(let value) = element else {
+                    throw unsupported("the collection \(expression.expressionFormat), whose elements are not all constants")
+                }
+                return value
+            }
+            return .constant(.array(constants))
+        case .function(let name, _):
+            throw unsupported("the function \(name) in \(expression.expressionFormat)")
+        case .method(_, let selector, _):
+            throw unsupported("FUNCTION(..., \"\(selector)\") in \(expression.expressionFormat)")
+        case .conditional:
+            throw unsupported("TERNARY in \(expression.expressionFormat)")
+        case .setOperation(let operation, _, _):
+            throw unsupported("the set operation \(operation.rawValue) in \(expression.expressionFormat)")
+        case .subquery:
+            throw unsupported("\(expression.expressionFormat): a SUBQUERY is only translated followed by .@count or [SIZE]")
+        case .subscripted, .member, .dynamicMember:
+            throw unsupported("the expression \(expression.expressionFormat)")
+        }
+    }
+
+    /// The property `name` of `entity` or, failing that, of one of its sub-entities (rows of the
+    /// others have no value there, as the evaluator finds none).
+    private func property(_ name: String, of entity: EntityDescription) -> PropertyDescription? {
+        if let property = entity.propertiesByName[name] { return property }
+        for sub in entity.selfAndDescendants.dropFirst() {
+            if let property = sub.propertiesByName[name] { return property }
+        }
+        return nil
+    }
+
+    /// What `components` reach from `scope`'s rows: an attribute's column, a to-one
+    /// relationship's destination (earlier to-one steps joined), or a to-many relationship.
+    func resolve(_ components: [String], from scope: SQLiteQueryScope, path: String) throws -> Operand {
+        let q = SQLiteSchema.quoted
+        var alias = scope.alias
+        var entity = scope.entity
+        var walked: [String] = []
+        for (position, name) in components.enumerated() {
+            guard let property = property(name, of: entity) else {
+                throw unsupported("the key path \(path): \(entity.name) has no property \(name)")
+            }
+            guard property.isStored else {
+                throw unsupported("the key path \(path): \(property.qualifiedName) is not stored (transient)")
+            }
+            let isLast = position == components.count - 1
+            switch schema.storage(of: property) {
+            case .attribute(let column, let attribute)?:
+                guard isLast else { throw unsupported("the key path \(path): it continues after the attribute \(attribute.qualifiedName)") }
+                let sql = "\(alias).\(q(column))"
+                attributesBySQL[sql] = attribute
+                return .value(sql, kind(of: attribute))
+            case .foreignKey(let column, let entityColumn, _)?:
+                guard let destination = (property as? RelationshipDescription)?.destinationEntity, schema.holds(destination) else {
+                    throw unsupported("the key path \(path): \(property.qualifiedName) leads outside the store")
+                }
+                if isLast {
+                    return .object(key: "\(alias).\(q(column))", entity: entityColumn.map { "\(alias).\(q($0))" }, destination: destination)
+                }
+                walked.append(name)
+                let from = alias
+                alias = scope.alias(forPath: walked.joined(separator: "."), entity: destination, newAlias: newAlias) { joined in
+                    "LEFT JOIN \(q(schema.table(of: destination).name)) \(joined) ON \(joined).Z_PK = \(from).\(q(column))"
+                }
+                entity = destination
+            case .inverseForeignKey?, .joinTable?:
+                guard let relationship = property as? RelationshipDescription, let destination = relationship.destinationEntity,
+                      schema.holds(destination) else {
+                    throw unsupported("the key path \(path): \(property.qualifiedName) leads outside the store")
+                }
+                let members = ToMany(owner: alias, relationship: relationship, rest: Array(components[(position + 1)...]),
+                                     ownerGuard: position == 0 ? nil : "\(alias).Z_PK IS NOT NULL", path: path)
+                if let first = members.rest.first, first.hasPrefix("@") { return try collectionOperator(members) }
+                return .toMany(members)
+            case nil:
+                throw unsupported("the key path \(path): \(property.qualifiedName) is not stored")
+            }
+        }
+        return .object(key: "\(alias).Z_PK", entity: "\(alias).Z_ENT", destination: entity)
+    }
+
+    func kind(of attribute: AttributeDescription) -> Kind {
+        switch attribute.attributeType {
+        case .integer16, .integer32, .integer64, .double, .float, .boolean: return .number
+        case .decimal: return .decimal
+        case .string: return .string
+        case .date: return .date
+        default: return .other(attribute)
+        }
+    }
+
+    /// The rows of a to-many relationship's members: the FROM clause (with its own alias scope)
+    /// and the condition tying them to their owner.
+    func memberSource(_ members: ToMany) throws -> (source: (from: String, correlation: String), scope: SQLiteQueryScope) {
+        let q = SQLiteSchema.quoted
+        guard let destination = members.relationship.destinationEntity else {
+            throw unsupported("the key path \(members.path): \(members.relationship.qualifiedName) has no destination")
+        }
+        let scope = SQLiteQueryScope(alias: newAlias(), entity: destination)
+        let table = q(schema.table(of: destination).name)
+        switch schema.storage(of: members.relationship) {
+        case .inverseForeignKey(let inverse)?:
+            guard case .foreignKey(let column, _, _)? = schema.storage(of: inverse) else { break }
+            return (("\(table) \(scope.alias)", "\(scope.alias).\(q(column)) = \(members.owner).Z_PK"), scope)
+        case .joinTable(let join, let reversed)?:
+            let link = newAlias()
+            let owner = reversed ? join.destinationColumn : join.sourceColumn
+            let member = reversed ? join.sourceColumn : join.destinationColumn
+            return (("\(q(join.name)) \(link) JOIN \(table) \(scope.alias) ON \(scope.alias).Z_PK = \(link).\(q(member))",
+                     "\(link).\(q(owner)) = \(members.owner).Z_PK"), scope)
+        default:
+            break
+        }
+        throw unsupported("the key path \(members.path): \(members.relationship.qualifiedName) is not a stored to-many relationship")
+    }
+
+    /// `@count`, `@sum.x`, `@avg.x`, `@min.x`, `@max.x` over a to-many relationship's members:
+    /// a correlated scalar subquery, NULL when the owner does not exist (as the evaluator finds nil).
+    private func collectionOperator(_ members: ToMany) throws -> Operand {
+        let name = members.rest[0]
+        let (source, scope) = try memberSource(members)
+        let value: String
+        let kind: Kind
+        if name == "@count" {
+            guard members.rest.count == 1 else { throw unsupported("the key path \(members.path): @count followed by a key") }
+            value = "COUNT(*)"
+            kind = .number
+        } else {
+            guard members.rest.count > 1, case .value(let argument, let argumentKind) = try resolve(Array(members.rest.dropFirst()), from: scope, path: members.path)
+            else { throw unsupported("the key path \(members.path): \(name) needs an attribute after it") }
+            switch (name, argumentKind) {
+            case ("@sum", .number): value = "COALESCE(SUM(\(argument)), 0)"; kind = .number
+            case ("@avg", .number): value = "AVG(\(argument))"; kind = .number
+            case ("@min", .number), ("@min", .date): value = "MIN(\(argument))"; kind = argumentKind
+            case ("@max", .number), ("@max", .date): value = "MAX(\(argument))"; kind = argumentKind
+            case ("@min", .string), ("@max", .string):
+                value = "\(name == "@min" ? "MIN" : "MAX")(\(argument) COLLATE \(SQLiteFunctions.collation(for: .default)))"
+                kind = .string
+            case ("@min", .decimal), ("@max", .decimal):
+                value = "\(name == "@min" ? "MIN" : "MAX")(\(argument) COLLATE \(SQLiteFunctions.decimalCollation))"
+                kind = .decimal
+            default:
+                throw unsupported("the key path \(members.path): \(name) over values of that type")
+            }
+        }
+        let subquery = "(SELECT \(value) FROM \(source.from)" + scope.joins.map { " " + $0 }.joined() + " WHERE \(source.correlation))"
+        return .value(members.ownerGuard.map { "CASE WHEN \($0) THEN \(subquery) END" } ?? subquery, kind)
+    }
+
+    /// `SUBQUERY(collection, $variable, predicate).@count`.
+    private func subqueryCount(_ collection: Expression, _ variable: String, _ predicate: Predicate) throws -> Operand {
+        guard case .toMany(let members) = try operand(collection), members.rest.isEmpty else {
+            throw unsupported("SUBQUERY over \(collection.expressionFormat), which is not a to-many relationship")
+        }
+        let (source, scope) = try memberSource(members)
+        let saved = variables[variable]
+        variables[variable] = scope
+        defer { variables[variable] = saved }
+        let test = try condition(predicate)
+        return .value("(SELECT COUNT(*) FROM \(source.from)" + scope.joins.map { " " + $0 }.joined()
+            + " WHERE \(source.correlation) AND \(test))", .number)
+    }
+}

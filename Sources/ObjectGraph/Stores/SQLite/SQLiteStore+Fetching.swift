@@ -1,0 +1,94 @@
+// Fetching from the SQLite store: each request is one SQL statement, the predicate and sort
+// descriptors translated by SQLitePredicateTranslator, the entity (and its sub-entities) chosen
+// by Z_ENT, offset and limit in SQL; rows come back as snapshots (full or partial), object IDs,
+// a count or dictionaries (SQLiteDictionaryPlan). Ties in the order fall back to the primary
+// key, as the in-memory store orders.
+import Foundation
+
+extension SQLiteStore {
+    /// Runs `request` as one statement.
+    ///
+    /// A count is the number of rows the same fetch would return (offset and limit apply, as they
+    /// do to Core Data's `count(for:)`). Partial snapshots (`propertiesToFetch`) leave the other
+    /// slots unloaded. A predicate or sort key the store cannot translate throws
+    /// ``StoreError/unsupportedRequest(_:)`` naming it; nothing is ever filtered in memory.
+    public func execute(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        try lock.withLock {
+            guard schema.holds(request.entity) else { throw unheld(request.entity) }
+            let q = SQLiteSchema.quoted
+            let translator = SQLitePredicateTranslator(schema: schema, storeIdentifier: identifier, entity: request.entity)
+            var conditions: [String] = []
+            if let numbers = schema.entityNumbers(of: request.entity, subentities: request.includesSubentities) {
+                conditions.append("t0.Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")")
+            }
+            if let predicate = request.predicate { conditions.append(try translator.condition(predicate)) }
+            // A dictionary fetch may sort by its expressions' names, which order its results, not rows.
+            let rowSorts = request.sortDescriptors.filter { sort in !request.expressionsToFetch.contains { $0.name == sort.key } }
+            let order = try orderTerms(rowSorts, translator) + ["t0.Z_PK"]
+            let dictionaries = request.resultType == .dictionaries ? try SQLiteDictionaryPlan(request: request, translator: translator) : nil
+            var window = ""
+            if request.fetchLimit > 0 || request.fetchOffset > 0 {
+                window = " LIMIT \(translator.bind(.integer(Int64(request.fetchLimit > 0 ? request.fetchLimit : -1))))"
+                    + " OFFSET \(translator.bind(.integer(Int64(max(request.fetchOffset, 0)))))"
+            }
+            let from = " FROM \(q(schema.table(of: request.entity).name)) t0" + translator.root.joins.map { " " + $0 }.joined()
+                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            let ordered = from + " ORDER BY " + order.joined(separator: ", ") + window
+            switch request.resultType {
+            case .count:
+                let sql = window.isEmpty ? "SELECT COUNT(*)" + from : "SELECT COUNT(*) FROM (SELECT t0.Z_PK" + ordered + ")"
+                return .count(Int(try connection.scalar(sql, translator.arguments)?.integerValue ?? 0))
+            case .objectIDs:
+                var ids: [ObjectID] = []
+                try connection.forEachRow("SELECT t0.Z_PK, t0.Z_ENT" + ordered, translator.arguments) { statement in
+                    guard let entity = schema.entitiesByNumber[statement.int64(1)] else { return }
+                    ids.append(ObjectID(entity: entity, storeIdentifier: identifier, primaryKey: statement.int64(0)))
+                }
+                return .objectIDs(ids)
+            case .snapshots:
+                let names = request.propertiesToFetch.map { Set($0.map(\.name)) }
+                var loaded: [Int64: Set<Int>] = [:]
+                var rows: [Snapshot] = []
+                let select = "SELECT " + SQLiteRowReader.selectList(of: schema.table(of: request.entity), alias: "t0")
+                try connection.forEachRow(select + ordered, translator.arguments) { statement in
+                    let number = statement.int64(1)
+                    guard let entity = schema.entitiesByNumber[number] else { return }
+                    if let names, loaded[number] == nil {
+                        loaded[number] = Set(entity.layout.properties.indices.filter { names.contains(entity.layout.properties[$0].name) })
+                    }
+                    rows.append(try reader(for: entity).snapshot(statement, storeIdentifier: identifier, loading: loaded[number]))
+                }
+                return .snapshots(rows)
+            case .dictionaries:
+                guard let plan = dictionaries else { return .dictionaries([]) }
+                var results: [[String: any Sendable]] = []
+                let sql = plan.sql(from: from, order: order, window: window, distinct: request.returnsDistinctResults)
+                try connection.forEachRow(sql, translator.arguments) { statement in
+                    results.append(try plan.dictionary(statement, storeIdentifier: identifier, schema: schema, external: externalData))
+                }
+                return .dictionaries(results)
+            }
+        }
+    }
+
+    /// ORDER BY terms for `descriptors`: strings under the collation of their comparison,
+    /// decimals by value, numbers and dates as stored; values the in-memory sort cannot order
+    /// (UUIDs, data, objects) only put nil first, as it does.
+    func orderTerms(_ descriptors: [SortDescriptor], _ translator: SQLitePredicateTranslator) throws -> [String] {
+        try descriptors.compactMap { descriptor -> String? in
+            let direction = descriptor.ascending ? "" : " DESC"
+            switch try translator.operand(.keyPath(descriptor.key)) {
+            case .value(let sql, .string):
+                return "\(sql) COLLATE \(SQLiteFunctions.collation(for: descriptor.comparison))" + direction
+            case .value(let sql, .decimal):
+                return "\(sql) COLLATE \(SQLiteFunctions.decimalCollation)" + direction
+            case .value(let sql, .number), .value(let sql, .date):
+                return sql + direction
+            case .value(let sql, .other), .object(let sql, _, _):
+                return "(\(sql) IS NOT NULL)" + direction
+            case .toMany, .constant:
+                return nil
+            }
+        }
+    }
+}

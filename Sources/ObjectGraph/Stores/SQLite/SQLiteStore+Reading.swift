@@ -1,0 +1,89 @@
+// Reading rows of the SQLite store: snapshots of many objects in one statement per table (batch
+// faulting), and the destinations of to-many relationships (through the inverse's foreign key
+// or a join table, in order for ordered ones).
+import Foundation
+
+extension SQLiteStore {
+    /// The current rows of `objectIDs`, one statement per table whatever their number; IDs with
+    /// no row (deleted meanwhile) are left out. To-many slots are unloaded: ask
+    /// ``objectIDs(forRelationship:of:)`` for them.
+    public func snapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot] {
+        try lock.withLock { try storedSnapshots(for: objectIDs) }
+    }
+
+    /// `snapshots(for:)` with the lock held.
+    func storedSnapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot] {
+        var wanted: [ObjectIdentifier: [Int64: ObjectID]] = [:]
+        for id in objectIDs {
+            guard id.storeIdentifier == identifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
+            guard schema.holds(id.entity) else { throw unheld(id.entity) }
+            wanted[ObjectIdentifier(schema.table(of: id.entity).root), default: [:]][key] = id
+        }
+        var result: [ObjectID: Snapshot] = [:]
+        for (root, ids) in wanted {
+            let table = schema.tables[root]!
+            let select = "SELECT \(SQLiteRowReader.selectList(of: table, alias: "t0")) FROM \(SQLiteSchema.quoted(table.name)) t0 "
+            // One row is a primary-key lookup (a single fault); several share one statement.
+            let (sql, arguments): (String, [SQLiteValue]) = ids.count == 1
+                ? (select + "WHERE t0.Z_PK = ?", [.integer(ids.keys.first!)])
+                : (select + "WHERE t0.Z_PK IN (SELECT value FROM json_each(?))", [Self.jsonArray(ids.keys)])
+            try connection.forEachRow(sql, arguments) { statement in
+                guard let id = ids[statement.int64(0)], schema.number(of: id.entity) == statement.int64(1) else { return }
+                result[id] = try reader(for: id.entity).snapshot(statement, storeIdentifier: identifier)
+            }
+        }
+        return result
+    }
+
+    /// The destinations of `relationship` of `objectID`'s row, in order for an ordered one and
+    /// by primary key otherwise. Empty when there is no such row, or the relationship is not one
+    /// of its entity's.
+    public func objectIDs(forRelationship relationship: RelationshipDescription, of objectID: ObjectID) throws -> [ObjectID] {
+        try lock.withLock {
+            guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey else { throw StoreError.foreignObjectID(objectID) }
+            guard schema.holds(objectID.entity) else { throw unheld(objectID.entity) }
+            let layout = objectID.entity.layout
+            guard let slot = layout.index(of: relationship.name), layout.properties[slot] === relationship,
+                  let destination = relationship.destinationEntity, schema.holds(destination) else { return [] }
+            let q = SQLiteSchema.quoted
+            let target = schema.table(of: destination)
+            let sql: String
+            switch schema.storage(of: relationship) {
+            case .inverseForeignKey(let inverse)?:
+                guard case .foreignKey(let column, _, let order)? = schema.storage(of: inverse) else { return [] }
+                sql = "SELECT Z_PK, Z_ENT FROM \(q(target.name)) WHERE \(q(column)) = ? ORDER BY "
+                    + (order.map { q($0) + ", " } ?? "") + "Z_PK"
+            case .joinTable(let join, let reversed)?:
+                let owner = reversed ? join.destinationColumn : join.sourceColumn
+                let member = reversed ? join.sourceColumn : join.destinationColumn
+                let order = reversed ? join.sourceOrderColumn : join.destinationOrderColumn
+                sql = "SELECT t.Z_PK, t.Z_ENT FROM \(q(join.name)) j JOIN \(q(target.name)) t ON t.Z_PK = j.\(q(member)) "
+                    + "WHERE j.\(q(owner)) = ? ORDER BY " + (order.map { "j." + q($0) + ", " } ?? "") + "t.Z_PK"
+            case .foreignKey(let column, _, _)?:
+                let table = schema.table(of: objectID.entity)
+                sql = "SELECT t.Z_PK, t.Z_ENT FROM \(q(table.name)) s JOIN \(q(target.name)) t ON t.Z_PK = s.\(q(column)) WHERE s.Z_PK = ?"
+            case .attribute?, nil:
+                return []
+            }
+            var result: [ObjectID] = []
+            try connection.forEachRow(sql, [.integer(key)]) { statement in
+                guard let entity = schema.entitiesByNumber[statement.int64(1)] else { return }
+                result.append(ObjectID(entity: entity, storeIdentifier: identifier, primaryKey: statement.int64(0)))
+            }
+            return result
+        }
+    }
+
+    /// The reader of `entity`'s rows.
+    func reader(for entity: EntityDescription) -> SQLiteRowReader {
+        if let reader = readers[ObjectIdentifier(entity)] { return reader }
+        let reader = SQLiteRowReader(entity: entity, schema: schema, external: externalData)
+        readers[ObjectIdentifier(entity)] = reader
+        return reader
+    }
+
+    /// Keys as one JSON array bound to `json_each(?)`: one cached statement for any number of keys.
+    static func jsonArray<S: Sequence>(_ keys: S) -> SQLiteValue where S.Element == Int64 {
+        .text("[" + keys.map(String.init).joined(separator: ",") + "]")
+    }
+}

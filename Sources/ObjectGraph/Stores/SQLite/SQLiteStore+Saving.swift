@@ -1,0 +1,359 @@
+// Saving into the SQLite store: one transaction per save, all or nothing. Versions of updated,
+// deleted and locked rows are checked first (conflicts carry the rows as stored); then rows are
+// deleted, updated (`WHERE Z_PK = ? AND Z_OPT = ?`) and inserted, in that order so that values
+// a save frees can be taken by its other rows, and to-many lists written to join tables and
+// order columns. Uniqueness constraints are the UNIQUE indexes' job; a failure is reported
+// naming both rows. Any failure rolls back, so the file is exactly as it was, and removes the
+// external data files the save wrote; success removes those it replaced or deleted.
+import Foundation
+
+extension SQLiteStore {
+    /// Writes `request`'s changes in one transaction, or throws and writes nothing.
+    ///
+    /// Throws ``StoreError/conflicts(_:)`` listing every updated, deleted or locked row whose
+    /// version is not the expected one, then ``StoreError/uniquenessViolation(entity:properties:objectIDs:)``
+    /// for the first row whose constraint values another row holds (nil values never collide).
+    /// Unloaded slots of updated rows keep their stored values. Returns the inserted and updated
+    /// rows at their new versions (to-many slots as sent, or unloaded).
+    public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try lock.withLock {
+            try checkOwnership(of: request)
+            externalFilesWritten = []
+            externalFilesReplaced = []
+            let result: StoreSaveResult
+            do {
+                result = try write(request)
+            } catch {
+                externalData.remove(externalFilesWritten)
+                throw error
+            }
+            externalData.remove(externalFilesReplaced)
+            return result
+        }
+    }
+
+    /// The transaction of a save.
+    private func write(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try connection.transaction {
+            try checkVersions(of: request)
+            for (id, version) in request.deleted { try delete(id, version: version) }
+            try releaseConstrainedValues(of: request.updated)
+            for row in request.updated { try update(row) }
+            for row in request.inserted { try insert(row) }
+            for row in request.inserted { try writeToManyLists(of: row, isNew: true) }
+            for row in request.updated { try writeToManyLists(of: row, isNew: false) }
+            if metadataChanged { try writeMetadata() }
+            return StoreSaveResult(snapshots: try savedSnapshots(request), deletedObjectIDs: request.deleted.map(\.objectID))
+        }
+    }
+
+    /// Every ID must be a permanent one of this store, of an entity it holds, with one value per slot.
+    private func checkOwnership(of request: StoreSaveRequest) throws {
+        let snapshots = request.inserted + request.updated
+        for id in snapshots.map(\.objectID) + request.deleted.map(\.objectID) + request.locked.map(\.objectID) {
+            guard id.storeIdentifier == identifier, !id.isTemporaryID else { throw StoreError.foreignObjectID(id) }
+            guard schema.holds(id.entity), !id.entity.isAbstract else { throw unheld(id.entity) }
+        }
+        for snapshot in snapshots where snapshot.values.count != snapshot.layout.properties.count {
+            throw StoreError.unsupportedRequest(
+                "\(snapshot.objectID) has \(snapshot.values.count) values for the \(snapshot.layout.properties.count) properties of \(snapshot.objectID.entity.name)")
+        }
+    }
+
+    /// Throws the conflicts of every updated, deleted or locked row not at its expected version,
+    /// each with the row as stored now (nil when it is gone).
+    private func checkVersions(of request: StoreSaveRequest) throws {
+        let expected = request.updated.map { (objectID: $0.objectID, version: $0.version) } + request.deleted + request.locked
+        guard !expected.isEmpty else { return }
+        var stored: [ObjectID: Int64] = [:]
+        let byRoot = Dictionary(grouping: expected.map(\.objectID), by: { ObjectIdentifier(schema.table(of: $0.entity).root) })
+        for (root, ids) in byRoot {
+            let table = schema.tables[root]!
+            let byKey = Dictionary(ids.map { ($0.primaryKey!, $0) }, uniquingKeysWith: { first, _ in first })
+            try connection.forEachRow("SELECT Z_PK, Z_ENT, Z_OPT FROM \(SQLiteSchema.quoted(table.name)) WHERE Z_PK IN (SELECT value FROM json_each(?))",
+                                      [Self.jsonArray(byKey.keys)]) { statement in
+                guard let id = byKey[statement.int64(0)], schema.number(of: id.entity) == statement.int64(1) else { return }
+                stored[id] = statement.int64(2)
+            }
+        }
+        let mismatched = expected.filter { stored[$0.objectID] != $0.version }
+        guard !mismatched.isEmpty else { return }
+        let current = try storedSnapshots(for: mismatched.map(\.objectID))
+        throw StoreError.conflicts(mismatched.map {
+            StoreConflict(objectID: $0.objectID, expectedVersion: $0.version, currentSnapshot: current[$0.objectID])
+        })
+    }
+
+    // MARK: Uniqueness
+
+    /// A slot's value as it is stored, for comparing constraint values (`.null` when unloaded).
+    private func encodeForComparison(_ value: SnapshotValue, of property: PropertyDescription) throws -> SQLiteValue {
+        switch (value, property) {
+        case (.value, let attribute as AttributeDescription): return try SQLiteValueCoding.encode(value, of: attribute)
+        case (.object(let id), _): return .integer(id.primaryKey ?? 0)
+        default: return .null
+        }
+    }
+
+    /// The stored rows of `entity`'s tree that have the constraint `names` and hold `values`.
+    private func storedHolders(of names: [String], values: [SQLiteValue], in entity: EntityDescription) throws -> [ObjectID] {
+        let q = SQLiteSchema.quoted
+        let table = schema.table(of: entity)
+        let holders = entity.rootEntity.selfAndDescendants.filter { !$0.isAbstract && $0.uniquenessConstraints.contains(names) }
+        let columns = names.compactMap { schema.column(of: $0, in: entity) }
+        let sql = "SELECT Z_PK, Z_ENT FROM \(q(table.name)) WHERE " + columns.map { "\(q($0)) = ?" }.joined(separator: " AND ")
+            + " AND Z_ENT IN (" + holders.map { String(schema.number(of: $0)) }.joined(separator: ", ") + ")"
+        var result: [ObjectID] = []
+        try connection.forEachRow(sql, values) { statement in
+            guard let holder = schema.entitiesByNumber[statement.int64(1)] else { return }
+            result.append(ObjectID(entity: holder, storeIdentifier: identifier, primaryKey: statement.int64(0)))
+        }
+        return result
+    }
+
+    /// The write plan of `entity`.
+    private func plan(for entity: EntityDescription) -> SQLiteWritePlan {
+        if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
+        let plan = SQLiteWritePlan(entity: entity, schema: schema)
+        writePlans[ObjectIdentifier(entity)] = plan
+        return plan
+    }
+
+    /// Clears the uniqueness-constrained columns of the updated `rows` whose values change, when
+    /// several do, so that values moving between rows of one save do not trip the UNIQUE indexes
+    /// half-way, whatever the order of the updates.
+    private func releaseConstrainedValues(of rows: [Snapshot]) throws {
+        guard rows.count > 1 else { return }
+        let q = SQLiteSchema.quoted
+        var groups: [String: (table: String, columns: [(slot: Int, column: String)], rows: [Snapshot])] = [:]
+        for row in rows {
+            let columns = plan(for: row.objectID.entity).constrainedColumns.filter { row.values[$0.slot].isLoaded }
+            guard !columns.isEmpty else { continue }
+            let table = schema.table(of: row.objectID.entity).name
+            groups[table + "." + columns.map(\.column).joined(separator: ","), default: (table, columns, [])].rows.append(row)
+        }
+        for (table, columns, members) in groups.values where members.count > 1 {
+            var current: [Int64: [SQLiteValue]] = [:]
+            let select = "SELECT Z_PK, " + columns.map { q($0.column) }.joined(separator: ", ")
+                + " FROM \(q(table)) WHERE Z_PK IN (SELECT value FROM json_each(?))"
+            try connection.forEachRow(select, [Self.jsonArray(members.map { $0.objectID.primaryKey! })]) { statement in
+                current[statement.int64(0)] = (1...columns.count).map { statement.value(Int32($0)) }
+            }
+            let moving = try members.filter { row in
+                let values = try columns.map { try encodeForComparison(row.values[$0.slot], of: row.layout.properties[$0.slot]) }
+                return current[row.objectID.primaryKey!] != values
+            }
+            guard moving.count > 1 else { continue }
+            try connection.execute("UPDATE \(q(table)) SET " + columns.map { "\(q($0.column)) = NULL" }.joined(separator: ", ")
+                                   + " WHERE Z_PK IN (SELECT value FROM json_each(?))", [Self.jsonArray(moving.map { $0.objectID.primaryKey! })])
+        }
+    }
+
+    /// Runs a write of `row`, turning a UNIQUE index failure into a uniqueness violation naming
+    /// `row` and the row that holds its values, and a reused primary key into an error naming it.
+    private func writing(_ row: Snapshot, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as SQLiteError where error.isUniqueViolation {
+            let entity = row.objectID.entity
+            for names in entity.uniquenessConstraints {
+                let slots = names.compactMap { entity.layout.index(of: $0) }
+                let values = try slots.map { try encodeForComparison(row.values[$0], of: entity.layout.properties[$0]) }
+                if let holder = try storedHolders(of: names, values: values, in: entity).first(where: { $0 != row.objectID }) {
+                    throw StoreError.uniquenessViolation(entity: entity.name, properties: names, objectIDs: [row.objectID, holder])
+                }
+            }
+            throw error
+        } catch let error as SQLiteError where error.isPrimaryKeyViolation {
+            throw StoreError.unsupportedRequest("\(row.objectID) is inserted but already stored")
+        }
+    }
+
+    // MARK: Rows
+
+    /// The columns a row of `entity` writes from `row` (loaded attribute and to-one slots).
+    private func columnValues(of row: Snapshot) throws -> [(column: String, value: SQLiteValue)] {
+        var result: [(column: String, value: SQLiteValue)] = []
+        for (index, property) in row.layout.properties.enumerated() where row.values[index].isLoaded {
+            switch schema.storage(of: property) {
+            case .attribute(let column, let attribute)?:
+                if attribute.allowsExternalBinaryDataStorage, case .value(let value) = row.values[index], let data = value as? Data,
+                   data.count >= externalData.threshold {
+                    let file = try externalData.write(data)
+                    externalFilesWritten.append(file.name)
+                    result.append((column, .blob(file.stored)))
+                } else {
+                    result.append((column, try SQLiteValueCoding.encode(row.values[index], of: attribute)))
+                }
+            case .foreignKey(let column, let entityColumn, _)?:
+                switch row.values[index] {
+                case .object(let id):
+                    guard id.storeIdentifier == identifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
+                    result.append((column, .integer(key)))
+                    if let entityColumn { result.append((entityColumn, .integer(schema.number(of: id.entity)))) }
+                case .null:
+                    result.append((column, .null))
+                    if let entityColumn { result.append((entityColumn, .null)) }
+                default:
+                    throw StoreError.unsupportedRequest("\(property.qualifiedName) is a to-one relationship but was given \(row.values[index])")
+                }
+            default:
+                break
+            }
+        }
+        return result
+    }
+
+    private func insert(_ row: Snapshot) throws {
+        let q = SQLiteSchema.quoted
+        let table = schema.table(of: row.objectID.entity)
+        let values = try columnValues(of: row)
+        let columns = values.map(\.column)
+        let sql: String
+        let plan = plan(for: row.objectID.entity)
+        if let cached = plan.insert, cached.columns == columns {
+            sql = cached.sql
+        } else {
+            sql = "INSERT INTO \(q(table.name)) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + q($0) }.joined()
+                + ") VALUES (?, ?, 1" + String(repeating: ", ?", count: columns.count) + ")"
+            plan.insert = (columns, sql)
+        }
+        try writing(row) {
+            try connection.execute(sql, [.integer(row.objectID.primaryKey!), .integer(schema.number(of: row.objectID.entity))] + values.map(\.value))
+        }
+    }
+
+    private func update(_ row: Snapshot) throws {
+        let q = SQLiteSchema.quoted
+        let table = schema.table(of: row.objectID.entity)
+        let plan = plan(for: row.objectID.entity)
+        try noteExternalFiles(of: row.objectID, columns: plan.externalColumns.filter { row.values[$0.slot].isLoaded }.map(\.column))
+        let values = try columnValues(of: row)
+        let columns = values.map(\.column)
+        let sql: String
+        if let cached = plan.update, cached.columns == columns {
+            sql = cached.sql
+        } else {
+            sql = "UPDATE \(q(table.name)) SET Z_OPT = Z_OPT + 1" + columns.map { ", \(q($0)) = ?" }.joined()
+                + " WHERE Z_PK = ? AND Z_OPT = ?"
+            plan.update = (columns, sql)
+        }
+        try writing(row) {
+            try connection.execute(sql, values.map(\.value) + [.integer(row.objectID.primaryKey!), .integer(row.version)])
+        }
+        guard connection.changes == 1 else {
+            throw StoreError.conflicts([StoreConflict(objectID: row.objectID, expectedVersion: row.version,
+                                                      currentSnapshot: try storedSnapshots(for: [row.objectID])[row.objectID])])
+        }
+    }
+
+    private func delete(_ id: ObjectID, version: Int64) throws {
+        let q = SQLiteSchema.quoted
+        let table = schema.table(of: id.entity)
+        let plan = plan(for: id.entity)
+        try noteExternalFiles(of: id, columns: plan.externalColumns.map(\.column))
+        try connection.execute("DELETE FROM \(q(table.name)) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(id.primaryKey!), .integer(version)])
+        guard connection.changes == 1 else {
+            throw StoreError.conflicts([StoreConflict(objectID: id, expectedVersion: version,
+                                                      currentSnapshot: try storedSnapshots(for: [id])[id])])
+        }
+        for (join, column) in plan.joinColumns {
+            try connection.execute("DELETE FROM \(q(join)) WHERE \(q(column)) = ?", [.integer(id.primaryKey!)])
+        }
+    }
+
+    /// Records the files that `columns` (of attributes allowing external storage) of `id`'s row
+    /// refer to now (replaced or deleted by this save: removed once it commits).
+    private func noteExternalFiles(of id: ObjectID, columns: [String]) throws {
+        guard !columns.isEmpty else { return }
+        let sql = "SELECT " + columns.map(SQLiteSchema.quoted).joined(separator: ", ")
+            + " FROM \(SQLiteSchema.quoted(schema.table(of: id.entity).name)) WHERE Z_PK = ?"
+        try connection.forEachRow(sql, [.integer(id.primaryKey!)]) { statement in
+            for index in 0..<statement.columnCount {
+                if case .blob(let data) = statement.value(index), let name = externalData.fileName(in: data) {
+                    externalFilesReplaced.append(name)
+                }
+            }
+        }
+    }
+
+    // MARK: To-many relationships
+
+    /// Writes the to-many lists `row` sends: join-table rows (added, removed, reordered) and the
+    /// order columns of ordered relationships kept by the inverse's foreign key.
+    private func writeToManyLists(of row: Snapshot, isNew: Bool) throws {
+        let q = SQLiteSchema.quoted
+        let owner = Int64(row.objectID.primaryKey!)
+        for (index, property) in row.layout.properties.enumerated() {
+            guard case .objects(let ids) = row.values[index], let relationship = property as? RelationshipDescription else { continue }
+            let keys = try ids.map { id -> Int64 in
+                guard id.storeIdentifier == identifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
+                return key
+            }
+            switch schema.storage(of: relationship) {
+            case .inverseForeignKey(let inverse)? where relationship.isOrdered:
+                guard case .foreignKey(_, _, let order?)? = schema.storage(of: inverse), let destination = relationship.destinationEntity else { continue }
+                let sql = "UPDATE \(q(schema.table(of: destination).name)) SET \(q(order)) = ? WHERE Z_PK = ?"
+                for (position, key) in keys.enumerated() { try connection.execute(sql, [.integer(Int64(position + 1)), .integer(key)]) }
+            case .joinTable(let join, let reversed)?:
+                let ownerColumn = reversed ? join.destinationColumn : join.sourceColumn
+                let memberColumn = reversed ? join.sourceColumn : join.destinationColumn
+                let orderColumn = reversed ? join.sourceOrderColumn : join.destinationOrderColumn
+                if !isNew {
+                    try connection.execute("DELETE FROM \(q(join.name)) WHERE \(q(ownerColumn)) = ? AND \(q(memberColumn)) NOT IN (SELECT value FROM json_each(?))",
+                                           [.integer(owner), Self.jsonArray(keys)])
+                }
+                if let orderColumn {
+                    let sql = "INSERT INTO \(q(join.name)) (\(q(ownerColumn)), \(q(memberColumn)), \(q(orderColumn))) VALUES (?, ?, ?) "
+                        + "ON CONFLICT (\(q(join.sourceColumn)), \(q(join.destinationColumn))) DO UPDATE SET \(q(orderColumn)) = excluded.\(q(orderColumn))"
+                    for (position, key) in keys.enumerated() {
+                        try connection.execute(sql, [.integer(owner), .integer(key), .integer(Int64(position + 1))])
+                    }
+                } else {
+                    let sql = "INSERT OR IGNORE INTO \(q(join.name)) (\(q(ownerColumn)), \(q(memberColumn))) VALUES (?, ?)"
+                    for key in keys { try connection.execute(sql, [.integer(owner), .integer(key)]) }
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    // MARK: Result
+
+    /// The saved rows at their new versions: inserted ones at 1, updated ones one above what they
+    /// were; slots of properties that are not stored unloaded; attribute and to-one slots an
+    /// update left unloaded read back from the file.
+    private func savedSnapshots(_ request: StoreSaveRequest) throws -> [Snapshot] {
+        var rows = request.inserted.map { row -> Snapshot in
+            var row = row
+            row.version = 1
+            return row
+        } + request.updated.map { row -> Snapshot in
+            var row = row
+            row.version += 1
+            return row
+        }
+        var incomplete: [ObjectID] = []
+        for index in rows.indices {
+            let layout = rows[index].layout
+            for slot in layout.properties.indices {
+                let property = layout.properties[slot]
+                if !property.isStored {
+                    rows[index].values[slot] = .unloaded
+                } else if !rows[index].values[slot].isLoaded, (property as? RelationshipDescription)?.isToMany != true {
+                    incomplete.append(rows[index].objectID)
+                }
+            }
+        }
+        guard !incomplete.isEmpty else { return rows }
+        let stored = try storedSnapshots(for: incomplete)
+        for index in rows.indices {
+            guard let current = stored[rows[index].objectID] else { continue }
+            for slot in rows[index].values.indices where !rows[index].values[slot].isLoaded && current.values[slot].isLoaded {
+                rows[index].values[slot] = current.values[slot]
+            }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,264 @@
+// The SQLite store, Core Data's NSSQLiteStoreType: one file (with its -wal and -shm) changed
+// incrementally, laid out as SQLiteSchema describes. This file holds its state, loading (schema
+// creation, or the model check against the stored version hashes), metadata, permanent IDs,
+// unloading and copying; rows are read in +Reading, written in +Saving, fetched in +Fetching.
+import CSQLite
+import Foundation
+
+/// A store in one SQLite file.
+///
+/// ```swift
+/// let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(type: .sqlite, at: URL(fileURLWithPath: "pim.sqlite"))
+/// ```
+///
+/// Each save is one transaction, checked against row versions (optimistic locking) and
+/// uniqueness constraints; a save that fails leaves the file as it was. Several coordinators and
+/// processes can share the file: writers wait for each other up to the busy timeout (the
+/// `"busyTimeout"` option, in seconds; 10 by default).
+public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendable {
+    /// Always ``StoreType/sqlite``.
+    public let type = StoreType.sqlite
+    /// The store's UUID, kept in its metadata table; for a new file the `"identifier"` option
+    /// or a fresh UUID.
+    public let identifier: String
+    /// The file.
+    public var url: URL? { fileURL }
+    public let configurationName: String?
+
+    /// Metadata keys the store itself maintains.
+    static let storeTypeKey = "StoreType"
+    static let uuidKey = "UUID"
+    static let versionHashesKey = "ModelVersionHashes"
+    static let propertyVersionHashesKey = "ModelPropertyVersionHashes"
+
+    let fileURL: URL
+    /// Guards everything below; held for the whole of each call into the store.
+    let lock = NSLock()
+    let connection: SQLiteConnection
+    /// The layout, set by `load`.
+    private(set) var schema: SQLiteSchema!
+    private(set) var model: ManagedObjectModel!
+    private var storedMetadata: [String: any Sendable]
+    /// Whether the metadata changed since it was last written (it is written with the next save).
+    var metadataChanged = false
+    /// How rows of each entity are read, built on first use.
+    var readers: [ObjectIdentifier: SQLiteRowReader] = [:]
+    /// Binary values kept in files beside the store.
+    let externalData: SQLiteExternalData
+    /// Files the save in progress wrote (removed if it fails) and those it made obsolete
+    /// (removed if it succeeds).
+    var externalFilesWritten: [String] = []
+    var externalFilesReplaced: [String] = []
+    /// How rows of each entity are written, built on first use.
+    var writePlans: [ObjectIdentifier: SQLiteWritePlan] = [:]
+
+    /// Opens (creating it if needed) the store file at `url` for the entities of
+    /// `configurationName`. Options: `"identifier"` (String) names a new store;
+    /// `"busyTimeout"` (seconds) bounds how long a call waits for another writer;
+    /// `"externalStorageThreshold"` (bytes, 100 KiB by default) is the size from which values of
+    /// attributes allowing external storage go to files beside the store.
+    public init(configurationName: String? = nil, url: URL, options: [String: any Sendable] = [:]) throws {
+        fileURL = url
+        self.configurationName = configurationName
+        externalData = SQLiteExternalData(storeURL: url, threshold: options["externalStorageThreshold"] as? Int ?? 100 * 1024)
+        let timeout = (options["busyTimeout"] as? Double) ?? (options["busyTimeout"] as? Int).map(Double.init) ?? 10
+        connection = try SQLiteConnection(path: url.path, busyTimeout: timeout)
+        let stored = try Self.readMetadata(connection)
+        identifier = stored?[Self.uuidKey] as? String ?? options["identifier"] as? String ?? UUID().uuidString
+        storedMetadata = stored ?? [Self.storeTypeKey: StoreType.sqlite.rawValue, Self.uuidKey: identifier]
+    }
+
+    /// The store's metadata: `StoreType`, `UUID`, `ModelVersionHashes` (entity name to hash),
+    /// `ModelPropertyVersionHashes` and user keys. Setting it writes it with the next save;
+    /// values must be property-list values.
+    public var metadata: [String: any Sendable] {
+        get { lock.withLock { storedMetadata } }
+        set {
+            lock.withLock {
+                storedMetadata = newValue
+                storedMetadata[Self.uuidKey] = identifier
+                storedMetadata[Self.storeTypeKey] = StoreType.sqlite.rawValue
+                metadataChanged = true
+            }
+        }
+    }
+
+    // MARK: Loading
+
+    /// Creates the tables for `model` in a new file; in an existing one, checks that the stored
+    /// version hashes are `model`'s and throws ``StoreError/incompatibleModel(path:differences:)``
+    /// naming the entities and properties that changed when they are not.
+    public func load(model: ManagedObjectModel) throws {
+        model.freeze()
+        let schema = try SQLiteSchema(model: model, configuration: configurationName)
+        try lock.withLock {
+            let hashes = Dictionary(schema.entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
+            let propertyHashes = model.propertyVersionHashesByEntityName.filter { hashes[$0.key] != nil }
+            if let stored = storedMetadata[Self.versionHashesKey] as? [String: Data] {
+                guard stored == hashes else {
+                    let held = Set(hashes.keys)
+                    let storedProperties = storedMetadata[Self.propertyVersionHashesKey] as? [String: [String: Data]] ?? [:]
+                    let differences = model.versionHashDifferences(from: stored, propertyHashes: storedProperties).filter { line in
+                        !model.entities.contains { !held.contains($0.name) && line == "entity \($0.name) was added" }
+                    }
+                    throw StoreError.incompatibleModel(path: fileURL.path, differences: differences)
+                }
+                try connection.transaction {
+                    for statement in schema.creationStatements { try connection.execute(statement) }
+                }
+            } else {
+                storedMetadata[Self.versionHashesKey] = hashes
+                storedMetadata[Self.propertyVersionHashesKey] = propertyHashes
+                try connection.transaction {
+                    for statement in schema.creationStatements { try connection.execute(statement) }
+                    for entity in schema.entities {
+                        try connection.execute(
+                            "INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                            [.integer(schema.number(of: entity)), .text(entity.name),
+                             .integer(entity.superentity.map(schema.number(of:)) ?? 0)])
+                    }
+                    try connection.execute("DELETE FROM Z_MODELCACHE")
+                    try connection.execute("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(Data(model.xmlString().utf8))])
+                    try writeMetadata()
+                }
+            }
+            self.schema = schema
+            self.model = model
+            readers = [:]
+            writePlans = [:]
+        }
+    }
+
+    // MARK: Metadata
+
+    /// The metadata stored in `connection`'s file, or nil for a new file.
+    static func readMetadata(_ connection: SQLiteConnection) throws -> [String: any Sendable]? {
+        let exists = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_METADATA'")
+        guard exists?.integerValue == 1, case .blob(let plist)? = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        else { return nil }
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: plist, format: nil)
+        } catch {
+            throw StoreError.io(path: connection.path, reason: "the store's metadata cannot be read: \(error.localizedDescription)")
+        }
+        guard let dictionary = object as? [String: Any] else {
+            throw StoreError.io(path: connection.path, reason: "the store's metadata is not a dictionary")
+        }
+        return dictionary.compactMapValues(Self.sendablePropertyListValue)
+    }
+
+    /// A property-list value as a Sendable one.
+    private static func sendablePropertyListValue(_ value: Any) -> (any Sendable)? {
+        switch value {
+        case let v as String: return v
+        case let v as Data: return v
+        case let v as Date: return v
+        case let v as Bool: return v
+        case let v as Int: return v
+        case let v as Double: return v
+        case let v as [Any]: return v.compactMap(sendablePropertyListValue)
+        case let v as [String: Data]: return v
+        case let v as [String: [String: Data]]: return v
+        case let v as [String: Any]: return v.compactMapValues(sendablePropertyListValue)
+        default: return nil
+        }
+    }
+
+    /// Writes the metadata (inside the caller's transaction).
+    func writeMetadata() throws {
+        let plist: Data
+        do {
+            plist = try PropertyListSerialization.data(fromPropertyList: storedMetadata as [String: Any], format: .binary, options: 0)
+        } catch {
+            throw StoreError.unsupportedRequest("the store's metadata holds values that are not property-list values: \(error.localizedDescription)")
+        }
+        try connection.execute("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                               [.text(identifier), .blob(plist)])
+        metadataChanged = false
+    }
+
+    // MARK: Permanent IDs
+
+    /// Permanent IDs for `temporaryIDs`: keys taken from each inheritance root's counter in
+    /// `Z_PRIMARYKEY`, committed at once so that other coordinators never hand out the same.
+    /// IDs that are already permanent come back unchanged.
+    public func obtainPermanentIDs(for temporaryIDs: [ObjectID]) throws -> [ObjectID] {
+        try lock.withLock {
+            var counts: [ObjectIdentifier: Int64] = [:]
+            for id in temporaryIDs where id.isTemporaryID {
+                guard schema.holds(id.entity) else { throw unheld(id.entity) }
+                counts[ObjectIdentifier(schema.table(of: id.entity).root), default: 0] += 1
+            }
+            guard !counts.isEmpty else { return temporaryIDs }
+            var next: [ObjectIdentifier: Int64] = [:]
+            try connection.transaction {
+                for (root, count) in counts {
+                    let entity = schema.tables[root]!.root
+                    let max = try connection.scalar("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX",
+                                                    [.integer(count), .integer(schema.number(of: entity))])
+                    guard let last = max?.integerValue else {
+                        throw StoreError.io(path: fileURL.path, reason: "Z_PRIMARYKEY has no row for \(entity.name)")
+                    }
+                    next[root] = last - count + 1
+                }
+            }
+            return temporaryIDs.map { id in
+                guard id.isTemporaryID else { return id }
+                let root = ObjectIdentifier(schema.table(of: id.entity).root)
+                let key = next[root]!
+                next[root] = key + 1
+                return ObjectID(entity: id.entity, storeIdentifier: identifier, primaryKey: key)
+            }
+        }
+    }
+
+    /// The error for an entity the store does not hold.
+    func unheld(_ entity: EntityDescription) -> StoreError {
+        StoreError.unsupportedRequest("the SQLite store at \(fileURL.path) (configuration \(configurationName ?? "default")) does not hold \(entity.name) objects")
+    }
+
+    // MARK: Unloading and copying
+
+    /// Closes the file.
+    public func unload() {
+        lock.withLock { connection.close() }
+    }
+
+    /// Writes a consistent copy of the store (a single file, no -wal) at `url`, created 0600,
+    /// with its external data files.
+    public func copy(to url: URL) throws {
+        try lock.withLock {
+            let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            guard fd >= 0 else {
+                throw StoreError.io(path: url.path, reason: "cannot create the copy: \(String(cString: strerror(errno)))")
+            }
+            Foundation.close(fd)
+            try connection.execute("VACUUM INTO ?", [.text(url.path)])
+            let files = FileManager.default
+            guard files.fileExists(atPath: externalData.directory.path) else { return }
+            let destination = SQLiteExternalData(storeURL: url, threshold: externalData.threshold).directory
+            do {
+                try files.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                          attributes: [.posixPermissions: 0o700])
+                try files.copyItem(at: externalData.directory, to: destination)
+            } catch {
+                throw StoreError.io(path: destination.path, reason: "cannot copy the external data: \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// Removes the store file at `url` with its -wal and -shm files and its external data folder.
+    public static func destroy(at url: URL) throws {
+        let files = FileManager.default
+        let support = SQLiteExternalData.supportDirectory(for: url)
+        for path in [url.path, url.path + "-wal", url.path + "-shm", support.path] where files.fileExists(atPath: path) {
+            do {
+                try files.removeItem(atPath: path)
+            } catch {
+                throw StoreError.io(path: path, reason: "cannot remove: \(error.localizedDescription)")
+            }
+        }
+    }
+}

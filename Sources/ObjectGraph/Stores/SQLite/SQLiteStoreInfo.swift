@@ -1,0 +1,77 @@
+// What a SQLite store file says about itself, read without a model: its metadata (UUID, type,
+// version hashes), the model it was written with, how many rows each entity has and how large
+// its files are. For `objectgraph store info`, migration and diagnostics; the file is opened
+// read-only and never created.
+import Foundation
+
+/// A summary of a SQLite store file.
+///
+/// ```swift
+/// let info = try SQLiteStoreInfo(url: URL(fileURLWithPath: "pim.sqlite"))
+/// info.rowCounts["Task"]         // 42
+/// info.differences(from: model)  // [] when `model` opens the store unchanged
+/// ```
+public struct SQLiteStoreInfo: Sendable {
+    /// The store file.
+    public let path: String
+    /// The stored metadata (`StoreType`, `UUID`, `ModelVersionHashes`, user keys).
+    public let metadata: [String: any Sendable]
+    /// The model the store was written with, as the store keeps it; nil if it cannot be read.
+    public let model: ManagedObjectModel?
+    /// The number of rows of each entity (by name) that has any.
+    public let rowCounts: [String: Int]
+    /// Sizes in bytes of the store file, its `-wal` and `-shm` files and its external data
+    /// folder, by path; files that do not exist are left out.
+    public let fileSizes: [String: Int64]
+
+    /// Reads the store at `url`; throws ``StoreError/unknownStore(_:)`` when there is none.
+    public init(url: URL) throws {
+        path = url.path
+        guard FileManager.default.fileExists(atPath: url.path) else { throw StoreError.unknownStore("no SQLite store at \(url.path)") }
+        let connection = try SQLiteConnection(path: url.path, readOnly: true)
+        defer { connection.close() }
+        guard let metadata = try SQLiteStore.readMetadata(connection) else {
+            throw StoreError.unknownStore("\(url.path) is not an ObjectGraph SQLite store (it has no Z_METADATA table)")
+        }
+        self.metadata = metadata
+        var model: ManagedObjectModel?
+        if case .blob(let xml)? = try connection.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE") {
+            model = try? ManagedObjectModel(xmlData: xml, path: url.path + " (Z_MODELCACHE)")
+        }
+        self.model = model
+        var counts: [String: Int] = [:]
+        if let model, let schema = try? SQLiteSchema(model: model, configuration: nil) {
+            for table in schema.tables.values {
+                let exists = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table.name)])
+                guard exists?.integerValue == 1 else { continue }
+                try connection.forEachRow("SELECT Z_ENT, count(*) FROM \(SQLiteSchema.quoted(table.name)) GROUP BY Z_ENT", []) { statement in
+                    if let entity = schema.entitiesByNumber[statement.int64(0)] { counts[entity.name] = Int(statement.int64(1)) }
+                }
+            }
+        }
+        rowCounts = counts
+        var sizes: [String: Int64] = [:]
+        let files = FileManager.default
+        for file in [url.path, url.path + "-wal", url.path + "-shm"] {
+            if let size = (try? files.attributesOfItem(atPath: file))?[.size] as? Int64 { sizes[file] = size }
+        }
+        let external = SQLiteExternalData(storeURL: url, threshold: 0).directory
+        if let names = try? files.contentsOfDirectory(atPath: external.path) {
+            sizes[external.path] = names.reduce(Int64(0)) { total, name in
+                total + ((try? files.attributesOfItem(atPath: external.appendingPathComponent(name).path))?[.size] as? Int64 ?? 0)
+            }
+        }
+        fileSizes = sizes
+    }
+
+    /// The store's UUID.
+    public var identifier: String? { metadata[SQLiteStore.uuidKey] as? String }
+
+    /// What differs between the model the store was written with and `model`, entity by entity
+    /// and property by property; empty when `model` opens the store unchanged.
+    public func differences(from model: ManagedObjectModel) -> [String] {
+        let hashes = metadata[SQLiteStore.versionHashesKey] as? [String: Data] ?? [:]
+        let properties = metadata[SQLiteStore.propertyVersionHashesKey] as? [String: [String: Data]] ?? [:]
+        return model.versionHashDifferences(from: hashes, propertyHashes: properties)
+    }
+}

@@ -1,0 +1,135 @@
+// The SQLite store under contexts and coordinators: a graph saved and reopened in a new
+// coordinator comes back whole (relationships and their order included), two coordinators on one
+// file see each other's saves after a refresh and detect conflicts, faults whose rows another
+// coordinator deleted, concurrent writers on one file, and failed context saves.
+import Foundation
+import XCTest
+@testable import ObjectGraph
+
+final class SQLiteContextTests: XCTestCase {
+    /// A second coordinator and context on `stack`'s store file.
+    private func secondContext(on stack: Stack) throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: stack.model)
+        try coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL)
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    func testReopeningInANewCoordinatorGivesBackTheSameGraph() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let ada = stack.person("Ada", "Lovelace")
+        let bob = stack.person("Bob")
+        let tasks = ["third", "first", "second"].map { stack.task($0, priority: 2) }
+        for task in tasks { ada.mutableOrderedSetValue(forKey: "tasks").insert(task) }
+        let meeting = stack.event("Meeting")
+        for person in [ada, bob] { meeting.mutableSetValue(forKey: "attendees").insert(person) }
+        tasks[1].setValue(meeting, forKey: "event")
+        try stack.context.save()
+
+        let other = try secondContext(on: stack)
+        let people = try stack.fetch("Person", sortedBy: "firstName", in: other)
+        XCTAssertEqual(people.map { $0.value(forKey: "firstName") as? String }, ["Ada", "Bob"])
+        let reopened = people[0]
+        XCTAssertEqual(reopened.value(forKey: "lastName") as? String, "Lovelace")
+        let reopenedTasks = try XCTUnwrap(reopened.value(forKey: "tasks") as? OrderedSet<ManagedObject>)
+        XCTAssertEqual(reopenedTasks.map { $0.value(forKey: "title") as? String }, ["third", "first", "second"])
+        XCTAssertTrue(reopenedTasks[0].value(forKey: "owner") as? ManagedObject === reopened)
+        let event = try XCTUnwrap(reopenedTasks[1].value(forKey: "event") as? ManagedObject)
+        XCTAssertEqual(event.value(forKey: "title") as? String, "Meeting")
+        let attendees = try XCTUnwrap(event.value(forKey: "attendees") as? Set<ManagedObject>)
+        XCTAssertEqual(Set(attendees.compactMap { $0.value(forKey: "firstName") as? String }), ["Ada", "Bob"])
+        XCTAssertEqual(reopened.objectID, ada.objectID)
+    }
+
+    func testReorderingAnOrderedRelationshipIsSaved() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let ada = stack.person("Ada")
+        let tasks = ["a", "b", "c"].map { stack.task($0) }
+        for task in tasks { ada.mutableOrderedSetValue(forKey: "tasks").insert(task) }
+        try stack.context.save()
+        let list = ada.mutableOrderedSetValue(forKey: "tasks")
+        list.remove(tasks[0])
+        list.insert(tasks[0])
+        try stack.context.save()
+        let other = try secondContext(on: stack)
+        let reopened = try stack.fetch("Person", in: other)[0]
+        let titles = (reopened.value(forKey: "tasks") as? OrderedSet<ManagedObject>)?.map { $0.value(forKey: "title") as? String }
+        XCTAssertEqual(titles, ["b", "c", "a"])
+    }
+
+    func testTwoCoordinatorsSeeEachOthersSavesAfterARefreshAndDetectConflicts() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let ada = stack.person("Ada")
+        try stack.context.save()
+        let other = try secondContext(on: stack)
+        let theirs = try stack.fetch("Person", in: other)[0]
+        XCTAssertEqual(theirs.value(forKey: "firstName") as? String, "Ada")
+
+        ada.setValue("Ada L.", forKey: "firstName")
+        try stack.context.save()
+        other.refresh(theirs, mergeChanges: false)
+        XCTAssertEqual(theirs.value(forKey: "firstName") as? String, "Ada L.")
+
+        ada.setValue("Augusta", forKey: "firstName")
+        try stack.context.save()
+        theirs.setValue("Countess", forKey: "firstName")
+        XCTAssertThrowsError(try other.save()) { error in
+            XCTAssertTrue(error is MergeError, "\(error)")
+        }
+        other.mergePolicy = .mergeByPropertyObjectTrump
+        try other.save()
+        stack.context.refresh(ada, mergeChanges: false)
+        XCTAssertEqual(ada.value(forKey: "firstName") as? String, "Countess")
+    }
+
+    func testFaultWhoseRowWasDeletedElsewhereIsDeletedOrThrows() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let ada = stack.person("Ada")
+        try stack.context.save()
+        let other = try secondContext(on: stack)
+        let fault = other.object(with: ada.objectID)
+        stack.context.delete(ada)
+        try stack.context.save()
+
+        other.shouldDeleteInaccessibleFaults = false
+        XCTAssertThrowsError(try fault.fulfill())
+        other.shouldDeleteInaccessibleFaults = true
+        _ = fault.value(forKey: "firstName")
+        XCTAssertTrue(fault.isDeleted)
+    }
+
+    func testFailedContextSaveLeavesTheStoreFileUnchanged() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let task = stack.task("One")
+        try stack.context.save()
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first as? SQLiteStore)
+        func bytes() throws -> Data {
+            try store.lock.withLock { try store.connection.executeScript("PRAGMA wal_checkpoint(TRUNCATE)") }
+            return try Data(contentsOf: stack.storeURL)
+        }
+        let clash = stack.task("Two")
+        clash.setValue(task.value(forKey: "uuid"), forKey: "uuid")
+        try stack.context.obtainPermanentIDs(for: [clash])
+        let before = try bytes()
+        XCTAssertThrowsError(try stack.context.save())
+        XCTAssertTrue(try bytes() == before, "the store file changed")
+    }
+
+    func testConcurrentWritersOnOneFileLoseNothing() throws {
+        let f = try SQLiteStoreFixture()
+        let g = try SQLiteStoreFixture(model: f.model, sharing: f)
+        let tag = f.entity("Tag")
+        let writers = [f.store, g.store]
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let store = writers[index]
+            for n in 0..<100 {
+                guard let id = try? store.obtainPermanentIDs(for: [ObjectID.temporary(for: tag)])[0] else { continue }
+                let row = Snapshot(objectID: id, version: 0, values: [.value("\(index)-\(n)"), .objects([])])
+                _ = try? store.save(StoreSaveRequest(inserted: [row]))
+            }
+        }
+        XCTAssertEqual(try f.count(f.request("Tag")), 200)
+        XCTAssertEqual(Set(try f.ids(f.request("Tag")).compactMap(\.primaryKey)), Set(1...200))
+    }
+}
