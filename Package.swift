@@ -68,6 +68,11 @@ let package = Package(
             name: "PIMTests",
             dependencies: ["PIM", "ObjectGraph"]
         ),
+        // End-to-end tests: run the built `pim` binary on temporary stores.
+        .testTarget(
+            name: "pimTests",
+            dependencies: []
+        ),
         // A library whose classes the plugin generates at build time, tested by GeneratedModelTests.
         .target(
             name: "GeneratedModelFixture",

@@ -1,5 +1,5 @@
 // Finding the record a user names: by short number (`12`), by UUID or a unique prefix of it
-// (`3f2a`), and for contacts and events (and tasks, groups) by a unique name: an exact match
+// (`3f2a`; digits of four or more that are no record's number are read as a prefix too), and for contacts and events (and tasks, groups) by a unique name: an exact match
 // first (ignoring case), then a part of the name. Several matches are an error listing them.
 import Foundation
 import ObjectGraph
@@ -15,7 +15,8 @@ public struct RecordResolver {
         let text = reference.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { throw PIMError.usage("an empty \(kind.singular) id") }
         if let number = Int64(text), number > 0 {
-            return try unique(fetch(kind, "number == %@", number), kind: kind, reference: text)
+            let numbered = try fetch(kind, "number == %@", number)
+            if !numbered.isEmpty || text.count < 4 { return try unique(numbered, kind: kind, reference: text) }
         }
         let hex = text.lowercased()
         if hex.count >= 4, hex.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
