@@ -1,5 +1,5 @@
-// `pim events`: add events (one-off or repeating), list them, and show the agenda of the coming
-// days with recurring events expanded and due tasks beside them.
+// `pim events`: add events (one-off or repeating), list, show, edit, delete and search them, and
+// show the agenda of the coming days with recurring events expanded and due tasks beside them.
 import ArgumentParser
 import Foundation
 import PIM
@@ -7,8 +7,8 @@ import PIM
 struct EventsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
-        abstract: "Add and list events; show the agenda.",
-        subcommands: [Add.self, List.self, Agenda.self],
+        abstract: "Add, list and change events; show the agenda.",
+        subcommands: [Add.self, List.self, Agenda.self, Show.self, Edit.self, Delete.self, Search.self],
         aliases: ["event", "e"]
     )
 
@@ -74,5 +74,60 @@ struct EventsCommand: ParsableCommand {
             let presenter = AgendaPresenter(now: session.store.now, timeZone: session.store.timeZone, colored: session.colored)
             Console.print(global.json ? RecordPresenter.json(presenter.jsonObject(agenda)) : presenter.text(agenda))
         }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show an event.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The event: number, UUID (prefix) or title.") var id: String
+
+        func run() throws { try RecordCommands.show(id, kind: .event, global: global) }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change an event: the fields given as flags, or all of them in $VISUAL or $EDITOR.",
+            discussion: "A new start moves the end with it. An empty value clears a field: --repeat ''.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The event.") var id: String
+        @Option(help: "The title.") var title: String?
+        @Option(help: ArgumentHelp("The start.", valueName: "when")) var start: String?
+        @Option(help: ArgumentHelp("The end.", valueName: "when")) var end: String?
+        @Option(help: "Where.") var location: String?
+        @Option(name: .customLong("repeat"), help: ArgumentHelp("The repeat rule.", valueName: "rule")) var repeatRule: String?
+        @Option(help: "tentative, confirmed or cancelled.") var status: String?
+        @Option(help: ArgumentHelp("The calendar.", valueName: "name")) var calendar: String?
+        @Option(help: ArgumentHelp("Attendees, comma-separated (replaces them all).", valueName: "contacts")) var attendees: String?
+        @Option(help: "Notes.") var notes: String?
+
+        func run() throws {
+            let values: [String: String?] = [
+                "title": title, "start": start, "end": end, "location": location, "repeat": repeatRule, "status": status,
+                "calendar": calendar, "attendees": attendees, "notes": notes,
+            ]
+            try RecordCommands.edit(id, kind: .event, values: values.compactMapValues { $0 }, global: global)
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete events (their tasks stay).", aliases: ["rm"])
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The events.") var ids: [String]
+        @Flag(name: [.long, .customShort("y")], help: "Do not ask for confirmation.") var yes = false
+
+        func run() throws { try RecordCommands.delete(ids, kind: .event, yes: yes, global: global) }
+    }
+
+    struct Search: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Events whose title, location or notes contain every word.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var list: ListOptions
+        @Argument(help: "The words.") var words: [String]
+
+        func run() throws { try RecordCommands.search(words, kind: .event, list: list, global: global) }
     }
 }

@@ -12,7 +12,7 @@ struct TasksCommand: ParsableCommand {
             ahead rising to 1 a week overdue) + 8 blocking + 6/3.9/1.8 priority H/M/L + 5 scheduled \
             and past + 4 started + 2 age (over a year) + 1 tags + 1 project - 3 waiting - 5 blocked.
             """,
-        subcommands: [Add.self, List.self, Show.self, Start.self, Done.self, Delete.self],
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Start.self, Done.self, Delete.self, Search.self],
         aliases: ["task", "t"]
     )
 
@@ -90,10 +90,46 @@ struct TasksCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The task: number, UUID (prefix) or title.") var id: String
 
+        func run() throws { try RecordCommands.show(id, kind: .task, global: global) }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a task: the fields given as flags, or all of them in $VISUAL or $EDITOR.",
+            discussion: "An empty value clears a field: --due ''.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The task.") var id: String
+        @Option(help: "The title.") var title: String?
+        @Option(help: "pending, started, done or cancelled.") var status: String?
+        @Option(help: ArgumentHelp("H, M, L or empty.", valueName: "H|M|L")) var priority: String?
+        @Option(help: ArgumentHelp("Due date.", valueName: "when")) var due: String?
+        @Option(help: ArgumentHelp("Scheduled date.", valueName: "when")) var scheduled: String?
+        @Option(help: ArgumentHelp("Wait date.", valueName: "when")) var wait: String?
+        @Option(help: ArgumentHelp("Project.", valueName: "name")) var project: String?
+        @Option(help: ArgumentHelp("Tags, comma-separated (replaces them all).", valueName: "tags")) var tags: String?
+        @Option(help: ArgumentHelp("The contact it is assigned to.", valueName: "contact")) var assignee: String?
+        @Option(name: .customLong("for-event"), help: ArgumentHelp("The event it prepares for.", valueName: "event")) var event: String?
+        @Option(help: ArgumentHelp("The task it is a subtask of.", valueName: "task")) var parent: String?
+        @Option(help: "Notes.") var notes: String?
+
         func run() throws {
-            let session = try Session(global)
-            session.printRecord(try RecordResolver(store: session.store).resolve(id, as: .task), kind: .task)
+            let values: [String: String?] = [
+                "title": title, "status": status, "priority": priority, "due": due, "scheduled": scheduled, "wait": wait,
+                "project": project, "tags": tags, "assignee": assignee, "event": event, "parent": parent, "notes": notes,
+            ]
+            try RecordCommands.edit(id, kind: .task, values: values.compactMapValues { $0 }, global: global)
         }
+    }
+
+    struct Search: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Tasks whose title, notes, project or tags contain every word.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var list: ListOptions
+        @Argument(help: "The words.") var words: [String]
+
+        func run() throws { try RecordCommands.search(words, kind: .task, list: list, global: global) }
     }
 
     struct Start: ParsableCommand {
@@ -133,25 +169,11 @@ struct TasksCommand: ParsableCommand {
         @Argument(help: "The tasks.") var ids: [String]
         @Flag(name: [.long, .customShort("y")], help: "Do not ask for confirmation.") var yes = false
 
-        func run() throws {
-            let session = try Session(global)
-            let tasks = try resolveTasks(ids, in: session)
-            try session.confirmDeletion(count: tasks.count, kind: .task, yes: yes)
-            session.printChanged(tasks, kind: .task, verb: "Deleted")
-            for task in tasks { session.store.context.delete(task) }
-            try session.commit()
-        }
+        func run() throws { try RecordCommands.delete(ids, kind: .task, yes: yes, global: global) }
     }
 }
 
 /// The tasks `ids` name, each once, in the order given.
 func resolveTasks(_ ids: [String], in session: Session) throws -> [TaskItem] {
-    guard !ids.isEmpty else { throw PIMError.usage("name at least one task") }
-    let resolver = RecordResolver(store: session.store)
-    var tasks: [TaskItem] = []
-    for id in ids {
-        guard let task = try resolver.resolve(id, as: .task) as? TaskItem else { continue }
-        if !tasks.contains(task) { tasks.append(task) }
-    }
-    return tasks
+    try RecordCommands.resolve(ids, kind: .task, session: session).compactMap { $0 as? TaskItem }
 }

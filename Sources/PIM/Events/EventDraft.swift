@@ -56,14 +56,7 @@ extension PIMStore {
         guard end >= start else {
             throw PIMError.usage("the end (\(draft.end ?? draft.duration ?? "")) comes before the start (\(draft.start))")
         }
-        var rule: String?
-        if let text = draft.repeatRule {
-            do {
-                rule = try RecurrenceRule(repeating: text).description
-            } catch {
-                throw PIMError.recurrence(error)
-            }
-        }
+        let rule = try draft.repeatRule.map { text throws(PIMError) in try Self.ruleText(text) }
         let resolver = RecordResolver(store: self)
         let attendees = try draft.attendees.map { text throws(PIMError) in try resolver.resolve(text, as: .contact) }
 
@@ -81,6 +74,17 @@ extension PIMStore {
         if let name = draft.calendar, !name.isEmpty { event.calendar = name }
         for attendee in attendees.compactMap({ $0 as? Contact }) { event.addToAttendees(attendee) }
         return event
+    }
+}
+
+extension PIMStore {
+    /// The RRULE text of a `--repeat` value.
+    static func ruleText(_ text: String) throws(PIMError) -> String {
+        do {
+            return try RecurrenceRule(repeating: text).description
+        } catch {
+            throw PIMError.recurrence(error)
+        }
     }
 }
 
