@@ -77,6 +77,8 @@ public enum PIMError: Error, CustomStringConvertible {
         case let error as DateParseError: return .date(error)
         case let error as RecurrenceRuleError: return .recurrence(error)
         case let error as ValidationError: return .invalid(error.description)
+        case let error as MergeError:
+            return .conflict("another pim run changed these records since this one read them; run the command again (\(error))")
         case let error as StoreError:
             switch error {
             case .conflicts: return .conflict("another pim run changed these records since this one read them; run the command again (\(error))")

@@ -167,3 +167,20 @@ final class NumberAndResolverTests: PIMStoreTestCase {
         XCTAssertThrowsError(try resolver.resolve("zed", as: .contact)) { XCTAssertEqual(($0 as? PIMError)?.exitCode, .notFound) }
     }
 }
+
+final class ConcurrentEditTests: PIMStoreTestCase {
+    func testSecondOfTwoConcurrentEditsIsAConflict() throws {
+        try run("add") { try $0.addTask(TaskDraft(title: "A")) }
+        let first = try open()
+        let second = try open()
+        let mine = try XCTUnwrap(RecordResolver(store: first).resolve("1", as: .task) as? TaskItem)
+        let theirs = try XCTUnwrap(RecordResolver(store: second).resolve("1", as: .task) as? TaskItem)
+        mine.title = "A, first"
+        theirs.title = "A, second"
+        try first.commit(command: "edit first")
+        XCTAssertThrowsError(try second.commit(command: "edit second")) { error in
+            XCTAssertEqual((error as? PIMError)?.exitCode, .conflict, "\(error)")
+        }
+        XCTAssertEqual(try titles(open()), ["A, first"])
+    }
+}
