@@ -133,3 +133,20 @@ final class ColorModeTests: XCTestCase {
         XCTAssertFalse(ColorMode.never.isEnabled(isTerminal: true, environment: [:]))
     }
 }
+
+final class EventOccurrenceTests: PIMStoreTestCase {
+    func testExceptionDatesAreLeftOut() throws {
+        let event = try run("add") { store in
+            var draft = EventDraft(title: "Standup", start: "2026-11-23 09:00")
+            draft.repeatRule = "daily"
+            let event = try store.addEvent(draft)
+            event.exceptionDates = "20261124T080000Z"
+            return event
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let days = event.occurrences(in: now.addingTimeInterval(-3 * 86_400)..<now.addingTimeInterval(86_400), calendar: calendar)
+            .map { calendar.component(.day, from: $0) }
+        XCTAssertEqual(days, [23, 25, 26])
+    }
+}

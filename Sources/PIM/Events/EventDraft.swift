@@ -89,7 +89,8 @@ extension PIMStore {
 }
 
 extension Event {
-    /// The starts of the event's occurrences in `window`: its own start, or its rule's expansion.
+    /// The starts of the event's occurrences in `window`: its own start, or its rule's expansion
+    /// without the exception dates (RFC 5545 EXDATE values, UTC, comma-separated).
     public func occurrences(in window: Range<Date>, calendar: Calendar) -> [Date] {
         guard let start else { return [] }
         let length = (end ?? start).timeIntervalSince(start)
@@ -99,7 +100,8 @@ extension Event {
         var zoned = calendar
         if let identifier = timeZone, let zone = TimeZone(identifier: identifier) { zoned.timeZone = zone }
         let earliest = window.lowerBound.addingTimeInterval(-max(length, 0))
+        let exceptions = Set((exceptionDates ?? "").split(separator: ",").compactMap { RecurrenceRule.untilDate(String($0)) })
         return rule.occurrences(from: start, in: earliest..<window.upperBound, calendar: zoned)
-            .filter { $0.addingTimeInterval(max(length, 1)) > window.lowerBound }
+            .filter { $0.addingTimeInterval(max(length, 1)) > window.lowerBound && !exceptions.contains($0) }
     }
 }

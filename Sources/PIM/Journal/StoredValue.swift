@@ -11,6 +11,7 @@ enum StoredValue: Codable, Equatable {
     case date(Date)
     case uuid(UUID)
     case data(Data)
+    case url(URL)
 
     /// The journal form of an attribute value; nil for nil, NSNull or a type the model lacks.
     init?(_ value: Any?) {
@@ -26,6 +27,7 @@ enum StoredValue: Codable, Equatable {
         case let value as Date: self = .date(value)
         case let value as UUID: self = .uuid(value)
         case let value as Data: self = .data(value)
+        case let value as URL: self = .url(value)
         default: return nil
         }
     }
@@ -40,6 +42,7 @@ enum StoredValue: Codable, Equatable {
         case .date(let value): value
         case .uuid(let value): value
         case .data(let value): value
+        case .url(let value): value
         }
     }
 }
