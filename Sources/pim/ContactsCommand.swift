@@ -54,10 +54,13 @@ struct ContactsCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
+        @Option(help: ArgumentHelp("Only members of this group.", valueName: "group")) var group: String?
 
         func run() throws {
             let session = try Session(global)
-            try session.printList(try session.store.list(list.query(.contact)), kind: .contact, fieldNames: list.fieldNames)
+            var query = list.query(.contact)
+            if let group { query.filters = [try session.store.contactsPredicate(inGroup: group)] }
+            try session.printList(try session.store.list(query), kind: .contact, fieldNames: list.fieldNames)
         }
     }
 
@@ -161,9 +164,8 @@ struct ContactsCommand: ParsableCommand {
 
             func run() throws {
                 let session = try Session(global)
-                let group = try RecordResolver(store: session.store).resolve(self.group, as: .group)
                 var query = list.query(.contact)
-                query.filters = [try session.store.membersPredicate(of: group)]
+                query.filters = [try session.store.contactsPredicate(inGroup: group)]
                 try session.printList(try session.store.list(query), kind: .contact, fieldNames: list.fieldNames)
             }
         }

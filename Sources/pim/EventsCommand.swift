@@ -55,10 +55,19 @@ struct EventsCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
+        @Option(help: ArgumentHelp("Only events not over by then.", valueName: "when")) var from: String?
+        @Option(help: ArgumentHelp("Only events starting before then.", valueName: "when")) var to: String?
+        @Option(help: ArgumentHelp("Only events of this calendar.", valueName: "name")) var calendar: String?
 
         func run() throws {
             let session = try Session(global)
-            try session.printList(try session.store.list(list.query(.event)), kind: .event, fieldNames: list.fieldNames)
+            var filter = EventFilter()
+            filter.from = from
+            filter.to = to
+            filter.calendar = calendar
+            var query = list.query(.event)
+            query.filters = try session.store.predicates(for: filter)
+            try session.printList(try session.store.list(query), kind: .event, fieldNames: list.fieldNames)
         }
     }
 

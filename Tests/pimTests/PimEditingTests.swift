@@ -79,3 +79,20 @@ final class PimEditingTests: PimTestCase {
         XCTAssertEqual(try pim("tasks", "list", "--fields", "title").stdout, "TITLE\nSlides\n")
     }
 }
+
+final class PimFilterTests: PimTestCase {
+    func testEventsListByRangeAndCalendar() throws {
+        XCTAssertEqual(try pim("events", "add", "Dentist", "--start", "tomorrow 8:00", "--calendar", "health").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Review", "--start", "next fri 14:00").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Standup", "--start", "2026-11-01 9:00", "--repeat", "weekdays").status, 0)
+        XCTAssertEqual(try pim("events", "list", "--from", "today", "--to", "eow", "--fields", "title").stdout, "TITLE\nStandup\nDentist\n")
+        XCTAssertEqual(try pim("events", "list", "--calendar", "Health", "--fields", "title").stdout, "TITLE\nDentist\n")
+    }
+
+    func testContactsListByGroup() throws {
+        XCTAssertEqual(try pim("contacts", "add", "Ann Lee").status, 0)
+        XCTAssertEqual(try pim("contacts", "add", "Bob Ray").status, 0)
+        XCTAssertEqual(try pim("contacts", "group", "add", "Team", "bob").status, 0)
+        XCTAssertEqual(try pim("contacts", "list", "--group", "team", "--fields", "name").stdout, "NAME\nBob Ray\n")
+    }
+}

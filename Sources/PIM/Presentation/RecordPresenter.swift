@@ -17,7 +17,7 @@ public struct RecordPresenter {
         self.colored = colored
     }
 
-    /// The JSON object of one record: all fields, or those of `fields`.
+    /// The JSON object of one record: all fields, or those of `fields` and always `id`.
     public func jsonObject(_ record: ManagedObject, fields: [RecordField]? = nil) -> [String: Any] {
         var object: [String: Any] = [:]
         for field in fields ?? RecordField.all(for: kind, now: now) {
