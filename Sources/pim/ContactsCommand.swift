@@ -23,6 +23,7 @@ struct ContactsCommand: ParsableCommand {
         @Argument(help: "The name (words are joined).") var name: [String]
         @Option(name: .customLong("email"), help: ArgumentHelp("An email address, optionally labelled: work:ann@example.org (repeatable).", valueName: "addr")) var emails: [String] = []
         @Option(name: .customLong("phone"), help: ArgumentHelp("A phone number, optionally labelled: mobile:+44 7700 900123 (repeatable).", valueName: "num")) var phones: [String] = []
+        @Option(name: .customLong("address"), help: ArgumentHelp("A postal address, optionally labelled, parts separated by ';': home:1 Main St;Springfield;IL;62701;USA (repeatable).", valueName: "adr")) var addresses: [String] = []
         @Option(help: ArgumentHelp("The organization a person works for.", valueName: "name")) var org: String?
         @Option(name: .customLong("title"), help: ArgumentHelp("A person's job title.", valueName: "title")) var jobTitle: String?
         @Option(help: "A person's nickname.") var nickname: String?
@@ -36,6 +37,7 @@ struct ContactsCommand: ParsableCommand {
             draft.isOrganization = kind == .organization
             draft.emails = emails
             draft.phones = phones
+            draft.addresses = addresses
             draft.organization = org
             draft.jobTitle = jobTitle
             draft.nickname = nickname
@@ -87,12 +89,13 @@ struct ContactsCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Birthday.", valueName: "date")) var birthday: String?
         @Option(help: ArgumentHelp("Email addresses, comma-separated.", valueName: "addrs")) var emails: String?
         @Option(help: ArgumentHelp("Phone numbers, comma-separated.", valueName: "nums")) var phones: String?
+        @Option(help: ArgumentHelp("Postal addresses, '|'-separated.", valueName: "adrs")) var addresses: String?
         @Option(help: "Notes.") var notes: String?
 
         func run() throws {
             let values: [String: String?] = [
                 "name": name, "nickname": nickname, "organization": org, "jobTitle": jobTitle, "birthday": birthday,
-                "emails": emails, "phones": phones, "notes": notes,
+                "emails": emails, "phones": phones, "addresses": addresses, "notes": notes,
             ]
             try RecordCommands.edit(id, kind: .contact, values: values.compactMapValues { $0 }, global: global)
         }

@@ -96,3 +96,23 @@ final class PimFilterTests: PimTestCase {
         XCTAssertEqual(try pim("contacts", "list", "--group", "team", "--fields", "name").stdout, "NAME\nBob Ray\n")
     }
 }
+
+final class PimAddressTests: PimTestCase {
+    func testPostalAddressesInOrderWithLabels() throws {
+        let added = try pim("contacts", "add", "Ann Lee", "--address", "home:1 Main St;Springfield;IL;62701;USA", "--address", "Dock 4;Hull")
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let contact = try XCTUnwrap(try pim("contacts", "show", "ann", "--json").json() as? [String: Any])
+        let addresses = try XCTUnwrap(contact["addresses"] as? [[String: Any]])
+        XCTAssertEqual(addresses.map { $0["locality"] as? String }, ["Springfield", "Hull"])
+        XCTAssertEqual(addresses[0]["label"] as? String, "home")
+        XCTAssertEqual(addresses[0]["postalCode"] as? String, "62701")
+        XCTAssertEqual(try pim("contacts", "list", "--fields", "addresses").stdout,
+                       "ADDRESSES\n1 Main St, 62701 Springfield, IL, USA (home), Dock 4, Hull\n")
+        XCTAssertEqual(try pim("contacts", "search", "springfield", "--fields", "name").stdout, "NAME\nAnn Lee\n")
+        XCTAssertEqual(try pim("contacts", "edit", "ann", "--addresses", "work:2 Side St;Leeds").status, 0)
+        XCTAssertEqual(try pim("contacts", "list", "--fields", "addresses").stdout, "ADDRESSES\n2 Side St, Leeds (work)\n")
+        XCTAssertEqual(try pim("undo").status, 0)
+        XCTAssertEqual(try pim("contacts", "list", "--fields", "addresses").stdout,
+                       "ADDRESSES\n1 Main St, 62701 Springfield, IL, USA (home), Dock 4, Hull\n")
+    }
+}

@@ -12,6 +12,9 @@ public struct ContactDraft: Sendable {
     public var emails: [String] = []
     /// Numbers, each optionally `label:number`.
     public var phones: [String] = []
+    /// Postal addresses, each optionally labelled, parts in vCard's order separated by `;`:
+    /// `home:1 Main St;Springfield;IL;62701;USA` (street, locality, region, postal code, country).
+    public var addresses: [String] = []
     public var organization: String?
     public var jobTitle: String?
     public var nickname: String?
@@ -61,7 +64,33 @@ extension PIMStore {
             (phone.label, phone.number) = Self.labelled(entry)
             contact.addToPhoneNumbers(phone)
         }
+        for entry in draft.addresses { contact.addToPostalAddresses(postalAddress(entry)) }
         return contact
+    }
+
+    /// A new postal address from `label:street;locality;region;postal code;country`.
+    func postalAddress(_ text: String) -> PostalAddress {
+        let address = PostalAddress(context: context)
+        let (label, value) = Self.labelled(text)
+        let parts = value.split(separator: ";", omittingEmptySubsequences: false).map {
+            let part = $0.trimmingCharacters(in: .whitespaces)
+            return part.isEmpty ? nil : part
+        }
+        address.label = label
+        address.street = parts.first ?? nil
+        address.locality = parts.count > 1 ? parts[1] : nil
+        address.region = parts.count > 2 ? parts[2] : nil
+        address.postalCode = parts.count > 3 ? parts[3] : nil
+        address.country = parts.count > 4 ? parts[4] : nil
+        return address
+    }
+
+    /// A postal address as `label:street;locality;region;postal code;country`.
+    static func postalAddressText(_ address: PostalAddress) -> String {
+        let parts = [address.street, address.locality, address.region, address.postalCode, address.country].map { $0 ?? "" }
+        var text = parts.joined(separator: ";")
+        while text.hasSuffix(";") { text.removeLast() }
+        return (address.label.map { $0 + ":" } ?? "") + text
     }
 
     /// `work:ann@example.org` as its label and value; no label when there is no `label:` prefix.

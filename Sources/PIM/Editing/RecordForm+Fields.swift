@@ -118,6 +118,14 @@ extension RecordForm {
                     return phone
                 })
             },
+            FormField("addresses", "'|'-separated, each optionally label:street;locality;region;postal code;country", read: { record, _ in
+                ((record as? Contact)?.postalAddresses ?? []).map(PIMStore.postalAddressText).joined(separator: " | ")
+            }) { record, text, store throws(PIMError) in
+                guard let contact = record as? Contact else { return }
+                for old in contact.postalAddresses { store.context.delete(old) }
+                contact.postalAddresses = OrderedSet(text.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+                    .filter { !$0.isEmpty }.map(store.postalAddress))
+            },
             .text("notes", "notes"),
         ]
     }

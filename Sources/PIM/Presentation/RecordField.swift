@@ -124,6 +124,16 @@ public struct RecordField {
         RecordField("phones") { record in
             .array(((record as? Contact)?.phoneNumbers ?? []).map { labelled($0.label, $0.number) })
         },
+        RecordField("addresses") { record in
+            .array(((record as? Contact)?.postalAddresses ?? []).map { address in
+                let parts: [(String, String?)] = [("label", address.label), ("street", address.street), ("locality", address.locality),
+                                                  ("region", address.region), ("postalCode", address.postalCode), ("country", address.country)]
+                let text = [address.street, address.postalCode.map { code in [code, address.locality].compactMap { $0 }.joined(separator: " ") } ?? address.locality,
+                            address.region, address.country].compactMap { $0 }.joined(separator: ", ")
+                return .object(Dictionary(uniqueKeysWithValues: parts.map { key, value in (key, OutputValue.from(value) { .string($0) }) }),
+                               text: text + (address.label.map { " (\($0))" } ?? ""))
+            })
+        },
         RecordField("groups") { record in .array(((record as? Contact)?.groups ?? []).compactMap(\.name).sorted().map { .string($0) }) },
     ] }
 
