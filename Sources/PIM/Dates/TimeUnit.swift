@@ -3,7 +3,7 @@
 import Foundation
 
 /// A unit of time as users type it.
-enum TimeUnit: Sendable, CaseIterable {
+enum TimeUnit: Sendable {
     case second, minute, hour, day, week, month, year
 
     /// The unit a word or abbreviation names (`m` and `min` are minutes, `mo` months).

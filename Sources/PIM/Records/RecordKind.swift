@@ -5,7 +5,7 @@ import Foundation
 import ObjectGraph
 
 /// A kind of record and the entity that holds it.
-public enum RecordKind: String, Sendable, CaseIterable, Codable {
+public enum RecordKind: String, Sendable, CaseIterable {
     case contact, event, task, group
 
     /// The root entity of the kind (sub-entities such as Person belong to it).
