@@ -58,6 +58,28 @@ final class SQLiteContextTests: XCTestCase {
         XCTAssertEqual(titles, ["b", "c", "a"])
     }
 
+    func testMovingObjectsBetweenRelationshipsIsSavedOnBothSides() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let ada = stack.person("Ada"), bob = stack.person("Bob")
+        let tasks = ["a", "b", "c"].map { stack.task($0, owner: ada) }
+        let meeting = stack.event("Meeting")
+        for person in [ada, bob] { meeting.mutableSetValue(forKey: "attendees").insert(person) }
+        try stack.context.save()
+        tasks[1].setValue(bob, forKey: "owner")
+        meeting.mutableSetValue(forKey: "attendees").remove(ada)
+        try stack.context.save()
+
+        let other = try secondContext(on: stack)
+        let people = try stack.fetch("Person", sortedBy: "firstName", in: other)
+        func titles(_ person: ManagedObject) -> [String?] {
+            ((person.value(forKey: "tasks") as? OrderedSet<ManagedObject>) ?? []).map { $0.value(forKey: "title") as? String }
+        }
+        XCTAssertEqual(titles(people[0]), ["a", "c"])
+        XCTAssertEqual(titles(people[1]), ["b"])
+        XCTAssertEqual((people[0].value(forKey: "events") as? Set<ManagedObject>)?.count, 0)
+        XCTAssertEqual((people[1].value(forKey: "events") as? Set<ManagedObject>)?.count, 1)
+    }
+
     func testTwoCoordinatorsSeeEachOthersSavesAfterARefreshAndDetectConflicts() throws {
         let stack = try Stack(storeType: .sqlite)
         let ada = stack.person("Ada")

@@ -1,5 +1,6 @@
 // Fetch request options through a context on the SQLite store: batch size, prefetching, pending
-// changes, counts, partial objects, object IDs and dictionaries; and the SQL debug output.
+// changes, counts, partial objects, object IDs and dictionaries; a fetch's statement, values and
+// query plan (indexes used); and the SQL debug output.
 import Foundation
 import XCTest
 @testable import ObjectGraph
@@ -75,6 +76,22 @@ final class SQLiteFetchTests: XCTestCase {
         let rows = try context.fetch(request)
         XCTAssertEqual(rows.map { $0["priority"] as? Int16 }, [0, 1, 2, 3])
         XCTAssertEqual(rows.map { $0["n"] as? Int }, [8, 8, 7, 7])
+    }
+
+    func testStatementsBindEveryValueAndPlansUseTheIndexes() throws {
+        let f = try SQLiteStoreFixture()
+        let request = try f.request("Person", "email == %@ AND name BEGINSWITH[c] %@", "o'hara@example.org", "o'")
+        let (sql, arguments) = try f.store.statement(for: request)
+        XCTAssertFalse(sql.contains("o'hara"), sql)
+        XCTAssertEqual(arguments, [.text("o'hara@example.org"), .text("o'")])
+        let plan = try f.store.queryPlan(for: request)
+        XCTAssertTrue(plan.contains { $0.contains("USING INDEX ZPERSON_UNIQUE_EMAIL") }, "\(plan)")
+        let stack = try Stack(storeType: .sqlite)
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first as? SQLiteStore)
+        var byName = StoreFetchRequest(entity: stack.model.entitiesByName["Person"]!)
+        byName.predicate = try Predicate(format: "lastName == 'Lovelace'")
+        let namePlan = try store.queryPlan(for: byName)
+        XCTAssertTrue(namePlan.contains { $0.contains("USING INDEX ZPERSON_PERSON_BYNAME") }, "\(namePlan)")
     }
 
     func testSQLDebugPrintsStatementsValuesAndPlans() throws {

@@ -67,6 +67,7 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
                 ("file2", "file2", "F2", false, 21, "smith", false), ("file10", "File10", "F10", true, 21, "smith", true),
                 ("multi", "line one\nline two", nil, false, 7, "adne", false), ("cafe", "café", "C1", false, 5, "emile", false),
                 ("cafe2", "CAFE", "C2", true, 5, "obrien", false), ("empty", "", "EMPTY", false, 1, "nobody", false),
+                ("resume", "re\u{301}sume\u{301}", "RES", false, 2, "ada2", false),
             ]
             let tags = ["swift", "linux", "Swift", "urgent", "élan"]
             let tagMembers: [String: [String]] = [
@@ -123,13 +124,16 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
 
         /// The IDs `request` gives in each store (the SQLite store's error, if it refuses).
         func answers(_ request: StoreFetchRequest) throws -> (memory: [ObjectID], sqlite: [ObjectID]) {
+            (try ids(request, from: memory), try ids(request, from: sqlite.store))
+        }
+
+        /// The IDs `request` gives in `store`.
+        func ids(_ request: StoreFetchRequest, from store: any PersistentStore) throws -> [ObjectID] {
             var request = request
             request.resultType = .objectIDs
-            guard case .objectIDs(let expected) = try memory.execute(request),
-                  case .objectIDs(let actual) = try sqlite.store.execute(request) else {
-                throw SQLiteStoreFixture.UnexpectedResult(result: .objectIDs([]))
-            }
-            return (expected, actual)
+            let result = try store.execute(request)
+            guard case .objectIDs(let ids) = result else { throw SQLiteStoreFixture.UnexpectedResult(result: result) }
+            return ids
         }
     }
 
@@ -144,6 +148,9 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
             Case("Task", "title ==[c] 'write'"), Case("Task", "title ==[c] 'CAFÉ'"), Case("Task", "title ==[d] 'cafe'"),
             Case("Task", "title ==[cd] 'CAFE'"), Case("Task", "title ==[cd] 'ecrire'"), Case("Task", "title !=[c] 'write'"),
             Case("Task", "title ==[n] 'Write'"), Case("Task", "title ==[l] 'Write'"), Case("Task", "title == ''"),
+            Case("Task", "title == %@", "r\u{E9}sum\u{E9}"), Case("Task", "title != %@", "r\u{E9}sum\u{E9}"),
+            Case("Task", "title IN %@", ["r\u{E9}sum\u{E9}", "caf\u{E9}"]), Case("Task", "title ==[n] %@", "r\u{E9}sum\u{E9}"),
+            Case("Task", "title == %@", "cafe\u{301}"),
             Case("Person", "name ==[c] 'ada'"), Case("Person", "name ==[d] 'Emile'"), Case("Person", "name ==[cd] 'EMILE'"),
             Case("Person", "name ==[cd] 'zoe'"), Case("Person", "name ==[cd] 'adne'"),
         ]
@@ -335,6 +342,23 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
             let (windowExpected, windowActual) = try pair.answers(request)
             XCTAssertEqual(names(windowActual, pair), names(windowExpected, pair), "\(entity) \(descriptors) offset 2 limit 3")
         }
+    }
+
+    func testEntitiesWithoutTheirSubEntitiesAndPartialSnapshotsMatch() throws {
+        let pair = try Pair()
+        var request = StoreFetchRequest(entity: pair.entity("Task"))
+        request.includesSubentities = false
+        request.predicate = try Predicate(format: "points > 1")
+        request.sortDescriptors = [ObjectGraph.SortDescriptor(key: "points", ascending: false)]
+        let (expected, actual) = try pair.answers(request)
+        XCTAssertEqual(names(actual, pair), names(expected, pair))
+        XCTAssertFalse(actual.contains { $0.entity.name == "Milestone" })
+        request.resultType = .snapshots
+        request.propertiesToFetch = [pair.sqlite.property("Task", "title"), pair.sqlite.property("Task", "owner")]
+        guard case .snapshots(let memoryRows) = try pair.memory.execute(request),
+              case .snapshots(let sqliteRows) = try pair.sqlite.store.execute(request) else { return XCTFail("no snapshots") }
+        XCTAssertEqual(sqliteRows.map(\.valuesByName), memoryRows.map(\.valuesByName))
+        XCTAssertEqual(sqliteRows.first?.value(forKey: "points"), .unloaded)
     }
 
     func testCountsMatchTheObjectsFetched() throws {

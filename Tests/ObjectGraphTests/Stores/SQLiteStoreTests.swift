@@ -100,6 +100,25 @@ final class SQLiteStoreTests: XCTestCase {
         }
     }
 
+    func testFilesThatAreNotStoresAreRefusedUntouched() throws {
+        let directory = try TemporaryDirectory()
+        let text = try directory.write("not a database, just text", to: "notes.sqlite")
+        XCTAssertThrowsError(try SQLiteStore(url: text)) { error in
+            XCTAssertTrue("\(error)".contains(text.path), "\(error)")
+        }
+        let other = directory.url.appendingPathComponent("other.sqlite")
+        let connection = try SQLiteConnection(path: other.path)
+        try connection.executeScript("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT)")
+        connection.close()
+        let store = try SQLiteStore(url: other)
+        XCTAssertThrowsError(try store.load(model: SQLiteStoreFixture.makeModel())) { error in
+            XCTAssertTrue("\(error)".contains("another program"), "\(error)")
+        }
+        store.unload()
+        let check = try SQLiteConnection(path: other.path)
+        XCTAssertEqual(try check.rows("SELECT name FROM sqlite_master WHERE type = 'table'").map { $0[0] }, [.text("accounts")])
+    }
+
     // MARK: Permanent IDs
 
     func testPrimaryKeysAreUniquePerInheritanceRootStartingAtOne() throws {
@@ -324,6 +343,43 @@ final class SQLiteStoreTests: XCTestCase {
         ]))
         XCTAssertEqual(try f.destinations("tags", of: d.review), [d.linux])
         XCTAssertEqual(try f.destinations("tasks", of: d.swift), [d.write])
+    }
+
+    func testJoinTablesForToManyWithoutInverseAndSelfRelationships() throws {
+        let model = ManagedObjectModel {
+            Entity("Folder") {
+                Attribute("name", .string)
+                Relationship("favorites", to: "Note", toMany: true, ordered: true)
+                Relationship("children", to: "Folder", inverse: "parents", toMany: true)
+                Relationship("parents", to: "Folder", inverse: "children", toMany: true)
+            }
+            Entity("Note") {
+                Attribute("title", .string)
+                Relationship("related", to: "Note", inverse: "related", toMany: true)
+            }
+        }
+        let f = try SQLiteStoreFixture(model: model)
+        let root = try f.newID("Folder"), child = try f.newID("Folder")
+        let first = try f.newID("Note"), second = try f.newID("Note")
+        try f.insert([
+            f.row(root, ["name": .value("root"), "favorites": .objects([second, first]), "children": .objects([child])]),
+            f.row(child, ["name": .value("child"), "parents": .objects([root])]),
+            f.row(first, ["title": .value("first"), "related": .objects([second])]),
+            f.row(second, ["title": .value("second"), "related": .objects([first])]),
+        ])
+        XCTAssertEqual(try f.destinations("favorites", of: root), [second, first])
+        XCTAssertEqual(try f.destinations("children", of: root), [child])
+        XCTAssertEqual(try f.destinations("parents", of: child), [root])
+        XCTAssertEqual(try f.destinations("related", of: first), [second])
+        XCTAssertEqual(try f.destinations("related", of: second), [first])
+        try f.save(StoreSaveRequest(updated: [f.row(first, ["title": .value("first"), "related": .objects([])], version: 1)],
+                                    deleted: [(second, 1)]))
+        XCTAssertEqual(try f.destinations("favorites", of: root), [first])
+        XCTAssertEqual(try f.destinations("related", of: first), [])
+        let tables = try f.store.lock.withLock {
+            try f.store.connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z\\_%' ESCAPE '\\' ORDER BY name").map { $0[0] }
+        }
+        XCTAssertEqual(tables, ["Z_1CHILDREN", "Z_1FAVORITES", "Z_2RELATED", "Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"].map { .text($0) })
     }
 
     func testToOneToASubEntityKeepsTheDestinationEntity() throws {

@@ -21,6 +21,9 @@ final class SQLiteConnection {
     private var handle: OpaquePointer?
     /// Prepared statements by SQL.
     private var cache: [String: SQLiteStatement] = [:]
+    /// How many statements the cache keeps; past that it starts over (predicates with constant
+    /// lists of every length would otherwise grow it without bound).
+    private let cacheLimit = 500
     /// How much the connection prints to stderr (`OBJECTGRAPH_SQL_DEBUG`, 0 to 3).
     let debugLevel: Int
 
@@ -42,8 +45,30 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(busyTimeout * 1000))
         try SQLiteFunctions.register(on: db, path: path)
-        try executeScript(readOnly ? "PRAGMA query_only = ON;"
-                                   : "PRAGMA foreign_keys = OFF; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+        if readOnly {
+            try executeScript("PRAGMA query_only = ON;")
+        } else {
+            try executeScript("PRAGMA foreign_keys = OFF; PRAGMA synchronous = NORMAL;")
+            try enableWriteAheadLog(within: busyTimeout)
+        }
+    }
+
+    /// Switches the file to WAL (a lasting property of the file). SQLite does not call the busy
+    /// handler for this switch, so while another process creates the same new file it is retried
+    /// here, up to the busy timeout.
+    private func enableWriteAheadLog(within timeout: TimeInterval) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            do {
+                let mode = try scalar("PRAGMA journal_mode = WAL")
+                guard mode == .text("wal") else {
+                    throw SQLiteError(code: SQLITE_ERROR, message: "the journal mode stays \(mode ?? .null), not WAL", sql: "PRAGMA journal_mode = WAL", path: path)
+                }
+                return
+            } catch let error as SQLiteError where error.isBusy && Date() < deadline {
+                usleep(5_000)
+            }
+        }
     }
 
     deinit { close() }
@@ -77,9 +102,6 @@ final class SQLiteConnection {
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
-
-    /// The raw handle, for the backup API.
-    var rawHandle: OpaquePointer? { handle }
 
     // MARK: Running statements
 
@@ -174,6 +196,12 @@ final class SQLiteConnection {
         guard code == SQLITE_OK, let pointer else { throw error(code, sql, []) }
         let statement = SQLiteStatement(handle: pointer, sql: sql)
         guard cache[sql] == nil else { return (statement, false) }
+        if cache.count >= cacheLimit {
+            for (key, cached) in cache where !cached.isInUse {
+                sqlite3_finalize(cached.handle)
+                cache[key] = nil
+            }
+        }
         cache[sql] = statement
         return (statement, true)
     }

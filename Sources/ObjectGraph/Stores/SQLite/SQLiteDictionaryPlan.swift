@@ -151,15 +151,7 @@ struct SQLiteDictionaryPlan {
     private static func operand(of output: Output) -> SQLitePredicateTranslator.Operand {
         switch output.decoder {
         case .attribute(let attribute):
-            let kind: SQLitePredicateTranslator.Kind
-            switch attribute.attributeType {
-            case .integer16, .integer32, .integer64, .double, .float, .boolean: kind = .number
-            case .decimal: kind = .decimal
-            case .string: kind = .string
-            case .date: kind = .date
-            default: kind = .other(attribute)
-            }
-            return .value(output.sql[0], kind)
+            return .value(output.sql[0], SQLitePredicateTranslator.kind(of: attribute))
         case .object(let destination):
             return .object(key: output.sql[0], entity: output.sql[1] == "NULL" ? nil : output.sql[1], destination: destination)
         case .number:

@@ -2,6 +2,11 @@
 // value they are compared with, nil equal only to nil, ordering false against nil, a value of
 // another kind never equal (and unordered: refused, as the evaluator throws), string operators
 // through the registered functions. Every condition is 0 or 1.
+//
+// One deliberate limit: `==`, `!=` and IN on strings without options compare UTF-8 bytes, so
+// that indexes serve them, against the constant and its composed (NFC) and decomposed (NFD)
+// forms; Swift's == equates every canonically equivalent spelling, so the two differ only for
+// stored text that is in neither normal form.
 import Foundation
 
 extension SQLitePredicateTranslator {
@@ -163,6 +168,19 @@ extension SQLitePredicateTranslator {
         }
     }
 
+    /// The stored texts equal to `value` for Swift's `==` that SQL's byte comparison must also
+    /// find: the text itself and its composed (NFC) and decomposed (NFD) forms, for strings
+    /// compared without options; just `value` otherwise.
+    private func spellings(of value: SQLiteValue, _ kind: Kind, _ options: ComparisonPredicate.Options) -> [SQLiteValue] {
+        guard case .string = kind, options.isEmpty, case .text(let text) = value else { return [value] }
+        var forms = [text]
+        for form in [text.precomposedStringWithCanonicalMapping, text.decomposedStringWithCanonicalMapping]
+        where !forms.contains(where: { $0.utf8.elementsEqual(form.utf8) }) {
+            forms.append(form)
+        }
+        return forms.map { .text($0) }
+    }
+
     /// Whether two non-null values of `kind` are equal, as SQL.
     private func equality(_ a: String, _ b: String, _ kind: Kind, _ options: ComparisonPredicate.Options) -> String {
         switch kind {
@@ -186,7 +204,10 @@ extension SQLitePredicateTranslator {
             if isNil {
                 equal = "\(sql) IS NULL"
             } else if let value = stored(constant, as: kind) {
-                equal = "(\(sql) IS NOT NULL AND \(equality(sql, bind(value), kind, options)))"
+                let forms = spellings(of: value, kind, options)
+                equal = forms.count == 1
+                    ? "(\(sql) IS NOT NULL AND \(equality(sql, bind(value), kind, options)))"
+                    : "(\(sql) IS NOT NULL AND \(sql) IN (" + forms.map(bind).joined(separator: ", ") + "))"
             } else {
                 equal = "0"
             }
@@ -222,7 +243,7 @@ extension SQLitePredicateTranslator {
             }
             guard let items = Self.elements(of: constant) else { throw unsupported("IN \(constant), which is not a collection") }
             let includesNil = items.contains { $0 == .null || $0 == .nullObject }
-            let values = items.compactMap { stored($0, as: kind) }
+            let values = items.compactMap { stored($0, as: kind) }.flatMap { spellings(of: $0, kind, options) }
             var tests: [String] = []
             if !values.isEmpty {
                 switch kind {

@@ -224,7 +224,7 @@ final class SQLitePredicateTranslator {
                 guard isLast else { throw unsupported("the key path \(path): it continues after the attribute \(attribute.qualifiedName)") }
                 let sql = "\(alias).\(q(column))"
                 attributesBySQL[sql] = attribute
-                return .value(sql, kind(of: attribute))
+                return .value(sql, Self.kind(of: attribute))
             case .foreignKey(let column, let entityColumn, _)?:
                 guard let destination = (property as? RelationshipDescription)?.destinationEntity, schema.holds(destination) else {
                     throw unsupported("the key path \(path): \(property.qualifiedName) leads outside the store")
@@ -254,7 +254,8 @@ final class SQLitePredicateTranslator {
         return .object(key: "\(alias).Z_PK", entity: "\(alias).Z_ENT", destination: entity)
     }
 
-    func kind(of attribute: AttributeDescription) -> Kind {
+    /// How values of `attribute` compare.
+    static func kind(of attribute: AttributeDescription) -> Kind {
         switch attribute.attributeType {
         case .integer16, .integer32, .integer64, .double, .float, .boolean: return .number
         case .decimal: return .decimal

@@ -40,13 +40,8 @@ final class SQLiteRowReader {
         }
     }
 
-    /// `Z_PK, Z_ENT, Z_OPT` and every column of the table, qualified by `alias`.
-    static func selectList(of table: SQLiteSchema.Table, alias: String) -> String {
-        (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).map { alias + "." + SQLiteSchema.quoted($0) }.joined(separator: ", ")
-    }
-
-    /// The snapshot of the statement's current row (selected with `selectList`), with only the
-    /// slots in `loaded` filled when it is given.
+    /// The snapshot of the statement's current row (selected with the table's `selectList`),
+    /// with only the slots in `loaded` filled when it is given.
     func snapshot(_ statement: SQLiteStatement, storeIdentifier: String, loading loaded: Set<Int>? = nil) throws -> Snapshot {
         let id = ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: statement.int64(0))
         var values = [SnapshotValue](repeating: .unloaded, count: slots.count)

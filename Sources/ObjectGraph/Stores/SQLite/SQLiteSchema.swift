@@ -9,14 +9,26 @@ import Foundation
 
 /// The tables, columns and indexes of a model's entities in a SQLite store.
 final class SQLiteSchema: @unchecked Sendable {
-    /// The table of one inheritance root.
-    struct Table {
-        var name: String
-        var root: EntityDescription
+    /// The table of one inheritance root (a class: hot paths look it up per row).
+    final class Table {
+        let name: String
+        let root: EntityDescription
         /// Columns after Z_PK, Z_ENT and Z_OPT: name and declared type.
         var columns: [(name: String, type: String)]
         /// `CREATE INDEX` statements.
         var indexes: [String]
+        /// `Z_PK, Z_ENT, Z_OPT` and every column, qualified by the alias `t0` (what row readers read).
+        var selectList = ""
+        /// The rows with one primary key (`?`), and with the keys of a JSON array (`?`).
+        var selectByKey = ""
+        var selectByKeys = ""
+
+        init(name: String, root: EntityDescription) {
+            self.name = name
+            self.root = root
+            columns = []
+            indexes = []
+        }
     }
 
     /// A join table: one row per pair of related objects.
@@ -87,7 +99,7 @@ final class SQLiteSchema: @unchecked Sendable {
         var tableNames = Self.reservedTableNames
         for root in roots {
             let name = Self.unique("Z" + Self.sqlName(root.name), in: &tableNames)
-            tables[ObjectIdentifier(root)] = Table(name: name, root: root, columns: [], indexes: [])
+            tables[ObjectIdentifier(root)] = Table(name: name, root: root)
         }
         for root in roots { try mapColumns(of: root) }
         for entity in entities.sorted(by: { number(of: $0) < number(of: $1) }) {
@@ -95,7 +107,14 @@ final class SQLiteSchema: @unchecked Sendable {
                 mapToMany(relationship, tableNames: &tableNames)
             }
         }
-        for root in roots { addIndexes(of: root) }
+        for root in roots {
+            addIndexes(of: root)
+            guard let table = tables[ObjectIdentifier(root)] else { continue }
+            table.selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).map { "t0." + Self.quoted($0) }.joined(separator: ", ")
+            let select = "SELECT \(table.selectList) FROM \(Self.quoted(table.name)) t0 WHERE t0.Z_PK "
+            table.selectByKey = select + "= ?"
+            table.selectByKeys = select + "IN (SELECT value FROM json_each(?))"
+        }
         for entity in entities { tablesByEntity[ObjectIdentifier(entity)] = tables[ObjectIdentifier(entity.rootEntity)] }
     }
 
@@ -153,7 +172,7 @@ final class SQLiteSchema: @unchecked Sendable {
     /// first, then each sub-entity's, entities and properties in name order so the layout does
     /// not depend on the order of the model file.
     private func mapColumns(of root: EntityDescription) throws {
-        guard var table = tables[ObjectIdentifier(root)] else { return }
+        guard let table = tables[ObjectIdentifier(root)] else { return }
         var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
         let tree = [root] + root.selfAndDescendants.dropFirst().sorted { $0.name < $1.name }
         for entity in tree {
@@ -183,7 +202,6 @@ final class SQLiteSchema: @unchecked Sendable {
                 }
             }
         }
-        tables[ObjectIdentifier(root)] = table
     }
 
     /// The storage of a to-many relationship: its inverse's foreign key, the join table made for
@@ -217,7 +235,7 @@ final class SQLiteSchema: @unchecked Sendable {
     /// uniqueness constraint limited to the entities that have it. Fetch index elements that are
     /// expressions are left out: an index changes no result, and SQL cannot index them.
     private func addIndexes(of root: EntityDescription) {
-        guard var table = tables[ObjectIdentifier(root)] else { return }
+        guard let table = tables[ObjectIdentifier(root)] else { return }
         let q = Self.quoted
         var names: Set<String> = []
         func add(_ base: String, unique: Bool = false, columns: [String], where condition: String? = nil) {
@@ -266,7 +284,6 @@ final class SQLiteSchema: @unchecked Sendable {
                 : "\(q("Z_ENT")) IN (" + holders.map { String(number(of: $0)) }.joined(separator: ", ") + ")"
             add("UNIQUE_" + names.map(Self.sqlName).joined(separator: "_"), unique: true, columns: columns.map(q), where: condition)
         }
-        tables[ObjectIdentifier(root)] = table
     }
 
     /// The join tables whose rows point at rows of `entity` or its sub-entities, with the column

@@ -29,7 +29,9 @@ final class SQLiteStatement {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let v): code = sqlite3_bind_int64(handle, index, v)
             case .double(let v): code = sqlite3_bind_double(handle, index, v)
-            case .text(let v): code = sqlite3_bind_text(handle, index, v, -1, transientDestructor)
+            case .text(let v):
+                // The byte count, not NUL-termination, bounds the text: it may hold NUL characters.
+                code = sqlite3_bind_text(handle, index, v, Int32(v.utf8.count), transientDestructor)
             case .blob(let v):
                 code = v.withUnsafeBytes { bytes in
                     // A zero-length blob still needs a non-null pointer to stay a blob, not NULL.

@@ -14,59 +14,97 @@ extension SQLiteStore {
     /// ``StoreError/unsupportedRequest(_:)`` naming it; nothing is ever filtered in memory.
     public func execute(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         try lock.withLock {
-            guard schema.holds(request.entity) else { throw unheld(request.entity) }
-            let q = SQLiteSchema.quoted
-            let translator = SQLitePredicateTranslator(schema: schema, storeIdentifier: identifier, entity: request.entity)
-            var conditions: [String] = []
-            if let numbers = schema.entityNumbers(of: request.entity, subentities: request.includesSubentities) {
-                conditions.append("t0.Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")")
-            }
-            if let predicate = request.predicate { conditions.append(try translator.condition(predicate)) }
-            // A dictionary fetch may sort by its expressions' names, which order its results, not rows.
-            let rowSorts = request.sortDescriptors.filter { sort in !request.expressionsToFetch.contains { $0.name == sort.key } }
-            let order = try orderTerms(rowSorts, translator) + ["t0.Z_PK"]
-            let dictionaries = request.resultType == .dictionaries ? try SQLiteDictionaryPlan(request: request, translator: translator) : nil
-            var window = ""
-            if request.fetchLimit > 0 || request.fetchOffset > 0 {
-                window = " LIMIT \(translator.bind(.integer(Int64(request.fetchLimit > 0 ? request.fetchLimit : -1))))"
-                    + " OFFSET \(translator.bind(.integer(Int64(max(request.fetchOffset, 0)))))"
-            }
-            let from = " FROM \(q(schema.table(of: request.entity).name)) t0" + translator.root.joins.map { " " + $0 }.joined()
-                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
-            let ordered = from + " ORDER BY " + order.joined(separator: ", ") + window
+            let statement = try fetchStatement(for: request)
+            let storeIdentifier = identifier
             switch request.resultType {
             case .count:
-                let sql = window.isEmpty ? "SELECT COUNT(*)" + from : "SELECT COUNT(*) FROM (SELECT t0.Z_PK" + ordered + ")"
-                return .count(Int(try connection.scalar(sql, translator.arguments)?.integerValue ?? 0))
+                return .count(Int(try connection.scalar(statement.sql, statement.arguments)?.integerValue ?? 0))
             case .objectIDs:
                 var ids: [ObjectID] = []
-                try connection.forEachRow("SELECT t0.Z_PK, t0.Z_ENT" + ordered, translator.arguments) { statement in
-                    guard let entity = schema.entitiesByNumber[statement.int64(1)] else { return }
-                    ids.append(ObjectID(entity: entity, storeIdentifier: identifier, primaryKey: statement.int64(0)))
+                try connection.forEachRow(statement.sql, statement.arguments) { row in
+                    guard let entity = schema.entitiesByNumber[row.int64(1)] else { return }
+                    ids.append(ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: row.int64(0)))
                 }
                 return .objectIDs(ids)
             case .snapshots:
                 let names = request.propertiesToFetch.map { Set($0.map(\.name)) }
                 var loaded: [Int64: Set<Int>] = [:]
                 var rows: [Snapshot] = []
-                let select = "SELECT " + SQLiteRowReader.selectList(of: schema.table(of: request.entity), alias: "t0")
-                try connection.forEachRow(select + ordered, translator.arguments) { statement in
-                    let number = statement.int64(1)
+                try connection.forEachRow(statement.sql, statement.arguments) { row in
+                    let number = row.int64(1)
                     guard let entity = schema.entitiesByNumber[number] else { return }
                     if let names, loaded[number] == nil {
                         loaded[number] = Set(entity.layout.properties.indices.filter { names.contains(entity.layout.properties[$0].name) })
                     }
-                    rows.append(try reader(for: entity).snapshot(statement, storeIdentifier: identifier, loading: loaded[number]))
+                    rows.append(try reader(for: entity).snapshot(row, storeIdentifier: storeIdentifier, loading: loaded[number]))
                 }
                 return .snapshots(rows)
             case .dictionaries:
-                guard let plan = dictionaries else { return .dictionaries([]) }
+                guard let plan = statement.dictionaries else { return .dictionaries([]) }
                 var results: [[String: any Sendable]] = []
-                let sql = plan.sql(from: from, order: order, window: window, distinct: request.returnsDistinctResults)
-                try connection.forEachRow(sql, translator.arguments) { statement in
-                    results.append(try plan.dictionary(statement, storeIdentifier: identifier, schema: schema, external: externalData))
+                try connection.forEachRow(statement.sql, statement.arguments) { row in
+                    results.append(try plan.dictionary(row, storeIdentifier: storeIdentifier, schema: schema, external: externalData))
                 }
                 return .dictionaries(results)
+            }
+        }
+    }
+
+    /// The statement of a fetch: its SQL, the values bound to it, and for dictionaries how its
+    /// rows become dictionaries. Called with the lock held.
+    func fetchStatement(for request: StoreFetchRequest) throws -> (sql: String, arguments: [SQLiteValue], dictionaries: SQLiteDictionaryPlan?) {
+        guard schema.holds(request.entity) else { throw unheld(request.entity) }
+        let q = SQLiteSchema.quoted
+        let translator = SQLitePredicateTranslator(schema: schema, storeIdentifier: identifier, entity: request.entity)
+        var conditions: [String] = []
+        if let numbers = schema.entityNumbers(of: request.entity, subentities: request.includesSubentities) {
+            conditions.append("t0.Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")")
+        }
+        if let predicate = request.predicate { conditions.append(try translator.condition(predicate)) }
+        // A dictionary fetch may sort by its expressions' names, which order its results, not rows.
+        let rowSorts = request.sortDescriptors.filter { sort in !request.expressionsToFetch.contains { $0.name == sort.key } }
+        let order = try orderTerms(rowSorts, translator) + ["t0.Z_PK"]
+        let dictionaries = request.resultType == .dictionaries ? try SQLiteDictionaryPlan(request: request, translator: translator) : nil
+        var window = ""
+        if request.fetchLimit > 0 || request.fetchOffset > 0 {
+            window = " LIMIT \(translator.bind(.integer(Int64(request.fetchLimit > 0 ? request.fetchLimit : -1))))"
+                + " OFFSET \(translator.bind(.integer(Int64(max(request.fetchOffset, 0)))))"
+        }
+        let table = schema.table(of: request.entity)
+        let from = " FROM \(q(table.name)) t0" + translator.root.joins.map { " " + $0 }.joined()
+            + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+        let ordered = from + " ORDER BY " + order.joined(separator: ", ") + window
+        let sql: String
+        switch request.resultType {
+        case .count: sql = window.isEmpty ? "SELECT COUNT(*)" + from : "SELECT COUNT(*) FROM (SELECT t0.Z_PK" + ordered + ")"
+        case .objectIDs: sql = "SELECT t0.Z_PK, t0.Z_ENT" + ordered
+        case .snapshots: sql = "SELECT " + table.selectList + ordered
+        case .dictionaries: sql = dictionaries?.sql(from: from, order: order, window: window, distinct: request.returnsDistinctResults) ?? ""
+        }
+        return (sql, translator.arguments, dictionaries)
+    }
+
+    /// The SQL statement `request` runs and the values bound to it, without running it (for
+    /// `objectgraph store explain` and for debugging a fetch).
+    ///
+    /// ```swift
+    /// let (sql, values) = try store.statement(for: request)
+    /// ```
+    public func statement(for request: StoreFetchRequest) throws -> (sql: String, arguments: [SQLiteValue]) {
+        try lock.withLock {
+            let statement = try fetchStatement(for: request)
+            return (statement.sql, statement.arguments)
+        }
+    }
+
+    /// SQLite's plan for `request` (EXPLAIN QUERY PLAN), one line per step: which indexes the
+    /// fetch uses and which tables it scans.
+    public func queryPlan(for request: StoreFetchRequest) throws -> [String] {
+        try lock.withLock {
+            let statement = try fetchStatement(for: request)
+            return try connection.rows("EXPLAIN QUERY PLAN " + statement.sql, statement.arguments).map { row in
+                if case .text(let detail) = row[3] { return detail }
+                return row[3].description
             }
         }
     }

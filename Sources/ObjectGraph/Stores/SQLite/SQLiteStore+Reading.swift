@@ -13,23 +13,23 @@ extension SQLiteStore {
 
     /// `snapshots(for:)` with the lock held.
     func storedSnapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot] {
+        let storeIdentifier = identifier
         var wanted: [ObjectIdentifier: [Int64: ObjectID]] = [:]
         for id in objectIDs {
-            guard id.storeIdentifier == identifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
+            guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
             guard schema.holds(id.entity) else { throw unheld(id.entity) }
             wanted[ObjectIdentifier(schema.table(of: id.entity).root), default: [:]][key] = id
         }
         var result: [ObjectID: Snapshot] = [:]
         for (root, ids) in wanted {
             let table = schema.tables[root]!
-            let select = "SELECT \(SQLiteRowReader.selectList(of: table, alias: "t0")) FROM \(SQLiteSchema.quoted(table.name)) t0 "
             // One row is a primary-key lookup (a single fault); several share one statement.
             let (sql, arguments): (String, [SQLiteValue]) = ids.count == 1
-                ? (select + "WHERE t0.Z_PK = ?", [.integer(ids.keys.first!)])
-                : (select + "WHERE t0.Z_PK IN (SELECT value FROM json_each(?))", [Self.jsonArray(ids.keys)])
+                ? (table.selectByKey, [.integer(ids.keys.first!)])
+                : (table.selectByKeys, [Self.jsonArray(ids.keys)])
             try connection.forEachRow(sql, arguments) { statement in
                 guard let id = ids[statement.int64(0)], schema.number(of: id.entity) == statement.int64(1) else { return }
-                result[id] = try reader(for: id.entity).snapshot(statement, storeIdentifier: identifier)
+                result[id] = try reader(for: id.entity).snapshot(statement, storeIdentifier: storeIdentifier)
             }
         }
         return result
@@ -44,34 +44,46 @@ extension SQLiteStore {
             guard schema.holds(objectID.entity) else { throw unheld(objectID.entity) }
             let layout = objectID.entity.layout
             guard let slot = layout.index(of: relationship.name), layout.properties[slot] === relationship,
-                  let destination = relationship.destinationEntity, schema.holds(destination) else { return [] }
-            let q = SQLiteSchema.quoted
-            let target = schema.table(of: destination)
-            let sql: String
-            switch schema.storage(of: relationship) {
-            case .inverseForeignKey(let inverse)?:
-                guard case .foreignKey(let column, _, let order)? = schema.storage(of: inverse) else { return [] }
-                sql = "SELECT Z_PK, Z_ENT FROM \(q(target.name)) WHERE \(q(column)) = ? ORDER BY "
-                    + (order.map { q($0) + ", " } ?? "") + "Z_PK"
-            case .joinTable(let join, let reversed)?:
-                let owner = reversed ? join.destinationColumn : join.sourceColumn
-                let member = reversed ? join.sourceColumn : join.destinationColumn
-                let order = reversed ? join.sourceOrderColumn : join.destinationOrderColumn
-                sql = "SELECT t.Z_PK, t.Z_ENT FROM \(q(join.name)) j JOIN \(q(target.name)) t ON t.Z_PK = j.\(q(member)) "
-                    + "WHERE j.\(q(owner)) = ? ORDER BY " + (order.map { "j." + q($0) + ", " } ?? "") + "t.Z_PK"
-            case .foreignKey(let column, _, _)?:
-                let table = schema.table(of: objectID.entity)
-                sql = "SELECT t.Z_PK, t.Z_ENT FROM \(q(table.name)) s JOIN \(q(target.name)) t ON t.Z_PK = s.\(q(column)) WHERE s.Z_PK = ?"
-            case .attribute?, nil:
-                return []
-            }
-            var result: [ObjectID] = []
-            try connection.forEachRow(sql, [.integer(key)]) { statement in
-                guard let entity = schema.entitiesByNumber[statement.int64(1)] else { return }
-                result.append(ObjectID(entity: entity, storeIdentifier: identifier, primaryKey: statement.int64(0)))
-            }
-            return result
+                  let sql = destinationQuery(relationship, owners: "= ?") else { return [] }
+            return try destinations(sql, [.integer(key)])
         }
+    }
+
+    /// The SQL selecting `Z_PK, Z_ENT` of the destinations of `relationship` of the rows whose key
+    /// meets `owners` (`= ?`, `IN (...)`), in order for an ordered relationship and by key
+    /// otherwise; nil when the destination is not in this store.
+    func destinationQuery(_ relationship: RelationshipDescription, owners: String) -> String? {
+        guard let destination = relationship.destinationEntity, schema.holds(destination), let source = relationship.entity,
+              schema.holds(source) else { return nil }
+        let q = SQLiteSchema.quoted
+        let target = schema.table(of: destination)
+        switch schema.storage(of: relationship) {
+        case .inverseForeignKey(let inverse)?:
+            guard case .foreignKey(let column, _, let order)? = schema.storage(of: inverse) else { return nil }
+            return "SELECT Z_PK, Z_ENT FROM \(q(target.name)) WHERE \(q(column)) \(owners) ORDER BY " + (order.map { q($0) + ", " } ?? "") + "Z_PK"
+        case .joinTable(let join, let reversed)?:
+            let owner = reversed ? join.destinationColumn : join.sourceColumn
+            let member = reversed ? join.sourceColumn : join.destinationColumn
+            let order = reversed ? join.sourceOrderColumn : join.destinationOrderColumn
+            return "SELECT t.Z_PK, t.Z_ENT FROM \(q(join.name)) j JOIN \(q(target.name)) t ON t.Z_PK = j.\(q(member)) "
+                + "WHERE j.\(q(owner)) \(owners) ORDER BY " + (order.map { "j." + q($0) + ", " } ?? "") + "t.Z_PK"
+        case .foreignKey(let column, _, _)?:
+            let table = schema.table(of: source)
+            return "SELECT t.Z_PK, t.Z_ENT FROM \(q(table.name)) s JOIN \(q(target.name)) t ON t.Z_PK = s.\(q(column)) WHERE s.Z_PK \(owners)"
+        case .attribute?, nil:
+            return nil
+        }
+    }
+
+    /// The object IDs a destination query selects.
+    func destinations(_ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
+        let storeIdentifier = identifier
+        var result: [ObjectID] = []
+        try connection.forEachRow(sql, arguments) { statement in
+            guard let entity = schema.entitiesByNumber[statement.int64(1)] else { return }
+            result.append(ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: statement.int64(0)))
+        }
+        return result
     }
 
     /// The reader of `entity`'s rows.

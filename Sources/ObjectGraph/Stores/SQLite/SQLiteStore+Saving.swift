@@ -96,7 +96,7 @@ extension SQLiteStore {
     }
 
     /// The stored rows of `entity`'s tree that have the constraint `names` and hold `values`.
-    private func storedHolders(of names: [String], values: [SQLiteValue], in entity: EntityDescription) throws -> [ObjectID] {
+    func storedHolders(of names: [String], values: [SQLiteValue], in entity: EntityDescription) throws -> [ObjectID] {
         let q = SQLiteSchema.quoted
         let table = schema.table(of: entity)
         let holders = entity.rootEntity.selfAndDescendants.filter { !$0.isAbstract && $0.uniquenessConstraints.contains(names) }
@@ -112,7 +112,7 @@ extension SQLiteStore {
     }
 
     /// The write plan of `entity`.
-    private func plan(for entity: EntityDescription) -> SQLiteWritePlan {
+    func plan(for entity: EntityDescription) -> SQLiteWritePlan {
         if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
         let plan = SQLiteWritePlan(entity: entity, schema: schema)
         writePlans[ObjectIdentifier(entity)] = plan
@@ -264,7 +264,7 @@ extension SQLiteStore {
 
     /// Records the files that `columns` (of attributes allowing external storage) of `id`'s row
     /// refer to now (replaced or deleted by this save: removed once it commits).
-    private func noteExternalFiles(of id: ObjectID, columns: [String]) throws {
+    func noteExternalFiles(of id: ObjectID, columns: [String]) throws {
         guard !columns.isEmpty else { return }
         let sql = "SELECT " + columns.map(SQLiteSchema.quoted).joined(separator: ", ")
             + " FROM \(SQLiteSchema.quoted(schema.table(of: id.entity).name)) WHERE Z_PK = ?"

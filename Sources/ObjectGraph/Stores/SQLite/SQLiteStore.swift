@@ -1,9 +1,12 @@
 // The SQLite store, Core Data's NSSQLiteStoreType: one file (with its -wal and -shm) changed
-// incrementally, laid out as SQLiteSchema describes. This file holds its state, loading (schema
-// creation, or the model check against the stored version hashes), metadata, permanent IDs,
-// unloading and copying; rows are read in +Reading, written in +Saving, fetched in +Fetching.
+// incrementally, laid out as SQLiteSchema describes, with bookkeeping tables as Core Data has
+// them: Z_PRIMARYKEY (key allocation per entity), Z_METADATA (UUID, type and version hashes in a
+// binary plist) and Z_MODELCACHE (the model's XML, for migration). This file holds the store's
+// state, loading (schema creation, or the model check), metadata, permanent IDs, unloading and
+// copying; rows are read in +Reading, written in +Saving, fetched in +Fetching.
 import CSQLite
 import Foundation
+import Synchronization
 
 /// A store in one SQLite file.
 ///
@@ -20,8 +23,9 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// Always ``StoreType/sqlite``.
     public let type = StoreType.sqlite
     /// The store's UUID, kept in its metadata table; for a new file the `"identifier"` option
-    /// or a fresh UUID.
-    public let identifier: String
+    /// or a fresh UUID (or, when another process creates the file first, the UUID it gave it).
+    public var identifier: String { storedIdentifier.withLock { $0 } }
+    private let storedIdentifier: Mutex<String>
     /// The file.
     public var url: URL? { fileURL }
     public let configurationName: String?
@@ -65,7 +69,8 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         let timeout = (options["busyTimeout"] as? Double) ?? (options["busyTimeout"] as? Int).map(Double.init) ?? 10
         connection = try SQLiteConnection(path: url.path, busyTimeout: timeout)
         let stored = try Self.readMetadata(connection)
-        identifier = stored?[Self.uuidKey] as? String ?? options["identifier"] as? String ?? UUID().uuidString
+        let identifier = stored?[Self.uuidKey] as? String ?? options["identifier"] as? String ?? UUID().uuidString
+        storedIdentifier = Mutex(identifier)
         storedMetadata = stored ?? [Self.storeTypeKey: StoreType.sqlite.rawValue, Self.uuidKey: identifier]
     }
 
@@ -88,29 +93,37 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
 
     /// Creates the tables for `model` in a new file; in an existing one, checks that the stored
     /// version hashes are `model`'s and throws ``StoreError/incompatibleModel(path:differences:)``
-    /// naming the entities and properties that changed when they are not.
+    /// naming the entities and properties that changed when they are not. The check and the
+    /// creation run under the write lock, so processes opening a new file at once agree on it.
+    /// A database of another program (tables, but no metadata table) is refused, untouched.
     public func load(model: ManagedObjectModel) throws {
         model.freeze()
         let schema = try SQLiteSchema(model: model, configuration: configurationName)
         try lock.withLock {
             let hashes = Dictionary(schema.entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
             let propertyHashes = model.propertyVersionHashesByEntityName.filter { hashes[$0.key] != nil }
-            if let stored = storedMetadata[Self.versionHashesKey] as? [String: Data] {
-                guard stored == hashes else {
-                    let held = Set(hashes.keys)
-                    let storedProperties = storedMetadata[Self.propertyVersionHashesKey] as? [String: [String: Data]] ?? [:]
-                    let differences = model.versionHashDifferences(from: stored, propertyHashes: storedProperties).filter { line in
-                        !model.entities.contains { !held.contains($0.name) && line == "entity \($0.name) was added" }
+            try connection.transaction {
+                if let current = try Self.readMetadata(connection) {
+                    storedMetadata = current
+                    if let uuid = current[Self.uuidKey] as? String { storedIdentifier.withLock { $0 = uuid } }
+                }
+                if let stored = storedMetadata[Self.versionHashesKey] as? [String: Data] {
+                    guard stored == hashes else {
+                        let held = Set(hashes.keys)
+                        let storedProperties = storedMetadata[Self.propertyVersionHashesKey] as? [String: [String: Data]] ?? [:]
+                        let differences = model.versionHashDifferences(from: stored, propertyHashes: storedProperties).filter { line in
+                            !model.entities.contains { !held.contains($0.name) && line == "entity \($0.name) was added" }
+                        }
+                        throw StoreError.incompatibleModel(path: fileURL.path, differences: differences)
                     }
-                    throw StoreError.incompatibleModel(path: fileURL.path, differences: differences)
-                }
-                try connection.transaction {
                     for statement in schema.creationStatements { try connection.execute(statement) }
-                }
-            } else {
-                storedMetadata[Self.versionHashesKey] = hashes
-                storedMetadata[Self.propertyVersionHashesKey] = propertyHashes
-                try connection.transaction {
+                } else {
+                    let tables = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+                    guard tables?.integerValue == 0 else {
+                        throw StoreError.io(path: fileURL.path, reason: "the file is a SQLite database of another program (it has tables but no Z_METADATA)")
+                    }
+                    storedMetadata[Self.versionHashesKey] = hashes
+                    storedMetadata[Self.propertyVersionHashesKey] = propertyHashes
                     for statement in schema.creationStatements { try connection.execute(statement) }
                     for entity in schema.entities {
                         try connection.execute(

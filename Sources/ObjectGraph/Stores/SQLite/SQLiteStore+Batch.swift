@@ -1,0 +1,244 @@
+// Batch requests on the SQLite store, each one transaction over rows, no objects: an update is
+// one UPDATE over the rows a translated predicate selects; a delete selects its rows, follows the
+// delete rules level by level (cascade adds rows, deny refuses, nullify clears the inverse's
+// foreign keys), then deletes and cleans join tables and external files; an insert turns its
+// dictionaries into rows and saves them as a save would. Results name the rows touched, so
+// callers can refresh the contexts that hold them.
+import Foundation
+
+extension SQLiteStore {
+    // MARK: Update
+
+    /// Sets the request's properties on every matching row with one UPDATE; versions go up by
+    /// one. Throws naming a property that cannot be set this way (to-many relationships, values
+    /// that are not constants, nil for a required attribute, data stored in external files).
+    public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
+        try lock.withLock {
+            let entity = request.entity
+            guard schema.holds(entity) else { throw unheld(entity) }
+            let q = SQLiteSchema.quoted
+            let translator = SQLitePredicateTranslator(schema: schema, storeIdentifier: identifier, entity: entity)
+            var assignments: [String] = []
+            for (name, expression) in request.propertiesToUpdate.sorted(by: { $0.key < $1.key }) {
+                guard let property = entity.propertiesByName[name] else {
+                    throw StoreError.unsupportedRequest("batch update: \(entity.name) has no property \(name)")
+                }
+                guard case .constant(let constant) = expression else {
+                    throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): only constant values can be set, not \(expression.expressionFormat)")
+                }
+                for (column, value) in try batchValues(constant, for: property) {
+                    assignments.append("\(q(column)) = \(translator.bind(value))")
+                }
+            }
+            guard !assignments.isEmpty else { throw StoreError.unsupportedRequest("batch update of \(entity.name): no properties to update") }
+            var conditions: [String] = []
+            if let numbers = schema.entityNumbers(of: entity, subentities: request.includesSubentities) {
+                conditions.append("t0.Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")")
+            }
+            if let predicate = request.predicate { conditions.append(try translator.condition(predicate)) }
+            let table = q(schema.table(of: entity).name)
+            let selection = "SELECT t0.Z_PK FROM \(table) t0" + translator.root.joins.map { " " + $0 }.joined()
+                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            let sql = "UPDATE \(table) SET Z_OPT = Z_OPT + 1, " + assignments.joined(separator: ", ")
+                + " WHERE Z_PK IN (\(selection)) RETURNING Z_PK, Z_ENT"
+            let ids = try connection.transaction {
+                do {
+                    return try destinations(sql, translator.arguments)
+                } catch let error as SQLiteError where error.isUniqueViolation {
+                    throw try uniquenessViolation(entity, setting: request.propertiesToUpdate) ?? error
+                }
+            }
+            return BatchResult(request.resultType, ids)
+        }
+    }
+
+    /// The columns and stored values that setting `property` to `constant` writes.
+    private func batchValues(_ constant: ConstantValue, for property: PropertyDescription) throws -> [(String, SQLiteValue)] {
+        let isNil = constant == .null || constant == .nullObject
+        if isNil && !property.isOptional {
+            throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): it is required and cannot be set to nil")
+        }
+        switch schema.storage(of: property) {
+        case .attribute(let column, let attribute)?:
+            guard !attribute.allowsExternalBinaryDataStorage else {
+                throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): values that may be stored in external files are set through saves")
+            }
+            guard !isNil else { return [(column, .null)] }
+            guard let value = constant.anyValue.flatMap(StorableValues.modelValue) else {
+                throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): \(constant) cannot be stored")
+            }
+            return [(column, try SQLiteValueCoding.encode(AttributeValueParser.coerce(value, to: attribute.attributeType), of: attribute))]
+        case .foreignKey(let column, let entityColumn, let orderColumn)?:
+            // The row's place in its new owner's ordered list is unknown: it goes first.
+            var values: [(String, SQLiteValue)] = orderColumn.map { [($0, .null)] } ?? []
+            if isNil {
+                values.append((column, .null))
+                if let entityColumn { values.append((entityColumn, .null)) }
+                return values
+            }
+            guard case .opaque(let opaque) = constant, let id = opaque.value as? ObjectID, id.storeIdentifier == identifier,
+                  let key = id.primaryKey, let destination = (property as? RelationshipDescription)?.destinationEntity,
+                  id.entity.isKind(of: destination) else {
+                throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): \(constant) is not an object of this store it can point to")
+            }
+            values.append((column, .integer(key)))
+            if let entityColumn { values.append((entityColumn, .integer(schema.number(of: id.entity)))) }
+            return values
+        default:
+            throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): only attributes and to-one relationships can be set")
+        }
+    }
+
+    /// The violation a batch update of `values` causes: the first constraint of `entity` whose
+    /// properties it sets, with the rows that hold those values.
+    private func uniquenessViolation(_ entity: EntityDescription, setting values: [String: Expression]) throws -> StoreError? {
+        for names in entity.uniquenessConstraints where names.contains(where: { values[$0] != nil }) {
+            let stored = try names.map { name -> SQLiteValue in
+                guard case .constant(let constant)? = values[name], let property = entity.propertiesByName[name] else { return .null }
+                return try batchValues(constant, for: property).first?.1 ?? .null
+            }
+            let holders = stored.contains(.null) ? [] : try storedHolders(of: names, values: stored, in: entity)
+            return StoreError.uniquenessViolation(entity: entity.name, properties: names, objectIDs: holders)
+        }
+        return nil
+    }
+
+    // MARK: Delete
+
+    /// Deletes every matching row and applies the delete rules of their relationships: cascade
+    /// deletes the destinations too (and so on), nullify clears the foreign keys that pointed at
+    /// the deleted rows, deny refuses the whole request while a destination would survive.
+    public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
+        try lock.withLock {
+            guard schema.holds(request.entity) else { throw unheld(request.entity) }
+            externalFilesReplaced = []
+            let deleted = try connection.transaction { () -> [ObjectID] in
+                var fetch = StoreFetchRequest(entity: request.entity)
+                fetch.predicate = request.predicate
+                fetch.includesSubentities = request.includesSubentities
+                fetch.resultType = .objectIDs
+                let statement = try fetchStatement(for: fetch)
+                let matched = try destinations(statement.sql, statement.arguments)
+                let (rows, denied) = try rowsReachedByDeleteRules(from: matched)
+                if let (relationship, holder) = denied.first(where: { !rows.contains($0.1) }) {
+                    throw StoreError.unsupportedRequest(
+                        "batch delete refused: \(relationship.qualifiedName) has the deny rule and \(holder) would be left pointing at a deleted object")
+                }
+                try delete(rows)
+                return rows
+            }
+            externalData.remove(externalFilesReplaced)
+            return BatchResult(request.resultType, deleted)
+        }
+    }
+
+    /// `matched` and the rows cascade rules reach from them, in the order reached; and the
+    /// destinations that deny rules protect (relationship, destination).
+    private func rowsReachedByDeleteRules(from matched: [ObjectID]) throws -> (rows: [ObjectID], denied: [(RelationshipDescription, ObjectID)]) {
+        var rows: [ObjectID] = []
+        var seen: Set<ObjectID> = []
+        var denied: [(RelationshipDescription, ObjectID)] = []
+        var level = matched
+        while !level.isEmpty {
+            let fresh = level.filter { seen.insert($0).inserted }
+            rows += fresh
+            var next: [ObjectID] = []
+            for (_, ids) in Dictionary(grouping: fresh, by: { ObjectIdentifier($0.entity) }) {
+                let keys = Self.jsonArray(ids.map { $0.primaryKey! })
+                for relationship in ids[0].entity.relationships where relationship.isStored {
+                    guard relationship.deleteRule == .cascade || relationship.deleteRule == .deny,
+                          let sql = destinationQuery(relationship, owners: "IN (SELECT value FROM json_each(?))") else { continue }
+                    let reached = try destinations(sql, [keys])
+                    if relationship.deleteRule == .cascade { next += reached } else { denied += reached.map { (relationship, $0) } }
+                }
+            }
+            level = next
+        }
+        return (rows, denied)
+    }
+
+    /// Deletes `rows`: foreign keys of nullify rules cleared (the rows that held them change
+    /// version), external files noted for removal, join-table rows removed, then the rows.
+    private func delete(_ rows: [ObjectID]) throws {
+        let q = SQLiteSchema.quoted
+        let byEntity = Dictionary(grouping: rows, by: { ObjectIdentifier($0.entity) })
+        let keysByRoot = Dictionary(grouping: rows, by: { ObjectIdentifier(schema.table(of: $0.entity).root) })
+            .mapValues { Self.jsonArray($0.map { $0.primaryKey! }) }
+        for (_, ids) in byEntity {
+            let entity = ids[0].entity
+            let keys = Self.jsonArray(ids.map { $0.primaryKey! })
+            for relationship in entity.relationships where relationship.isStored && relationship.deleteRule == .nullify {
+                guard let inverse = relationship.inverseRelationship, !inverse.isToMany, let destination = relationship.destinationEntity,
+                      schema.holds(destination), case .foreignKey(let column, let entityColumn, let order)? = schema.storage(of: inverse) else { continue }
+                let table = schema.table(of: destination)
+                let cleared = ([column] + [entityColumn, order].compactMap { $0 }).map { "\(q($0)) = NULL" }.joined(separator: ", ")
+                try connection.execute("UPDATE \(q(table.name)) SET Z_OPT = Z_OPT + 1, \(cleared) WHERE \(q(column)) IN (SELECT value FROM json_each(?1))"
+                                       + " AND Z_PK NOT IN (SELECT value FROM json_each(?2))",
+                                       [keys, keysByRoot[ObjectIdentifier(table.root)] ?? .text("[]")])
+            }
+            let plan = plan(for: entity)
+            if !plan.externalColumns.isEmpty {
+                for id in ids { try noteExternalFiles(of: id, columns: plan.externalColumns.map(\.column)) }
+            }
+            for (join, column) in plan.joinColumns {
+                try connection.execute("DELETE FROM \(q(join)) WHERE \(q(column)) IN (SELECT value FROM json_each(?))", [keys])
+            }
+        }
+        for (root, keys) in keysByRoot {
+            try connection.execute("DELETE FROM \(q(schema.tables[root]!.name)) WHERE Z_PK IN (SELECT value FROM json_each(?))", [keys])
+        }
+    }
+
+    // MARK: Insert
+
+    /// Inserts one row per dictionary, all in one transaction: values are taken as the
+    /// attributes' types, missing attributes get their defaults, to-one relationships take
+    /// object IDs. Throws naming an unknown property, a to-many relationship, a value of the
+    /// wrong type or a missing required value; uniqueness constraints hold as in a save.
+    public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
+        let entity = request.entity
+        try lock.withLock {
+            guard schema.holds(entity), !entity.isAbstract else { throw unheld(entity) }
+        }
+        let layout = entity.layout
+        let rows = try request.objects.map { object -> [SnapshotValue] in
+            for name in object.keys where layout.index(of: name) == nil {
+                throw StoreError.unsupportedRequest("batch insert: \(entity.name) has no property \(name)")
+            }
+            return try layout.properties.indices.map { slot in try batchInsertValue(object[layout.properties[slot].name], slot: slot, of: layout) }
+        }
+        let ids = try obtainPermanentIDs(for: rows.map { _ in ObjectID.temporary(for: entity) })
+        _ = try save(StoreSaveRequest(inserted: zip(ids, rows).map { Snapshot(objectID: $0, version: 0, values: $1) }))
+        return BatchResult(request.resultType, ids)
+    }
+
+    /// The snapshot value of slot `slot` of a batch-inserted row given `given` (nil: not given).
+    private func batchInsertValue(_ given: (any Sendable)?, slot: Int, of layout: EntityLayout) throws -> SnapshotValue {
+        let property = layout.properties[slot]
+        guard property.isStored else { return .unloaded }
+        let value = unwrapOptional(given).flatMap { $0 is NSNull ? nil : $0 }
+        switch property {
+        case let attribute as AttributeDescription:
+            guard let value = value ?? layout.defaultValues[slot] else {
+                if !attribute.isOptional { throw StoreError.unsupportedRequest("batch insert: \(attribute.qualifiedName) is required") }
+                return .null
+            }
+            guard let storable = StorableValues.modelValue(value) else {
+                throw StoreError.unsupportedRequest("batch insert: \(attribute.qualifiedName) cannot store a value of type \(Swift.type(of: value))")
+            }
+            return .value(AttributeValueParser.coerce(storable, to: attribute.attributeType))
+        case let relationship as RelationshipDescription where relationship.isToMany:
+            guard value == nil else { throw StoreError.unsupportedRequest("batch insert: \(relationship.qualifiedName) is to-many; set it through saves") }
+            return .objects([])
+        default:
+            guard let value else {
+                if !property.isOptional { throw StoreError.unsupportedRequest("batch insert: \(property.qualifiedName) is required") }
+                return .null
+            }
+            guard let id = value as? ObjectID else {
+                throw StoreError.unsupportedRequest("batch insert: \(property.qualifiedName) takes an object ID, not a value of type \(Swift.type(of: value))")
+            }
+            return .object(id)
+        }
+    }
+}

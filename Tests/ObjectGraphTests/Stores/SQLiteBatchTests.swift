@@ -1,0 +1,185 @@
+// Batch update, delete and insert on the SQLite store: one statement or transaction over rows,
+// versions raised, delete rules applied (cascade, nullify, deny), values checked as saves check
+// them, uniqueness kept, and contexts seeing the result after a refresh.
+import Foundation
+import XCTest
+@testable import ObjectGraph
+
+final class SQLiteBatchTests: XCTestCase {
+    // MARK: Update
+
+    func testBatchUpdateSetsMatchingRowsAndRaisesTheirVersions() throws {
+        let f = try SQLiteStoreFixture()
+        let d = try f.populated()
+        var request = BatchUpdateRequest(entity: f.entity("Task"))
+        request.predicate = try Predicate(format: "points > 5")
+        request.propertiesToUpdate = ["done": .constant(.bool(true)), "title": .constant(.string("Big"))]
+        request.resultType = .objectIDs
+        guard case .objectIDs(let ids) = try f.store.execute(request) else { return XCTFail("no IDs") }
+        XCTAssertEqual(Set(ids), [d.deploy, d.release])
+        XCTAssertEqual(try f.stored(d.release)?.value(forKey: "title"), .value("Big"))
+        XCTAssertEqual(try f.stored(d.release)?.value(forKey: "done"), .value(true))
+        XCTAssertEqual(try f.stored(d.release)?.version, 2)
+        XCTAssertEqual(try f.stored(d.write)?.version, 1)
+        XCTAssertEqual(try f.stored(d.write)?.value(forKey: "title"), .value("Write"))
+    }
+
+    func testBatchUpdateSetsToOneRelationshipsAndNil() throws {
+        let f = try SQLiteStoreFixture()
+        let d = try f.populated()
+        var request = BatchUpdateRequest(entity: f.entity("Task"))
+        request.predicate = try Predicate(format: "owner == %@", d.ada)
+        request.propertiesToUpdate = ["owner": .constant(.opaque(OpaqueValue(d.bob))), "code": .null]
+        request.resultType = .count
+        guard case .count(let count) = try f.store.execute(request) else { return XCTFail("no count") }
+        XCTAssertEqual(count, 2)
+        XCTAssertEqual(Set(try f.destinations("tasks", of: d.bob)), [d.write, d.review, d.deploy, d.release])
+        XCTAssertEqual(try f.stored(d.write)?.value(forKey: "code"), .null)
+    }
+
+    func testBatchUpdateRefusesWhatItCannotSet() throws {
+        let f = try SQLiteStoreFixture()
+        _ = try f.populated()
+        let refused: [String: Expression] = [
+            "tags": .null, "nickname": .string("x"), "points": try Expression(format: "points + 1"), "missing": .integer(1),
+        ]
+        for (name, value) in refused {
+            var request = BatchUpdateRequest(entity: f.entity("Task"))
+            request.propertiesToUpdate = [name: value]
+            XCTAssertThrowsError(try f.store.execute(request), name) { error in
+                XCTAssertTrue("\(error)".contains(name) || "\(error)".contains("Task"), "\(error)")
+            }
+        }
+        let stack = try Stack(storeType: .sqlite)
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first as? SQLiteStore)
+        var required = BatchUpdateRequest(entity: stack.model.entitiesByName["Task"]!)
+        required.propertiesToUpdate = ["title": .null]
+        XCTAssertThrowsError(try store.execute(required)) { error in XCTAssertTrue("\(error)".contains("Item.title"), "\(error)") }
+    }
+
+    func testBatchUpdateBreakingUniquenessChangesNothing() throws {
+        let f = try SQLiteStoreFixture()
+        let d = try f.populated()
+        var request = BatchUpdateRequest(entity: f.entity("Task"))
+        request.propertiesToUpdate = ["code": .string("W")]
+        XCTAssertThrowsError(try f.store.execute(request)) { error in
+            guard case StoreError.uniquenessViolation(let entity, let properties, let ids) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(entity, "Task")
+            XCTAssertEqual(properties, ["code"])
+            XCTAssertEqual(ids, [d.write])
+        }
+        XCTAssertEqual(try f.stored(d.review)?.value(forKey: "code"), .value("R"))
+    }
+
+    func testContextsSeeABatchUpdateAfterARefresh() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let task = stack.task("Plan", priority: 1)
+        try stack.context.save()
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first as? SQLiteStore)
+        var request = BatchUpdateRequest(entity: stack.model.entitiesByName["Task"]!)
+        request.propertiesToUpdate = ["priority": .integer(3)]
+        _ = try store.execute(request)
+        stack.context.refresh(task, mergeChanges: false)
+        XCTAssertEqual(task.value(forKey: "priority") as? Int16, 3)
+    }
+
+    // MARK: Delete
+
+    func testBatchDeleteCascadesAndCleansJoinTables() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let ada = stack.person("Ada"), bob = stack.person("Bob")
+        let tasks = ["a", "b"].map { stack.task($0, owner: ada) }
+        let other = stack.task("c", owner: bob)
+        let meeting = stack.event("Meeting")
+        for person in [ada, bob] { meeting.mutableSetValue(forKey: "attendees").insert(person) }
+        try stack.context.save()
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first as? SQLiteStore)
+        var request = BatchDeleteRequest(entity: stack.model.entitiesByName["Person"]!)
+        request.predicate = try Predicate(format: "firstName == 'Ada'")
+        request.resultType = .objectIDs
+        guard case .objectIDs(let ids) = try store.execute(request) else { return XCTFail("no IDs") }
+        XCTAssertEqual(Set(ids), Set([ada.objectID] + tasks.map(\.objectID)))
+        XCTAssertEqual(try store.snapshots(for: ids), [:])
+        XCTAssertNotNil(try store.snapshots(for: [other.objectID])[other.objectID])
+        let attendees = stack.model.entitiesByName["Event"]!.relationshipsByName["attendees"]!
+        XCTAssertEqual(try store.objectIDs(forRelationship: attendees, of: meeting.objectID), [bob.objectID])
+    }
+
+    func testBatchDeleteNullifiesTheInverseForeignKeys() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let meeting = stack.event("Meeting")
+        let task = stack.task("Prepare")
+        task.setValue(meeting, forKey: "event")
+        try stack.context.save()
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first as? SQLiteStore)
+        _ = try store.execute(BatchDeleteRequest(entity: stack.model.entitiesByName["Event"]!))
+        let row = try XCTUnwrap(store.snapshots(for: [task.objectID])[task.objectID])
+        XCTAssertEqual(row.value(forKey: "event"), .null)
+        XCTAssertEqual(row.version, 2)
+    }
+
+    func testBatchDeleteIsRefusedByDenyRules() throws {
+        let model = ManagedObjectModel {
+            Entity("Folder") {
+                Attribute("name", .string)
+                Relationship("notes", to: "Note", inverse: "folder", toMany: true, deleteRule: .deny)
+            }
+            Entity("Note") { Relationship("folder", to: "Folder", inverse: "notes") }
+        }
+        let f = try SQLiteStoreFixture(model: model)
+        let full = try f.newID("Folder"), empty = try f.newID("Folder"), note = try f.newID("Note")
+        try f.insert([f.row(full, ["name": .value("full"), "notes": .objects([note])]), f.row(empty, ["name": .value("empty")]),
+                      f.row(note, ["folder": .object(full)])])
+        XCTAssertThrowsError(try f.store.execute(BatchDeleteRequest(entity: f.entity("Folder")))) { error in
+            XCTAssertTrue("\(error)".contains("Folder.notes"), "\(error)")
+        }
+        XCTAssertNotNil(try f.stored(empty))
+        var request = BatchDeleteRequest(entity: f.entity("Folder"))
+        request.predicate = try Predicate(format: "notes.@count == 0")
+        request.resultType = .count
+        guard case .count(let count) = try f.store.execute(request) else { return XCTFail("no count") }
+        XCTAssertEqual(count, 1)
+        XCTAssertNil(try f.stored(empty))
+    }
+
+    func testBatchDeleteRemovesExternalFiles() throws {
+        let f = try SQLiteStoreFixture(options: ["externalStorageThreshold": 16])
+        let id = try f.newID("Sample")
+        try f.insert([f.row(id, ["bigData": .value(Data(repeating: 1, count: 64))])])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: f.store.externalData.directory.path).count, 1)
+        _ = try f.store.execute(BatchDeleteRequest(entity: f.entity("Sample")))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: f.store.externalData.directory.path).count, 0)
+    }
+
+    // MARK: Insert
+
+    func testBatchInsertWritesRowsWithDefaultsAndToOneRelationships() throws {
+        let f = try SQLiteStoreFixture()
+        let d = try f.populated()
+        var request = BatchInsertRequest(entity: f.entity("Task"), objects: [
+            ["title": "Imported", "points": 7, "owner": d.cy],
+            ["title": "Also imported", "code": "IMP", "done": true],
+        ])
+        request.resultType = .objectIDs
+        guard case .objectIDs(let ids) = try f.store.execute(request) else { return XCTFail("no IDs") }
+        XCTAssertEqual(ids.count, 2)
+        let first = try XCTUnwrap(f.stored(ids[0]))
+        XCTAssertEqual(first.value(forKey: "points"), .value(Int32(7)))
+        XCTAssertEqual(first.value(forKey: "owner"), .object(d.cy))
+        XCTAssertEqual(try f.destinations("tasks", of: d.cy), [ids[0]])
+        XCTAssertEqual(try f.stored(ids[1])?.value(forKey: "done"), .value(true))
+    }
+
+    func testBatchInsertRefusesUnknownPropertiesAndKeepsUniqueness() throws {
+        let f = try SQLiteStoreFixture()
+        _ = try f.populated()
+        XCTAssertThrowsError(try f.store.execute(BatchInsertRequest(entity: f.entity("Tag"), objects: [["colour": "red"]]))) { error in
+            XCTAssertTrue("\(error)".contains("colour"), "\(error)")
+        }
+        let clash = BatchInsertRequest(entity: f.entity("Person"), objects: [["name": "New"], ["name": "Copy", "email": "ada@example.org"]])
+        XCTAssertThrowsError(try f.store.execute(clash)) { error in
+            guard case StoreError.uniquenessViolation = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(try f.count(f.request("Person")), 3)
+    }
+}
