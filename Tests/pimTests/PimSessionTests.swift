@@ -136,3 +136,38 @@ final class PimErrorTests: PimTestCase {
         XCTAssertTrue(run.stdout.contains("urgency"), run.stdout)
     }
 }
+
+final class PimTerminalTests: PimTestCase {
+    /// Runs pim under `script(1)`, so that it sees a terminal, answering `answer` to its question.
+    func pimOnTerminal(_ arguments: String, answer: String) throws -> (status: Int32, output: String) {
+        let script = URL(fileURLWithPath: "/usr/bin/script")
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: script.path), "script(1) is not installed")
+        let process = Process()
+        process.executableURL = script
+        process.arguments = ["-qec", "\(pimURL.path) \(arguments) --store \(store.path)", "/dev/null"]
+        process.environment = ["HOME": folder.path, "PIM_NOW": "2026-11-25T10:30:00", "TZ": "Europe/Berlin", "TERM": "dumb"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data((answer + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    func testDeleteAsksOnceWithTheCount() throws {
+        XCTAssertEqual(try pim("tasks", "add", "A").status, 0)
+        XCTAssertEqual(try pim("tasks", "add", "B").status, 0)
+        let declined = try pimOnTerminal("tasks delete 1 2", answer: "n")
+        XCTAssertEqual(declined.status, 6)
+        XCTAssertTrue(declined.output.contains("Delete 2 tasks? [y/N]"), declined.output)
+        XCTAssertEqual(try pim("tasks", "list", "--fields", "title").stdout, "TITLE\nA\nB\n")
+        let accepted = try pimOnTerminal("tasks delete 1 2", answer: "y")
+        XCTAssertEqual(accepted.status, 0, accepted.output)
+        XCTAssertEqual(try pim("tasks", "list").status, 1)
+    }
+}
+
