@@ -89,6 +89,16 @@ final class QueryTests: PIMStoreTestCase {
         XCTAssertTrue(days[1].items.contains { if case .task = $0 { true } else { false } })
     }
 
+    func testEventsSpanningDaysShowOnEachDay() throws {
+        try run("add") { store in
+            var trip = EventDraft(title: "Trip", start: "tomorrow")
+            trip.end = "fri"
+            _ = try store.addEvent(trip)
+        }
+        let days = try open().agenda(days: 4)
+        XCTAssertEqual(days.map(\.items.count), [0, 1, 1, 0])
+    }
+
     func testAllDayEventFromADateAlone() throws {
         let event = try run("add") { try $0.addEvent(EventDraft(title: "Holiday", start: "2026-12-24")) }
         XCTAssertTrue(event.allDay)

@@ -1,5 +1,6 @@
-// The agenda: the coming days, each with its event occurrences (recurring events expanded) and
-// the open tasks due that day beside them; overdue tasks show on the first day.
+// The agenda: the coming days, each with its event occurrences (recurring events expanded, events
+// spanning days shown on each) and the open tasks due that day beside them; overdue tasks show
+// on the first day.
 import Foundation
 import ObjectGraph
 
@@ -37,8 +38,12 @@ extension PIMStore {
         for event in try fetch(events) {
             let length = (event.end ?? event.start ?? today).timeIntervalSince(event.start ?? today)
             for start in event.occurrences(in: window, calendar: calendar) {
-                let day = max(parser.startOfDay(start), today)
-                byDay[day, default: []].append(.event(event, start: start, end: start.addingTimeInterval(length)))
+                let occurrenceEnd = start.addingTimeInterval(length)
+                var day = max(parser.startOfDay(start), today)
+                repeat {
+                    byDay[day, default: []].append(.event(event, start: start, end: occurrenceEnd))
+                    day = parser.adding(days: 1, to: day)
+                } while day < occurrenceEnd && day < end
             }
         }
         for task in try fetch(tasks) {
