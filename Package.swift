@@ -8,6 +8,8 @@ let package = Package(
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
+        .library(name: "PIM", targets: ["PIM"]),
+        .executable(name: "pim", targets: ["pim"]),
         .plugin(name: "ObjectGraphCodegen", targets: ["ObjectGraphCodegen"]),
     ],
     dependencies: [
@@ -44,6 +46,32 @@ let package = Package(
             name: "ObjectGraphCodegen",
             capability: .buildTool(),
             dependencies: ["objectgraph-codegen"]
+        ),
+        // The PIM domain: its model (Data/PIM.xcdatamodeld, seen here through a symlink so that
+        // the plugin generates its classes and the bundle ships as a resource), dates, recurrence,
+        // urgency, record naming, the undo journal and presentation.
+        .target(
+            name: "PIM",
+            dependencies: ["ObjectGraph"],
+            resources: [.embedInCode("PIM.xcdatamodeld/PIM.xcdatamodel/contents")],
+            plugins: ["ObjectGraphCodegen"]
+        ),
+        // The `pim` command: parses arguments and prints; the work is in PIM.
+        .executableTarget(
+            name: "pim",
+            dependencies: [
+                "PIM",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "PIMTests",
+            dependencies: ["PIM", "ObjectGraph"]
+        ),
+        // End-to-end tests: run the built `pim` binary on temporary stores.
+        .testTarget(
+            name: "pimTests",
+            dependencies: []
         ),
         // A library whose classes the plugin generates at build time, tested by GeneratedModelTests.
         .target(

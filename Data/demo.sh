@@ -1,0 +1,30 @@
+#!/bin/sh
+# Fills a demo pim store and shows it: contacts, a repeating meeting, an event with attendees,
+# tasks for them, then the task list (by urgency) and the agenda. Uses $PIM_STORE if set, else a
+# new temporary store, never the user's own. Run from the repository: Data/demo.sh
+set -e
+PIM=${PIM:-.build/debug/pim}
+PIM_STORE=${PIM_STORE:-$(mktemp -d)/demo.sqlite}
+export PIM_STORE
+echo "demo store: $PIM_STORE"
+pim() { "$PIM" "$@" > /dev/null; }
+
+pim contacts add Ada Lovelace --email work:ada@analytical.example --phone mobile:+44 7700 900001 --org "Analytical Engines" --title Engineer --birthday 1815-12-10
+pim contacts add Charles Babbage --email charles@analytical.example --org "Analytical Engines"
+pim contacts add Grace Hopper --email grace@navy.example --nickname Amazing
+pim contacts add "Analytical Engines" --kind organization --email info@analytical.example
+pim contacts group add Engineers ada charles grace
+
+pim events add Standup --start "tomorrow 9:15" --duration 15m --repeat weekdays --location "Room 1" --attendee ada --attendee charles
+pim events add Design review --start "next tue 14:00" --duration 1h30m --attendee grace --attendee ada --location "Room 2"
+pim events add Conference --start "in 10 days" --all-day --repeat "FREQ=YEARLY"
+
+pim tasks add Prepare the review slides --due "next mon 17:00" --priority H --project work.review --tag slides --for-event "design review" --assignee ada
+pim tasks add Book the room --due tomorrow --priority M --project work.review --for-event "design review"
+pim tasks add Buy oat milk --due "today 18:00" --project home --tag shopping
+pim tasks add Renew passport --due eom --priority L --project home
+pim tasks add Read the notes on the engine --project reading --tag next
+
+"$PIM" tasks list
+echo
+"$PIM" events agenda --days 7

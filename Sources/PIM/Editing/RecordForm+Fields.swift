@@ -1,0 +1,132 @@
+// The editable fields of tasks, events and contacts, in the order forms show them.
+import Foundation
+import ObjectGraph
+
+extension RecordForm {
+    static var taskFields: [FormField] {
+        [
+            .text("title", "what to do", required: true),
+            FormField("status", "pending, started, done or cancelled", read: { record, _ in (record as? TaskItem)?.status ?? "" }) { record, text, store throws(PIMError) in
+                guard let task = record as? TaskItem else { return }
+                switch text {
+                case "pending": task.status = "pending"; task.completed = nil
+                case "started": store.start(task)
+                case "done": store.complete(task)
+                case "cancelled": task.status = "cancelled"; task.completed = store.now
+                default: throw PIMError.usage("status \"\(text)\": expected pending, started, done or cancelled")
+                }
+            },
+            FormField("priority", "H, M, L or empty", read: { record, _ in TaskPriority.letter((record as? TaskItem)?.priority ?? 0) ?? "" }) { record, text, _ throws(PIMError) in
+                (record as? TaskItem)?.priority = try TaskPriority.value(text)
+            },
+            .date("due", "due date: 2026-12-01 17:00, tomorrow 17:00, next friday, eow..."),
+            .date("scheduled", "when to start"),
+            .date("wait", "hidden from lists until then"),
+            .text("project", "a project; dots make sub-projects"),
+            FormField("tags", "comma-separated", read: { record, _ in
+                ((record as? TaskItem)?.tags.compactMap(\.name).sorted() ?? []).joined(separator: ", ")
+            }) { record, text, store throws(PIMError) in
+                guard let task = record as? TaskItem else { return }
+                try store.setTags(FormField.items(text), of: task)
+            },
+            .reference("assignee", "the contact it is assigned to", kind: .contact),
+            .reference("event", "the event it prepares for", kind: .event),
+            .reference("parent", "the task it is a subtask of", kind: .task),
+            .text("notes", "notes"),
+        ]
+    }
+
+    static var eventFields: [FormField] {
+        [
+            .text("title", "what happens", required: true),
+            FormField("start", "start: 2026-12-01 10:00, fri 9am...; the end moves with it", read: { record, store in
+                (record.value(forKey: "start") as? Date).map { OutputFormat.local($0, timeZone: store.timeZone, dateOnly: RecordField.allDay(record)) } ?? ""
+            }) { record, text, store throws(PIMError) in
+                guard let event = record as? Event, let oldStart = event.start else { return }
+                let start = try store.readDate(text, with: store.dateParser)
+                let length = (event.end ?? oldStart).timeIntervalSince(oldStart)
+                event.start = start
+                event.end = start.addingTimeInterval(length)
+            },
+            FormField("end", "end", read: { record, store in
+                guard let end = record.value(forKey: "end") as? Date else { return "" }
+                let allDay = RecordField.allDay(record)
+                return OutputFormat.local(allDay ? end.addingTimeInterval(-1) : end, timeZone: store.timeZone, dateOnly: allDay)
+            }) { record, text, store throws(PIMError) in
+                guard let event = record as? Event else { return }
+                let parsed = try store.readDate(text, with: store.dateParser)
+                let end = event.allDay ? store.dateParser.adding(days: 1, to: store.dateParser.startOfDay(parsed)) : parsed
+                guard end >= event.start ?? end else { throw PIMError.usage("end \"\(text)\" comes before the start") }
+                event.end = end
+            },
+            .text("location", "where"),
+            FormField("repeat", "daily, weekly, monthly, yearly, weekdays, an RRULE, or empty", read: { record, _ in
+                (record as? Event)?.recurrenceRule ?? ""
+            }) { record, text, _ throws(PIMError) in
+                guard let event = record as? Event else { return }
+                event.recurrenceRule = text.isEmpty ? nil : try PIMStore.ruleText(text)
+            },
+            FormField("status", "tentative, confirmed or cancelled", read: { record, _ in (record as? Event)?.status ?? "" }) { record, text, _ throws(PIMError) in
+                guard ["tentative", "confirmed", "cancelled"].contains(text) else {
+                    throw PIMError.usage("status \"\(text)\": expected tentative, confirmed or cancelled")
+                }
+                (record as? Event)?.status = text
+            },
+            .text("calendar", "the calendar it belongs to", required: true),
+            FormField("attendees", "contacts, comma-separated (numbers, ids or names)", read: { record, _ in
+                ((record as? Event)?.attendees.map(\.number).sorted() ?? []).map(String.init).joined(separator: ", ")
+            }) { record, text, store throws(PIMError) in
+                guard let event = record as? Event else { return }
+                let resolver = RecordResolver(store: store)
+                let attendees = try FormField.items(text).map { item throws(PIMError) in try resolver.resolve(item, as: .contact) }
+                event.attendees = Set(attendees.compactMap { $0 as? Contact })
+            },
+            .text("notes", "notes"),
+        ]
+    }
+
+    static var contactFields: [FormField] {
+        [
+            .text("name", "the full name", required: true),
+            .text("nickname", "a person's nickname"),
+            .text("organization", "the organization a person works for"),
+            .text("jobTitle", "a person's job title"),
+            .date("birthday", "a person's birthday: 1990-04-01", dateOnly: true),
+            FormField("emails", "comma-separated, each optionally label:address", read: { record, _ in
+                ((record as? Contact)?.emailAddresses ?? []).map { ($0.label.map { $0 + ":" } ?? "") + ($0.address ?? "") }.joined(separator: ", ")
+            }) { record, text, store throws(PIMError) in
+                guard let contact = record as? Contact else { return }
+                let entries = FormField.items(text)
+                for entry in entries where !PIMStore.labelled(entry).value.contains("@") {
+                    throw PIMError.usage("email \"\(entry)\": expected an address such as ann@example.org")
+                }
+                for old in contact.emailAddresses { store.context.delete(old) }
+                contact.emailAddresses = OrderedSet(entries.map { entry in
+                    let email = EmailAddress(context: store.context)
+                    (email.label, email.address) = PIMStore.labelled(entry)
+                    return email
+                })
+            },
+            FormField("phones", "comma-separated, each optionally label:number", read: { record, _ in
+                ((record as? Contact)?.phoneNumbers ?? []).map { ($0.label.map { $0 + ":" } ?? "") + ($0.number ?? "") }.joined(separator: ", ")
+            }) { record, text, store throws(PIMError) in
+                guard let contact = record as? Contact else { return }
+                for old in contact.phoneNumbers { store.context.delete(old) }
+                contact.phoneNumbers = OrderedSet(FormField.items(text).map { entry in
+                    let phone = PhoneNumber(context: store.context)
+                    (phone.label, phone.number) = PIMStore.labelled(entry)
+                    return phone
+                })
+            },
+            FormField("addresses", "'|'-separated, each optionally label:street;locality;region;postal code;country", read: { record, _ in
+                ((record as? Contact)?.postalAddresses ?? []).map(PIMStore.postalAddressText).joined(separator: " | ")
+            }) { record, text, store throws(PIMError) in
+                guard let contact = record as? Contact else { return }
+                for old in contact.postalAddresses { store.context.delete(old) }
+                contact.postalAddresses = OrderedSet(text.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+                    .filter { !$0.isEmpty }.map(store.postalAddress))
+            },
+            .text("notes", "notes"),
+        ]
+    }
+}

@@ -1,0 +1,96 @@
+// The edit form of a record: its editable fields as `key: value` lines under comments, the text
+// $EDITOR shows and pim reads back. Applying a form (or the values of `edit` flags) sets only the
+// fields whose text changed; every value is checked before any is set.
+import Foundation
+import ObjectGraph
+
+/// The editable fields of a kind and the form text of a record.
+public struct RecordForm {
+    public let kind: RecordKind
+    public let fields: [FormField]
+
+    public init(kind: RecordKind) {
+        self.kind = kind
+        switch kind {
+        case .task: fields = Self.taskFields
+        case .event: fields = Self.eventFields
+        case .contact: fields = Self.contactFields
+        case .group: fields = [.text("name", "the group's name", required: true), .text("notes", "notes")]
+        }
+    }
+
+    /// The form of `record`: a comment header, then one `key: value` line per field.
+    public func render(_ record: ManagedObject, store: PIMStore, problem: String? = nil) -> String {
+        var lines: [String] = []
+        if let problem { lines += problem.split(separator: "\n").map { "# ERROR: \($0)" } + ["#"] }
+        let number = record.value(forKey: "number") as? Int64 ?? 0
+        let uuid = (record.value(forKey: "uuid") as? UUID)?.uuidString.lowercased() ?? ""
+        lines.append("# Editing \(kind.singular) \(number) (\(uuid)). Lines starting with # are ignored;")
+        lines.append("# an empty value clears a field. Save and quit to apply; empty the file to cancel.")
+        let shown = fields.filter { $0.applies(to: record) }
+        let width = shown.map(\.key.count).max() ?? 0
+        for field in shown {
+            lines.append("")
+            lines.append("# \(field.help)")
+            lines.append(field.key + ":" + String(repeating: " ", count: width - field.key.count + 1) + field.read(record, store))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The `key: value` pairs of a form's text; throws naming a line that is not one or a key
+    /// that is not a field. Nil when the text has no fields at all (the edit is cancelled).
+    public func values(of text: String, for record: ManagedObject) throws(PIMError) -> [String: String]? {
+        let fields = fields.filter { $0.applies(to: record) }
+        var values: [String: String] = [:]
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            guard let colon = trimmed.firstIndex(of: ":") else {
+                throw PIMError.usage("line \(index + 1): expected \"key: value\", got \"\(trimmed)\"")
+            }
+            let key = String(trimmed[..<colon]).trimmingCharacters(in: .whitespaces)
+            guard fields.contains(where: { $0.key == key }) else {
+                throw PIMError.usage("line \(index + 1): \(kind.plural) have no field \"\(key)\"; fields: \(fields.map(\.key).joined(separator: ", "))")
+            }
+            values[key] = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        }
+        return values.isEmpty ? nil : values
+    }
+
+    /// Sets the fields of `values` that differ from the record's, in the form's order. A failure
+    /// leaves the context's changes to the caller, which rolls them back.
+    public func apply(_ values: [String: String], to record: ManagedObject, store: PIMStore) throws(PIMError) {
+        for key in values.keys where !fields.contains(where: { $0.key == key && $0.applies(to: record) }) {
+            throw PIMError.usage("\(record.entity.name.lowercased())s have no field \"\(key)\"")
+        }
+        for field in fields {
+            guard let text = values[field.key], text != field.read(record, store) else { continue }
+            try field.write(record, text, store)
+        }
+    }
+}
+
+extension RecordForm {
+    /// Edits `record` through `editor` (which is shown the form text and returns the edited
+    /// text): invalid input reopens the form with the problem at its top; an emptied form
+    /// cancels. Returns whether anything was applied.
+    public func edit(_ record: ManagedObject, store: PIMStore, editor: (String) throws -> String) throws(PIMError) -> Bool {
+        var problem: String?
+        while true {
+            let edited: String
+            do {
+                edited = try editor(render(record, store: store, problem: problem))
+            } catch {
+                throw PIMError.usage("editor: \(error)")
+            }
+            do {
+                guard let values = try values(of: edited, for: record) else { return false }
+                try apply(values, to: record, store: store)
+                return true
+            } catch {
+                store.context.rollback()
+                problem = error.description
+            }
+        }
+    }
+}

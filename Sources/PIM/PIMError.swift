@@ -1,0 +1,91 @@
+// Every failure a pim command reports, and the exit code of each: the one place where exit codes
+// are defined (pim(1) lists them). Messages name the record, the text or the file at fault.
+import Foundation
+import ObjectGraph
+
+/// The exit codes of `pim`.
+///
+/// | code | meaning |
+/// |---|---|
+/// | 0 | success |
+/// | 1 | nothing matched (an empty list, nothing to undo or redo) |
+/// | 2 | usage or parse error (bad option, date, duration, rule, predicate) |
+/// | 3 | no record has that id, number or name |
+/// | 4 | the id, number or name matches several records |
+/// | 5 | conflict: the record changed in another pim run since this one read it |
+/// | 6 | not confirmed: a delete without `--yes` and no terminal to ask on, or answered no |
+/// | 7 | invalid data: the store refused the values (each failure is listed) |
+/// | 8 | the store cannot be opened or written |
+public enum PIMExitCode: Int32, Sendable, CaseIterable {
+    case success = 0
+    case noMatch = 1
+    case usage = 2
+    case notFound = 3
+    case ambiguous = 4
+    case conflict = 5
+    case notConfirmed = 6
+    case invalidData = 7
+    case storeFailure = 8
+}
+
+/// A failure of a pim command, with what to tell the user.
+public enum PIMError: Error, CustomStringConvertible {
+    case noMatch(String)
+    case usage(String)
+    case date(DateParseError)
+    case recurrence(RecurrenceRuleError)
+    case predicate(ObjectGraph.PredicateError, option: String)
+    case notFound(kind: RecordKind, reference: String)
+    case ambiguous(kind: RecordKind, reference: String, candidates: [String])
+    case conflict(String)
+    case notConfirmed(String)
+    case invalid(String)
+    case store(path: String, reason: String)
+
+    /// The exit code this failure ends the command with.
+    public var exitCode: PIMExitCode {
+        switch self {
+        case .noMatch: .noMatch
+        case .usage, .date, .recurrence, .predicate: .usage
+        case .notFound: .notFound
+        case .ambiguous: .ambiguous
+        case .conflict: .conflict
+        case .notConfirmed: .notConfirmed
+        case .invalid: .invalidData
+        case .store: .storeFailure
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .noMatch(let message), .usage(let message), .conflict(let message), .notConfirmed(let message), .invalid(let message):
+            return message
+        case .date(let error): return error.description
+        case .recurrence(let error): return error.description
+        case .predicate(let error, let option): return "\(option): \(error)"
+        case let .notFound(kind, reference): return "no \(kind.singular) \"\(reference)\""
+        case let .ambiguous(kind, reference, candidates):
+            return "\"\(reference)\" names \(candidates.count) \(kind.plural):\n" + candidates.map { "  \($0)" }.joined(separator: "\n")
+        case let .store(path, reason): return "store \(path): \(reason)"
+        }
+    }
+
+    /// The PIM error that a framework or parser error means for the user.
+    public static func wrapping(_ error: any Error, storePath: String) -> PIMError {
+        switch error {
+        case let error as PIMError: return error
+        case let error as DateParseError: return .date(error)
+        case let error as RecurrenceRuleError: return .recurrence(error)
+        case let error as ValidationError: return .invalid(error.description)
+        case let error as MergeError:
+            return .conflict("another pim run changed these records since this one read them; run the command again (\(error))")
+        case let error as StoreError:
+            switch error {
+            case .conflicts: return .conflict("another pim run changed these records since this one read them; run the command again (\(error))")
+            case .uniquenessViolation: return .conflict(error.description)
+            default: return .store(path: storePath, reason: error.description)
+            }
+        default: return .store(path: storePath, reason: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+// A field's value on its way out: typed so that JSON gets numbers, booleans, arrays and RFC 3339
+// dates with offsets, and tables get the same value as short text.
+import Foundation
+
+/// A value to print, as JSON or as table text.
+public indirect enum OutputValue {
+    case null
+    case string(String)
+    case integer(Int64)
+    case double(Double)
+    case bool(Bool)
+    /// An instant; `dateOnly` shows (and writes) the day alone.
+    case date(Date, dateOnly: Bool)
+    case array([OutputValue])
+    /// A JSON object shown in tables as `text` (a linked record's name, `value (label)`).
+    case object([String: OutputValue], text: String)
+
+    /// The value for JSONSerialization, dates as RFC 3339 with the offset of `timeZone`.
+    public func jsonObject(timeZone: TimeZone) -> Any {
+        switch self {
+        case .null: NSNull()
+        case .string(let value): value
+        case .integer(let value): value
+        case .double(let value): (value * 100).rounded() / 100
+        case .bool(let value): value
+        case let .date(value, dateOnly): OutputFormat.rfc3339(value, timeZone: timeZone, dateOnly: dateOnly)
+        case .array(let values): values.map { $0.jsonObject(timeZone: timeZone) }
+        case .object(let values, _): values.mapValues { $0.jsonObject(timeZone: timeZone) }
+        }
+    }
+
+    /// The value as a table cell.
+    public func text(timeZone: TimeZone) -> String {
+        switch self {
+        case .null: ""
+        case .string(let value): value
+        case .integer(let value): String(value)
+        case .double(let value): String(format: "%.1f", value)
+        case .bool(let value): value ? "yes" : "no"
+        case let .date(value, dateOnly): OutputFormat.local(value, timeZone: timeZone, dateOnly: dateOnly)
+        case .array(let values): values.map { $0.text(timeZone: timeZone) }.joined(separator: ", ")
+        case .object(_, let text): text
+        }
+    }
+
+    /// The value of an optional, or null.
+    static func from<T>(_ value: T?, _ make: (T) -> OutputValue) -> OutputValue {
+        value.map(make) ?? .null
+    }
+}
+
+/// Date formats of pim's output.
+public enum OutputFormat {
+    /// `2026-11-25T17:00:00+01:00`, or `2026-11-25` for a day.
+    public static func rfc3339(_ date: Date, timeZone: TimeZone, dateOnly: Bool = false) -> String {
+        formatter(dateOnly ? "yyyy-MM-dd" : "yyyy-MM-dd'T'HH:mm:ssxxxxx", timeZone: timeZone).string(from: date)
+    }
+
+    /// `2026-11-25 17:00`, or `2026-11-25` for a day, in `timeZone`.
+    public static func local(_ date: Date, timeZone: TimeZone, dateOnly: Bool = false) -> String {
+        formatter(dateOnly ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm", timeZone: timeZone).string(from: date)
+    }
+
+    /// `Wed 2026-11-25 17:00`: how add and edit echo a resolved date.
+    public static func echo(_ date: Date, timeZone: TimeZone, dateOnly: Bool = false) -> String {
+        formatter(dateOnly ? "EEE yyyy-MM-dd" : "EEE yyyy-MM-dd HH:mm", timeZone: timeZone).string(from: date)
+    }
+
+    static func formatter(_ format: String, timeZone: TimeZone) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.calendar = Calendar(identifier: .gregorian)
+        formatter.timeZone = timeZone
+        formatter.dateFormat = format
+        return formatter
+    }
+}

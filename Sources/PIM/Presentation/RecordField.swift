@@ -1,0 +1,180 @@
+// The fields of each kind of record, by the names `--fields` and JSON use: one list per kind
+// defines what `list`, `show` and `--json` can print and how each value is read from a record.
+import Foundation
+import ObjectGraph
+
+/// One printable field of a kind of record.
+public struct RecordField {
+    /// The name in JSON and in `--fields`.
+    public let name: String
+    /// The table header.
+    public let header: String
+    /// The value of a record.
+    public let value: (ManagedObject) -> OutputValue
+
+    init(_ name: String, _ header: String? = nil, _ value: @escaping (ManagedObject) -> OutputValue) {
+        self.name = name
+        self.header = header ?? name.uppercased()
+        self.value = value
+    }
+
+    /// Every field of `kind`, JSON's order; the first is always `id`.
+    public static func all(for kind: RecordKind, now: Date) -> [RecordField] {
+        common + specific(for: kind, now: now) + trailing
+    }
+
+    /// The columns `list` shows when `--fields` is not given.
+    public static func defaultColumns(for kind: RecordKind) -> [String] {
+        switch kind {
+        case .task: ["number", "title", "status", "project", "tags", "due", "priority", "urgency"]
+        case .event: ["number", "start", "end", "title", "location", "repeat"]
+        case .contact: ["number", "name", "emails", "phones", "organization"]
+        case .group: ["number", "name", "members"]
+        }
+    }
+
+    /// The fields named in `names` (a `--fields` list), or a usage error naming an unknown one.
+    public static func select(_ names: [String], for kind: RecordKind, now: Date) throws(PIMError) -> [RecordField] {
+        let fields = all(for: kind, now: now)
+        return try names.map { name throws(PIMError) in
+            guard let field = fields.first(where: { $0.name == name }) else {
+                throw PIMError.usage("--fields: \(kind.plural) have no field \"\(name)\"; fields: \(fields.map(\.name).joined(separator: ", "))")
+            }
+            return field
+        }
+    }
+
+    static var common: [RecordField] { [
+        RecordField("id") { .from($0.value(forKey: "uuid") as? UUID) { .string($0.uuidString.lowercased()) } },
+        RecordField("number", "#") { .integer($0.value(forKey: "number") as? Int64 ?? 0) },
+    ] }
+
+    static var trailing: [RecordField] { [
+        RecordField("notes") { string($0, "notes") },
+        RecordField("created") { date($0, "created") },
+        RecordField("modified") { date($0, "modified") },
+        RecordField("source") { string($0, "source") },
+        RecordField("externalID", "EXTERNAL ID") { string($0, "externalID") },
+    ] }
+
+    static func specific(for kind: RecordKind, now: Date) -> [RecordField] {
+        switch kind {
+        case .task: taskFields(now: now)
+        case .event: eventFields
+        case .contact: contactFields
+        case .group: groupFields
+        }
+    }
+
+    static func taskFields(now: Date) -> [RecordField] {
+        [
+            RecordField("title") { string($0, "title") },
+            RecordField("status") { string($0, "status") },
+            RecordField("priority", "PRI") { record in
+                let value = record.value(forKey: "priority") as? Int16 ?? 0
+                return .from(TaskPriority.letter(value)) { .string($0) }
+            },
+            RecordField("due") { date($0, "due") },
+            RecordField("scheduled") { date($0, "scheduled") },
+            RecordField("wait") { date($0, "wait") },
+            RecordField("started") { date($0, "started") },
+            RecordField("completed") { date($0, "completed") },
+            RecordField("project") { string($0, "project") },
+            RecordField("tags") { record in .array(((record as? TaskItem)?.tags.compactMap(\.name).sorted() ?? []).map { .string($0) }) },
+            RecordField("assignee") { record in .from((record as? TaskItem)?.assignee) { reference($0) } },
+            RecordField("event") { record in .from((record as? TaskItem)?.event) { reference($0) } },
+            RecordField("parent") { record in .from((record as? TaskItem)?.parent) { reference($0) } },
+            RecordField("subtasks") { record in .array(references((record as? TaskItem)?.subtasks)) },
+            RecordField("dependsOn", "DEPENDS") { record in .array(references((record as? TaskItem)?.dependencies)) },
+            RecordField("urgency", "URG") { record in .double((record as? TaskItem)?.urgency(at: now) ?? 0) },
+        ]
+    }
+
+    static var eventFields: [RecordField] { [
+        RecordField("title") { string($0, "title") },
+        RecordField("start") { record in .from(record.value(forKey: "start") as? Date) { .date($0, dateOnly: allDay(record)) } },
+        RecordField("end") { record in
+            .from(record.value(forKey: "end") as? Date) { end in
+                allDay(record) ? .date(end.addingTimeInterval(-1), dateOnly: true) : .date(end, dateOnly: false)
+            }
+        },
+        RecordField("allDay", "ALL DAY") { .bool($0.value(forKey: "allDay") as? Bool ?? false) },
+        RecordField("timeZone", "ZONE") { string($0, "timeZone") },
+        RecordField("location") { string($0, "location") },
+        RecordField("status") { string($0, "status") },
+        RecordField("repeat") { string($0, "recurrenceRule") },
+        RecordField("calendar") { string($0, "calendar") },
+        RecordField("organizer") { record in .from((record as? Event)?.organizer) { reference($0) } },
+        RecordField("attendees") { record in .array(references((record as? Event)?.attendees)) },
+        RecordField("tasks") { record in .array(references((record as? Event)?.tasks)) },
+    ] }
+
+    static var contactFields: [RecordField] { [
+        RecordField("kind") { .string($0.entity.name.lowercased()) },
+        RecordField("name") { string($0, "name") },
+        RecordField("givenName", "GIVEN") { string($0, "givenName") },
+        RecordField("familyName", "FAMILY") { string($0, "familyName") },
+        RecordField("nickname") { string($0, "nickname") },
+        RecordField("organization", "ORG") { string($0, "organization") },
+        RecordField("jobTitle", "JOB TITLE") { string($0, "jobTitle") },
+        RecordField("birthday") { record in .from(record.value(forKey: "birthday") as? Date) { .date($0, dateOnly: true) } },
+        RecordField("emails") { record in
+            .array(((record as? Contact)?.emailAddresses ?? []).map { labelled($0.label, $0.address) })
+        },
+        RecordField("phones") { record in
+            .array(((record as? Contact)?.phoneNumbers ?? []).map { labelled($0.label, $0.number) })
+        },
+        RecordField("addresses") { record in
+            .array(((record as? Contact)?.postalAddresses ?? []).map { address in
+                let parts: [(String, String?)] = [("label", address.label), ("street", address.street), ("locality", address.locality),
+                                                  ("region", address.region), ("postalCode", address.postalCode), ("country", address.country)]
+                let text = [address.street, address.postalCode.map { code in [code, address.locality].compactMap { $0 }.joined(separator: " ") } ?? address.locality,
+                            address.region, address.country].compactMap { $0 }.joined(separator: ", ")
+                return .object(Dictionary(uniqueKeysWithValues: parts.map { key, value in (key, OutputValue.from(value) { .string($0) }) }),
+                               text: text + (address.label.map { " (\($0))" } ?? ""))
+            })
+        },
+        RecordField("groups") { record in .array(((record as? Contact)?.groups ?? []).compactMap(\.name).sorted().map { .string($0) }) },
+    ] }
+
+    static var groupFields: [RecordField] { [
+        RecordField("name") { string($0, "name") },
+        RecordField("members") { record in .array(references((record as? Group)?.members)) },
+    ] }
+
+    // MARK: Value helpers
+
+    static func string(_ record: ManagedObject, _ key: String) -> OutputValue {
+        guard record.entity.propertiesByName[key] != nil else { return .null }
+        return .from(record.value(forKey: key) as? String) { .string($0) }
+    }
+
+    static func date(_ record: ManagedObject, _ key: String) -> OutputValue {
+        guard record.entity.propertiesByName[key] != nil else { return .null }
+        return .from(record.value(forKey: key) as? Date) { .date($0, dateOnly: false) }
+    }
+
+    static func allDay(_ record: ManagedObject) -> Bool { record.value(forKey: "allDay") as? Bool ?? false }
+
+    /// Another record as its number and name: `{"id": ..., "number": 3, "name": "Ann"}`; text `Ann`.
+    static func reference(_ record: ManagedObject) -> OutputValue {
+        let kind = RecordKind(entity: record.entity) ?? .task
+        let name = record.value(forKey: kind.nameKey) as? String
+        return .object([
+            "id": .from(record.value(forKey: "uuid") as? UUID) { .string($0.uuidString.lowercased()) },
+            "number": .integer(record.value(forKey: "number") as? Int64 ?? 0),
+            "name": .from(name) { .string($0) },
+        ], text: name ?? "")
+    }
+
+    static func references<S: Sequence>(_ records: S?) -> [OutputValue] where S.Element: ManagedObject {
+        let list: [ManagedObject] = records.map { Array($0) } ?? []
+        return list.sorted { ($0.value(forKey: "number") as? Int64 ?? 0) < ($1.value(forKey: "number") as? Int64 ?? 0) }
+            .map(reference)
+    }
+
+    static func labelled(_ label: String?, _ value: String?) -> OutputValue {
+        .object(["label": .from(label) { .string($0) }, "value": .string(value ?? "")],
+                text: (value ?? "") + (label.map { " (\($0))" } ?? ""))
+    }
+}

@@ -1,0 +1,46 @@
+// Short record numbers: each new record of a kind gets the smallest positive number no other
+// record of that kind holds. A number stays with its record until the record is deleted, and only
+// then can be given again; a restored record whose number was taken meanwhile gets a new one.
+import Foundation
+import ObjectGraph
+
+/// Gives the inserted records of a context their short numbers.
+struct NumberAllocator {
+    let context: ManagedObjectContext
+
+    func assignNumbers() throws {
+        let inserted = context.insertedObjects.filter { RecordKind(entity: $0.entity) != nil }
+        guard !inserted.isEmpty else { return }
+        let deleted = Set(context.deletedObjects.compactMap { $0.value(forKey: "uuid") as? UUID })
+        for kind in RecordKind.allCases {
+            let records = inserted.filter { RecordKind(entity: $0.entity) == kind }
+                .sorted { ($0.value(forKey: "created") as? Date ?? .distantPast) < ($1.value(forKey: "created") as? Date ?? .distantPast) }
+            guard !records.isEmpty else { continue }
+            var used = try storedNumbers(of: kind, excluding: deleted)
+            for record in records {
+                let number = (record.value(forKey: "number") as? Int64) ?? 0
+                if number > 0, !used.contains(number) {
+                    used.insert(number)
+                    continue
+                }
+                var candidate: Int64 = 1
+                while used.contains(candidate) { candidate += 1 }
+                record.setValue(candidate, forKey: "number")
+                used.insert(candidate)
+            }
+        }
+    }
+
+    /// The numbers saved records of `kind` hold, except those being deleted.
+    func storedNumbers(of kind: RecordKind, excluding deleted: Set<UUID>) throws -> Set<Int64> {
+        var request = FetchRequest<[String: Any]>(entityName: kind.entityName)
+        request.propertiesToFetch = [.property("number"), .property("uuid")]
+        request.includesPendingChanges = false
+        var numbers: Set<Int64> = []
+        for row in try context.fetch(request) {
+            guard let uuid = row["uuid"] as? UUID, !deleted.contains(uuid) else { continue }
+            if let number = row["number"] as? Int64 { numbers.insert(number) } else if let number = row["number"] as? Int { numbers.insert(Int64(number)) }
+        }
+        return numbers
+    }
+}

@@ -1,0 +1,93 @@
+// One open pim store: the SQLite file, its coordinator and the one context a command works in.
+// A command changes records, then `commit(command:)` stamps them, gives new records their short
+// numbers, journals the change for `pim undo` and saves it all in one transaction.
+import Foundation
+import ObjectGraph
+
+/// The store a pim command works on.
+///
+/// ```swift
+/// let store = try PIMStore(url: StoreLocation.url(option: nil, environment: env, home: home), now: Date())
+/// let task = store.newTask(title: "Buy milk")
+/// try store.commit(command: "tasks add Buy milk")
+/// ```
+public final class PIMStore {
+    /// The store file.
+    public let url: URL
+    /// The context every change of the command goes through.
+    public let context: ManagedObjectContext
+    /// The instant the command runs at: creation and modification dates, `$NOW`, relative dates.
+    public let now: Date
+    /// The time zone dates are read and shown in.
+    public let timeZone: TimeZone
+
+    /// Opens the store at `url`, creating it and its folder if needed.
+    public init(url: URL, now: Date, timeZone: TimeZone = .current) throws(PIMError) {
+        self.url = url
+        self.now = now
+        self.timeZone = timeZone
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: PIMModel.shared)
+            try coordinator.addPersistentStore(type: .sqlite, at: url)
+            context = ManagedObjectContext(concurrencyType: .mainQueue)
+            context.persistentStoreCoordinator = coordinator
+        } catch {
+            throw PIMError.store(path: url.path, reason: "\(error)")
+        }
+    }
+
+    /// A reader of dates relative to the command's instant, in its time zone.
+    public var dateParser: DateParser { DateParser(now: now, timeZone: timeZone) }
+
+    /// The calendar of the store's time zone (weeks from Monday).
+    public var calendar: Calendar { dateParser.calendar }
+
+    /// A new record of `entityName` with a fresh UUID and creation date.
+    public func insertRecord(_ entityName: String) -> ManagedObject {
+        let record = context.insertNewObject(forEntityName: entityName)
+        record.setValue(UUID(), forKey: "uuid")
+        record.setValue(now, forKey: "created")
+        record.setValue(now, forKey: "modified")
+        return record
+    }
+
+    /// Saves the command's changes as one undo group: touched records get `modified`, new ones a
+    /// short number, the journal an entry describing the change. Saves nothing when nothing changed.
+    public func commit(command: String) throws(PIMError) {
+        do {
+            context.processPendingChanges()
+            guard context.hasChanges else { return }
+            let recorder = JournalRecorder(store: self)
+            for record in recorder.touchedRecords() where !record.isDeleted && !record.isInserted {
+                record.setValue(now, forKey: "modified")
+            }
+            context.processPendingChanges()
+            let changes = recorder.changes()
+            try NumberAllocator(context: context).assignNumbers()
+            if !changes.isEmpty { try Journal(store: self).append(changes, command: command) }
+            try context.save()
+        } catch {
+            throw PIMError.wrapping(error, storePath: url.path)
+        }
+    }
+
+    /// Saves changes that are not journaled (undo and redo themselves).
+    func saveUnjournaled() throws(PIMError) {
+        do {
+            try NumberAllocator(context: context).assignNumbers()
+            try context.save()
+        } catch {
+            throw PIMError.wrapping(error, storePath: url.path)
+        }
+    }
+
+    /// Runs a fetch, reporting failures as the store's.
+    public func fetch<Result>(_ request: FetchRequest<Result>) throws(PIMError) -> [Result] {
+        do {
+            return try context.fetch(request)
+        } catch {
+            throw PIMError.wrapping(error, storePath: url.path)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+// Where pim's store lives: `--store PATH`, else `$PIM_STORE`, else
+// `$XDG_DATA_HOME/pim/pim.sqlite`, else `~/.local/share/pim/pim.sqlite`. The folder is made on
+// first use, without a prompt.
+import Foundation
+
+/// The rules that locate the store file.
+public enum StoreLocation {
+    /// The store file for an explicit `--store` path and an environment.
+    public static func url(option: String?, environment: [String: String], home: URL) -> URL {
+        if let option, !option.isEmpty { return URL(fileURLWithPath: expandingTilde(option, home: home)) }
+        if let path = environment["PIM_STORE"], !path.isEmpty { return URL(fileURLWithPath: expandingTilde(path, home: home)) }
+        let data: URL
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            data = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            data = home.appendingPathComponent(".local/share", isDirectory: true)
+        }
+        return data.appendingPathComponent("pim/pim.sqlite")
+    }
+
+    /// `~/x` as a path in `home`.
+    static func expandingTilde(_ path: String, home: URL) -> String {
+        path == "~" ? home.path : path.hasPrefix("~/") ? home.appendingPathComponent(String(path.dropFirst(2))).path : path
+    }
+}

@@ -1,0 +1,122 @@
+// Adding tasks and changing their state: the values of `pim tasks add` as typed (dates, priority
+// letters, contact and event references), read and checked here, and the start/done transitions.
+import Foundation
+import ObjectGraph
+
+/// A task to add, as the user typed its values.
+public struct TaskDraft: Sendable {
+    public var title: String
+    public var notes: String?
+    public var due: String?
+    public var scheduled: String?
+    public var wait: String?
+    public var priority: String?
+    public var project: String?
+    public var tags: [String] = []
+    public var assignee: String?
+    public var event: String?
+    public var parent: String?
+    public var dependsOn: [String] = []
+
+    public init(title: String) { self.title = title }
+}
+
+/// Task priorities: iCalendar's 1 (high), 5 (medium), 9 (low), 0 (none), typed as letters or words.
+public enum TaskPriority {
+    /// The stored priority of `text`: `H`, `M`, `L`, `high`, `medium`, `low`, `none`, or 0–9.
+    public static func value(_ text: String) throws(PIMError) -> Int16 {
+        switch text.lowercased() {
+        case "h", "high": return 1
+        case "m", "medium": return 5
+        case "l", "low": return 9
+        case "", "none": return 0
+        default:
+            guard let number = Int16(text), (0...9).contains(number) else {
+                throw PIMError.usage("priority \"\(text)\": expected H, M, L, none or 0-9")
+            }
+            return number
+        }
+    }
+
+    /// `H`, `M`, `L` or nil.
+    public static func letter(_ value: Int16) -> String? {
+        switch value {
+        case 1...4: "H"
+        case 5: "M"
+        case 6...9: "L"
+        default: nil
+        }
+    }
+}
+
+extension PIMStore {
+    /// Inserts the task `draft` describes; throws naming the first value that cannot be read.
+    public func addTask(_ draft: TaskDraft) throws(PIMError) -> TaskItem {
+        let title = draft.title.trimmingCharacters(in: .whitespaces)
+        guard !title.isEmpty else { throw PIMError.usage("a task needs a title") }
+        let parser = dateParser
+        let due = try draft.due.map { text throws(PIMError) in try readDate(text, with: parser) }
+        let scheduled = try draft.scheduled.map { text throws(PIMError) in try readDate(text, with: parser) }
+        let wait = try draft.wait.map { text throws(PIMError) in try readDate(text, with: parser) }
+        let priority = try draft.priority.map { text throws(PIMError) in try TaskPriority.value(text) } ?? 0
+        let resolver = RecordResolver(store: self)
+        let assignee = try draft.assignee.map { text throws(PIMError) in try resolver.resolve(text, as: .contact) }
+        let event = try draft.event.map { text throws(PIMError) in try resolver.resolve(text, as: .event) }
+        let parent = try draft.parent.map { text throws(PIMError) in try resolver.resolve(text, as: .task) }
+        let dependencies = try draft.dependsOn.map { text throws(PIMError) in try resolver.resolve(text, as: .task) }
+
+        guard let task = insertRecord("Task") as? TaskItem else {
+            preconditionFailure("the Task entity is not represented by TaskItem: PIMClasses are not registered")
+        }
+        task.title = title
+        task.notes = draft.notes
+        task.due = due
+        task.scheduled = scheduled
+        task.wait = wait
+        task.priority = priority
+        task.project = draft.project.flatMap { $0.isEmpty ? nil : $0 }
+        task.assignee = assignee as? Contact
+        task.event = event as? Event
+        task.parent = parent as? TaskItem
+        for dependency in dependencies.compactMap({ $0 as? TaskItem }) { task.addToDependencies(dependency) }
+        try setTags(draft.tags, of: task)
+        return task
+    }
+
+    /// Replaces a task's tags with `names` (each made once in the store).
+    public func setTags(_ names: [String], of task: TaskItem) throws(PIMError) {
+        let wanted = Set(names.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        for tag in task.tags where !wanted.contains(tag.name ?? "") { task.removeFromTags(tag) }
+        let present = Set(task.tags.compactMap(\.name))
+        for name in wanted.subtracting(present).sorted() {
+            do {
+                let existing = try RecordStateApplier(store: self).namedValue(name, entityName: "Tag")
+                if let tag = existing as? Tag { task.addToTags(tag) }
+            } catch {
+                throw PIMError.wrapping(error, storePath: url.path)
+            }
+        }
+    }
+
+    /// Marks a task started now (its `started` date, status `started`).
+    public func start(_ task: TaskItem) {
+        task.status = "started"
+        task.started = task.started ?? now
+        task.completed = nil
+    }
+
+    /// Marks a task done now.
+    public func complete(_ task: TaskItem) {
+        task.status = "done"
+        task.completed = now
+    }
+
+    /// Reads a date typed for a record, as a usage error naming it when it is not one.
+    func readDate(_ text: String, with parser: DateParser) throws(PIMError) -> Date {
+        do {
+            return try parser.date(text)
+        } catch {
+            throw PIMError.date(error)
+        }
+    }
+}

@@ -1,0 +1,176 @@
+// `pim contacts`: add, list, show, edit, delete and search contacts (persons and organizations),
+// and group them.
+import ArgumentParser
+import Foundation
+import PIM
+
+struct ContactsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "contacts",
+        abstract: "Add, list, change and group contacts.",
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, GroupCommand.self],
+        aliases: ["contact", "c"]
+    )
+
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case person, organization
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a contact.", aliases: ["new"])
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The name (words are joined).") var name: [String]
+        @Option(name: .customLong("email"), help: ArgumentHelp("An email address, optionally labelled: work:ann@example.org (repeatable).", valueName: "addr")) var emails: [String] = []
+        @Option(name: .customLong("phone"), help: ArgumentHelp("A phone number, optionally labelled: mobile:+44 7700 900123 (repeatable).", valueName: "num")) var phones: [String] = []
+        @Option(name: .customLong("address"), help: ArgumentHelp("A postal address, optionally labelled, parts separated by ';': home:1 Main St;Springfield;IL;62701;USA (repeatable).", valueName: "adr")) var addresses: [String] = []
+        @Option(help: ArgumentHelp("The organization a person works for.", valueName: "name")) var org: String?
+        @Option(name: .customLong("title"), help: ArgumentHelp("A person's job title.", valueName: "title")) var jobTitle: String?
+        @Option(help: "A person's nickname.") var nickname: String?
+        @Option(help: ArgumentHelp("A person's birthday: 1990-04-01.", valueName: "date")) var birthday: String?
+        @Option(help: "person (the default) or organization.") var kind: Kind = .person
+        @Option(help: "Notes.") var notes: String?
+
+        func run() throws {
+            let session = try Session(global)
+            var draft = ContactDraft(name: name.joined(separator: " "))
+            draft.isOrganization = kind == .organization
+            draft.emails = emails
+            draft.phones = phones
+            draft.addresses = addresses
+            draft.organization = org
+            draft.jobTitle = jobTitle
+            draft.nickname = nickname
+            draft.birthday = birthday
+            draft.notes = notes
+            let contact = try session.store.addContact(draft)
+            try session.commit()
+            session.printChanged([contact], kind: .contact, verb: "Added") { _ in
+                ((contact as? Person)?.birthday).map { ["birthday \(session.echo($0, dateOnly: true))"] } ?? []
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List contacts by name.", aliases: ["ls"])
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var list: ListOptions
+        @Option(help: ArgumentHelp("Only members of this group.", valueName: "group")) var group: String?
+
+        func run() throws {
+            let session = try Session(global)
+            var query = list.query(.contact)
+            if let group { query.filters = [try session.store.contactsPredicate(inGroup: group)] }
+            try session.printList(try session.store.list(query), kind: .contact, fieldNames: list.fieldNames)
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a contact.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The contact: number, UUID (prefix) or name.") var id: String
+
+        func run() throws { try RecordCommands.show(id, kind: .contact, global: global) }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a contact: the fields given as flags, or all of them in $VISUAL or $EDITOR.",
+            discussion: "Emails and phones are comma-separated lists that replace the old ones.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The contact.") var id: String
+        @Option(help: "The full name.") var name: String?
+        @Option(help: "Nickname.") var nickname: String?
+        @Option(help: ArgumentHelp("Organization.", valueName: "name")) var org: String?
+        @Option(name: .customLong("title"), help: "Job title.") var jobTitle: String?
+        @Option(help: ArgumentHelp("Birthday.", valueName: "date")) var birthday: String?
+        @Option(help: ArgumentHelp("Email addresses, comma-separated.", valueName: "addrs")) var emails: String?
+        @Option(help: ArgumentHelp("Phone numbers, comma-separated.", valueName: "nums")) var phones: String?
+        @Option(help: ArgumentHelp("Postal addresses, '|'-separated.", valueName: "adrs")) var addresses: String?
+        @Option(help: "Notes.") var notes: String?
+
+        func run() throws {
+            let values: [String: String?] = [
+                "name": name, "nickname": nickname, "organization": org, "jobTitle": jobTitle, "birthday": birthday,
+                "emails": emails, "phones": phones, "addresses": addresses, "notes": notes,
+            ]
+            try RecordCommands.edit(id, kind: .contact, values: values.compactMapValues { $0 }, global: global)
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete contacts (their addresses go with them; events lose them as attendees, tasks are unassigned).",
+            aliases: ["rm"])
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The contacts.") var ids: [String]
+        @Flag(name: [.long, .customShort("y")], help: "Do not ask for confirmation.") var yes = false
+
+        func run() throws { try RecordCommands.delete(ids, kind: .contact, yes: yes, global: global) }
+    }
+
+    struct Search: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Contacts whose names, organization, emails, phones or notes contain every word.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var list: ListOptions
+        @Argument(help: "The words.") var words: [String]
+
+        func run() throws { try RecordCommands.search(words, kind: .contact, list: list, global: global) }
+    }
+
+    struct GroupCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "group",
+            abstract: "Group contacts.",
+            subcommands: [AddMembers.self, List.self, Members.self])
+
+        struct AddMembers: ParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "add", abstract: "Add contacts to a group, making it if needed.")
+
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The group's name.") var group: String
+            @Argument(help: "The contacts.") var contacts: [String] = []
+
+            func run() throws {
+                let session = try Session(global)
+                let group = try session.store.addToGroup(self.group, contacts: contacts)
+                try session.commit()
+                session.printChanged([group], kind: .group, verb: "Updated") { _ in
+                    ["members: " + group.members.compactMap(\.name).sorted().joined(separator: ", ")]
+                }
+            }
+        }
+
+        struct List: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List groups.", aliases: ["ls"])
+
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var list: ListOptions
+
+            func run() throws {
+                let session = try Session(global)
+                try session.printList(try session.store.list(list.query(.group)), kind: .group, fieldNames: list.fieldNames)
+            }
+        }
+
+        struct Members: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List a group's members.")
+
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var list: ListOptions
+            @Argument(help: "The group.") var group: String
+
+            func run() throws {
+                let session = try Session(global)
+                var query = list.query(.contact)
+                query.filters = [try session.store.contactsPredicate(inGroup: group)]
+                try session.printList(try session.store.list(query), kind: .contact, fieldNames: list.fieldNames)
+            }
+        }
+    }
+}

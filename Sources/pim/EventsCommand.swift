@@ -1,0 +1,142 @@
+// `pim events`: add events (one-off or repeating), list, show, edit, delete and search them, and
+// show the agenda of the coming days with recurring events expanded and due tasks beside them.
+import ArgumentParser
+import Foundation
+import PIM
+
+struct EventsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Add, list and change events; show the agenda.",
+        subcommands: [Add.self, List.self, Agenda.self, Show.self, Edit.self, Delete.self, Search.self],
+        aliases: ["event", "e"]
+    )
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add an event.", aliases: ["new"])
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The title (words are joined).") var title: [String]
+        @Option(help: ArgumentHelp("The start: 'fri 9am', 'tomorrow 17:00', 2026-12-01T10:00; a date alone is all-day.", valueName: "when")) var start: String
+        @Option(help: ArgumentHelp("The end.", valueName: "when")) var end: String?
+        @Option(help: ArgumentHelp("The length instead of an end: 1h30m, 90m, 2d (default 1h, or a day when all-day).", valueName: "dur")) var duration: String?
+        @Flag(name: .customLong("all-day"), help: "An all-day event.") var allDay = false
+        @Option(help: "Where it takes place.") var location: String?
+        @Option(name: .customLong("attendee"), help: ArgumentHelp("A contact attending (repeatable).", valueName: "contact")) var attendees: [String] = []
+        @Option(name: .customLong("repeat"), help: ArgumentHelp("daily, weekly, biweekly, monthly, yearly, weekdays, weekends, or an RRULE (FREQ=MONTHLY;BYDAY=-1FR).", valueName: "rule")) var repeatRule: String?
+        @Option(help: ArgumentHelp("The calendar it belongs to.", valueName: "name")) var calendar: String?
+        @Option(help: "Notes.") var notes: String?
+
+        func run() throws {
+            let session = try Session(global)
+            var draft = EventDraft(title: title.joined(separator: " "), start: start)
+            draft.end = end
+            draft.duration = duration
+            draft.allDay = allDay
+            draft.location = location
+            draft.attendees = attendees
+            draft.repeatRule = repeatRule
+            draft.calendar = calendar
+            draft.notes = notes
+            let event = try session.store.addEvent(draft)
+            try session.commit()
+            session.printChanged([event], kind: .event, verb: "Added") { _ in
+                guard let start = event.start, let end = event.end else { return [] }
+                let times = event.allDay
+                    ? "all day \(session.echo(start, dateOnly: true)) to \(session.echo(end.addingTimeInterval(-1), dateOnly: true))"
+                    : "\(session.echo(start)) to \(session.echo(end))"
+                return [times] + (event.recurrenceRule.map { ["repeats \($0)"] } ?? [])
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List events by start.", aliases: ["ls"])
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var list: ListOptions
+        @Option(help: ArgumentHelp("Only events not over by then.", valueName: "when")) var from: String?
+        @Option(help: ArgumentHelp("Only events starting before then.", valueName: "when")) var to: String?
+        @Option(help: ArgumentHelp("Only events of this calendar.", valueName: "name")) var calendar: String?
+
+        func run() throws {
+            let session = try Session(global)
+            var filter = EventFilter()
+            filter.from = from
+            filter.to = to
+            filter.calendar = calendar
+            var query = list.query(.event)
+            query.filters = try session.store.predicates(for: filter)
+            try session.printList(try session.store.list(query), kind: .event, fieldNames: list.fieldNames)
+        }
+    }
+
+    struct Agenda: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The coming days: events (repeats expanded) and due tasks, by day.")
+
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "How many days, from today.") var days = 7
+
+        func run() throws {
+            let session = try Session(global)
+            let agenda = try session.store.agenda(days: days)
+            let presenter = AgendaPresenter(now: session.store.now, timeZone: session.store.timeZone, colored: session.colored)
+            Console.print(global.json ? RecordPresenter.json(presenter.jsonObject(agenda)) : presenter.text(agenda))
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show an event.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The event: number, UUID (prefix) or title.") var id: String
+
+        func run() throws { try RecordCommands.show(id, kind: .event, global: global) }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change an event: the fields given as flags, or all of them in $VISUAL or $EDITOR.",
+            discussion: "A new start moves the end with it. An empty value clears a field: --repeat ''.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The event.") var id: String
+        @Option(help: "The title.") var title: String?
+        @Option(help: ArgumentHelp("The start.", valueName: "when")) var start: String?
+        @Option(help: ArgumentHelp("The end.", valueName: "when")) var end: String?
+        @Option(help: "Where.") var location: String?
+        @Option(name: .customLong("repeat"), help: ArgumentHelp("The repeat rule.", valueName: "rule")) var repeatRule: String?
+        @Option(help: "tentative, confirmed or cancelled.") var status: String?
+        @Option(help: ArgumentHelp("The calendar.", valueName: "name")) var calendar: String?
+        @Option(help: ArgumentHelp("Attendees, comma-separated (replaces them all).", valueName: "contacts")) var attendees: String?
+        @Option(help: "Notes.") var notes: String?
+
+        func run() throws {
+            let values: [String: String?] = [
+                "title": title, "start": start, "end": end, "location": location, "repeat": repeatRule, "status": status,
+                "calendar": calendar, "attendees": attendees, "notes": notes,
+            ]
+            try RecordCommands.edit(id, kind: .event, values: values.compactMapValues { $0 }, global: global)
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete events (their tasks stay).", aliases: ["rm"])
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The events.") var ids: [String]
+        @Flag(name: [.long, .customShort("y")], help: "Do not ask for confirmation.") var yes = false
+
+        func run() throws { try RecordCommands.delete(ids, kind: .event, yes: yes, global: global) }
+    }
+
+    struct Search: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Events whose title, location or notes contain every word.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var list: ListOptions
+        @Argument(help: "The words.") var words: [String]
+
+        func run() throws { try RecordCommands.search(words, kind: .event, list: list, global: global) }
+    }
+}

@@ -1,0 +1,47 @@
+// The options every pim command takes: where the store is, JSON output, and coloring.
+import ArgumentParser
+import PIM
+
+extension ColorMode: ExpressibleByArgument {}
+
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The store file (default: $PIM_STORE, else $XDG_DATA_HOME/pim/pim.sqlite).", valueName: "path"))
+    var store: String?
+
+    @Flag(name: .long, help: "Print JSON: an array for lists, an object for one record; `id` is the UUID.")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Color output: auto (a terminal without NO_COLOR), always or never.", valueName: "when"))
+    var color: ColorMode = .auto
+}
+
+/// The options of every `list`: a predicate, sort keys, a limit and the columns.
+struct ListOptions: ParsableArguments {
+    @Option(name: .customLong("where"), help: ArgumentHelp("Only records matching a predicate, e.g. 'priority == 1 AND due < $NOW' ($NOW, $TODAY, $TOMORROW are bound).", valueName: "predicate"))
+    var predicate: String?
+
+    @Option(name: .long, help: ArgumentHelp("Sort keys, comma-separated; -key sorts descending.", valueName: "keys"))
+    var sort: String?
+
+    @Option(name: .long, help: "Print at most this many records.")
+    var limit: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Columns (and JSON keys), comma-separated.", valueName: "fields"))
+    var fields: String?
+
+    /// The query of these options for `kind`.
+    func query(_ kind: RecordKind) -> RecordQuery {
+        var query = RecordQuery(kind: kind)
+        query.whereClause = predicate
+        query.sort = Self.list(sort)
+        query.limit = limit
+        return query
+    }
+
+    /// The chosen fields, or nil for the defaults.
+    var fieldNames: [String]? { fields.map { Self.list($0) } }
+
+    static func list(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}

@@ -1,0 +1,84 @@
+// What show, edit, delete and search do for every kind of record, so that each domain's
+// subcommands only declare their arguments.
+import Foundation
+import ObjectGraph
+import PIM
+
+enum RecordCommands {
+    static func show(_ id: String, kind: RecordKind, global: GlobalOptions) throws {
+        let session = try Session(global)
+        session.printRecord(try RecordResolver(store: session.store).resolve(id, as: kind), kind: kind)
+    }
+
+    /// Deletes the records `ids` name, after one confirmation for all of them.
+    static func delete(_ ids: [String], kind: RecordKind, yes: Bool, global: GlobalOptions) throws {
+        let session = try Session(global)
+        let records = try resolve(ids, kind: kind, session: session)
+        try session.confirmDeletion(count: records.count, kind: kind, yes: yes)
+        session.printChanged(records, kind: kind, verb: "Deleted")
+        for record in records { session.store.context.delete(record) }
+        try session.commit()
+    }
+
+    static func search(_ words: [String], kind: RecordKind, list: ListOptions, global: GlobalOptions) throws {
+        let session = try Session(global)
+        var query = list.query(kind)
+        query.filters = [try session.store.searchPredicate(words.joined(separator: " "), kind: kind)]
+        try session.printList(try session.store.list(query), kind: kind, fieldNames: list.fieldNames)
+    }
+
+    /// Edits a record: with `values` (from flags) sets those fields; without, opens $VISUAL or
+    /// $EDITOR on the record's form. Echoes the dates the edit resolved.
+    static func edit(_ id: String, kind: RecordKind, values: [String: String], global: GlobalOptions) throws {
+        let session = try Session(global)
+        let record = try RecordResolver(store: session.store).resolve(id, as: kind)
+        let form = RecordForm(kind: kind)
+        if values.isEmpty {
+            guard try form.edit(record, store: session.store, editor: Editor.edit) else {
+                throw PIMError.noMatch("edit cancelled: the form was emptied")
+            }
+        } else {
+            try form.apply(values, to: record, store: session.store)
+        }
+        try session.commit()
+        session.printChanged([record], kind: kind, verb: "Edited") { record in
+            ["start", "end", "due", "scheduled", "wait", "birthday"].compactMap { key in
+                guard record.entity.propertiesByName[key] != nil, let date = record.value(forKey: key) as? Date,
+                      values.isEmpty || values[key] != nil else { return nil }
+                return "\(key) \(session.echo(date, dateOnly: key == "birthday" || (record.value(forKey: "allDay") as? Bool ?? false)))"
+            }
+        }
+    }
+
+    /// The records `ids` name, each once, in the order given.
+    static func resolve(_ ids: [String], kind: RecordKind, session: Session) throws -> [ManagedObject] {
+        guard !ids.isEmpty else { throw PIMError.usage("name at least one \(kind.singular)") }
+        let resolver = RecordResolver(store: session.store)
+        var records: [ManagedObject] = []
+        for id in ids {
+            let record = try resolver.resolve(id, as: kind)
+            if !records.contains(record) { records.append(record) }
+        }
+        return records
+    }
+}
+
+/// The user's editor: $VISUAL, else $EDITOR, else vi, run through the shell on a temporary file.
+enum Editor {
+    static func edit(_ text: String) throws -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let command = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pim-edit-\(UUID().uuidString).txt")
+        try Data(text.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "\(command) \"$1\"", "sh", file.path]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw PIMError.usage("editor \"\(command)\" exited with status \(process.terminationStatus); nothing changed")
+        }
+        return try String(contentsOf: file, encoding: .utf8)
+    }
+}

@@ -1,0 +1,92 @@
+// What one pim run works with: the store located by the rules of StoreLocation, the instant and
+// time zone (PIM_NOW fixes the instant for scripts and tests), whether to color, the command line
+// the undo journal records, and the printing of records as tables or JSON.
+import Foundation
+import ObjectGraph
+import PIM
+
+struct Session {
+    let store: PIMStore
+    let options: GlobalOptions
+    let colored: Bool
+
+    init(_ options: GlobalOptions) throws(PIMError) {
+        let environment = ProcessInfo.processInfo.environment
+        let home = FileManager.default.homeDirectoryForCurrentUser
+        var now = Date()
+        if let fixed = environment["PIM_NOW"], !fixed.isEmpty {
+            do {
+                now = try DateParser(now: now, timeZone: .current).date(fixed)
+            } catch {
+                throw PIMError.usage("PIM_NOW: \(error)")
+            }
+        }
+        store = try PIMStore(url: StoreLocation.url(option: options.store, environment: environment, home: home), now: now)
+        self.options = options
+        colored = options.color.isEnabled(isTerminal: Console.stdoutIsTerminal, environment: environment)
+    }
+
+    /// The command line as the journal names it: `tasks add Buy milk --due fri`.
+    var commandLine: String { CommandLine.arguments.dropFirst().joined(separator: " ") }
+
+    func presenter(_ kind: RecordKind) -> RecordPresenter {
+        RecordPresenter(kind: kind, now: store.now, timeZone: store.timeZone, colored: colored)
+    }
+
+    /// Saves the command's changes as one undo group.
+    func commit() throws(PIMError) {
+        try store.commit(command: commandLine)
+    }
+
+    /// Prints a list of records: JSON, or a table of the chosen fields; nothing listed exits 1.
+    func printList(_ records: [ManagedObject], kind: RecordKind, fieldNames: [String]?) throws {
+        let presenter = presenter(kind)
+        let fields = try fieldNames.map { names throws(PIMError) in try RecordField.select(names, for: kind, now: store.now) }
+        if options.json {
+            Console.print(RecordPresenter.json(records.map { presenter.jsonObject($0, fields: fields) }))
+        } else if !records.isEmpty {
+            let columns = try fields ?? RecordField.select(RecordField.defaultColumns(for: kind), for: kind, now: store.now)
+            Console.print(presenter.table(records, fields: columns))
+        }
+        if records.isEmpty { throw PIMError.noMatch("no \(kind.plural) match") }
+    }
+
+    /// Prints one record in full: JSON, or its `field  value` lines.
+    func printRecord(_ record: ManagedObject, kind: RecordKind) {
+        let presenter = presenter(kind)
+        Console.print(options.json ? RecordPresenter.json(presenter.jsonObject(record)) : presenter.details(record))
+    }
+
+    /// Prints the records a write command changed: JSON (an object for one, an array for
+    /// several), or one `verb kind number (uuid): name` line each, with `extra` lines under it.
+    func printChanged(_ records: [ManagedObject], kind: RecordKind, verb: String, extra: (ManagedObject) -> [String] = { _ in [] }) {
+        let presenter = presenter(kind)
+        if options.json {
+            let objects = records.map { presenter.jsonObject($0) }
+            Console.print(RecordPresenter.json(objects.count == 1 ? objects[0] : objects))
+            return
+        }
+        for record in records {
+            let uuid = (record.value(forKey: "uuid") as? UUID)?.uuidString.lowercased() ?? ""
+            let number = record.value(forKey: "number") as? Int64 ?? 0
+            let name = record.value(forKey: kind.nameKey) as? String ?? ""
+            Console.print(([("\(verb) \(kind.singular) \(number) (\(uuid)): \(name)")] + extra(record).map { "  " + $0 }).joined(separator: "\n"))
+        }
+    }
+
+    /// A date as add and edit echo it, in the store's time zone.
+    func echo(_ date: Date, dateOnly: Bool = false) -> String {
+        OutputFormat.echo(date, timeZone: store.timeZone, dateOnly: dateOnly)
+    }
+
+    /// Asks before deleting `count` records: on a terminal, once; without one, only `--yes` will do.
+    func confirmDeletion(count: Int, kind: RecordKind, yes: Bool) throws(PIMError) {
+        if yes { return }
+        guard Console.stdinIsTerminal else {
+            throw PIMError.notConfirmed("not deleting \(count) \(count == 1 ? kind.singular : kind.plural) without --yes (no terminal to ask on)")
+        }
+        guard Console.confirm("Delete \(count) \(count == 1 ? kind.singular : kind.plural)?") else {
+            throw PIMError.notConfirmed("nothing deleted")
+        }
+    }
+}

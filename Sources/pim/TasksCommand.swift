@@ -1,0 +1,179 @@
+// `pim tasks`: add, list (by urgency), show, start, done and delete tasks.
+import ArgumentParser
+import Foundation
+import PIM
+
+struct TasksCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tasks",
+        abstract: "Add, list and finish tasks.",
+        discussion: """
+            `list` sorts by urgency, Taskwarrior's formula: 15 next tag + 12 due (0.2 two weeks \
+            ahead rising to 1 a week overdue) + 8 blocking + 6/3.9/1.8 priority H/M/L + 5 scheduled \
+            and past + 4 started + 2 age (over a year) + 1 tags + 1 project - 3 waiting - 5 blocked.
+            """,
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Start.self, Done.self, Delete.self, Search.self],
+        aliases: ["task", "t"]
+    )
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a task.", aliases: ["new"])
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The title (words are joined).") var title: [String]
+        @Option(help: ArgumentHelp("Due date: 2026-12-01, 'tomorrow 17:00', 'next friday', 'in 3 days', eow, +2h...", valueName: "when")) var due: String?
+        @Option(help: ArgumentHelp("When to start working on it.", valueName: "when")) var scheduled: String?
+        @Option(help: ArgumentHelp("Hide it from lists until then.", valueName: "when")) var wait: String?
+        @Option(help: ArgumentHelp("H, M, L or 0-9.", valueName: "H|M|L")) var priority: String?
+        @Option(help: ArgumentHelp("A project; dots make sub-projects (home.garden).", valueName: "name")) var project: String?
+        @Option(name: .customLong("tag"), help: ArgumentHelp("A tag (repeatable).", valueName: "name")) var tags: [String] = []
+        @Option(help: ArgumentHelp("The contact it is assigned to.", valueName: "contact")) var assignee: String?
+        @Option(name: .customLong("for-event"), help: ArgumentHelp("The event it prepares for.", valueName: "event")) var event: String?
+        @Option(help: ArgumentHelp("The task it is a subtask of.", valueName: "task")) var parent: String?
+        @Option(name: .customLong("depends-on"), help: ArgumentHelp("A task that must be done first (repeatable).", valueName: "task")) var dependsOn: [String] = []
+        @Option(help: "Notes.") var notes: String?
+
+        func run() throws {
+            let session = try Session(global)
+            var draft = TaskDraft(title: title.joined(separator: " "))
+            draft.due = due
+            draft.scheduled = scheduled
+            draft.wait = wait
+            draft.priority = priority
+            draft.project = project
+            draft.tags = tags
+            draft.assignee = assignee
+            draft.event = event
+            draft.parent = parent
+            draft.dependsOn = dependsOn
+            draft.notes = notes
+            let task = try session.store.addTask(draft)
+            try session.commit()
+            session.printChanged([task], kind: .task, verb: "Added") { _ in
+                [("due", task.due), ("scheduled", task.scheduled), ("wait", task.wait)].compactMap { label, date in
+                    date.map { "\(label) \(session.echo($0))" }
+                }
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List open tasks, most urgent first.", aliases: ["ls"])
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var list: ListOptions
+        @Option(name: .customLong("due-before"), help: ArgumentHelp("Only tasks due before then.", valueName: "when")) var dueBefore: String?
+        @Option(name: .customLong("due-after"), help: ArgumentHelp("Only tasks due after then.", valueName: "when")) var dueAfter: String?
+        @Option(help: ArgumentHelp("Only this project and its sub-projects.", valueName: "name")) var project: String?
+        @Option(name: .customLong("tag"), help: ArgumentHelp("Only tasks with this tag (repeatable: all of them).", valueName: "name")) var tags: [String] = []
+        @Option(name: .customLong("status"), help: ArgumentHelp("Only this status: pending, started, done, cancelled (repeatable).", valueName: "status")) var statuses: [String] = []
+        @Flag(help: "All tasks, whatever their status.") var all = false
+
+        func run() throws {
+            let session = try Session(global)
+            var filter = TaskFilter()
+            filter.dueBefore = dueBefore
+            filter.dueAfter = dueAfter
+            filter.project = project
+            filter.tags = tags
+            filter.statuses = statuses
+            filter.all = all
+            var query = list.query(.task)
+            query.filters = try session.store.predicates(for: filter)
+            try session.printList(try session.store.list(query), kind: .task, fieldNames: list.fieldNames)
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a task.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The task: number, UUID (prefix) or title.") var id: String
+
+        func run() throws { try RecordCommands.show(id, kind: .task, global: global) }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a task: the fields given as flags, or all of them in $VISUAL or $EDITOR.",
+            discussion: "An empty value clears a field: --due ''.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The task.") var id: String
+        @Option(help: "The title.") var title: String?
+        @Option(help: "pending, started, done or cancelled.") var status: String?
+        @Option(help: ArgumentHelp("H, M, L or empty.", valueName: "H|M|L")) var priority: String?
+        @Option(help: ArgumentHelp("Due date.", valueName: "when")) var due: String?
+        @Option(help: ArgumentHelp("Scheduled date.", valueName: "when")) var scheduled: String?
+        @Option(help: ArgumentHelp("Wait date.", valueName: "when")) var wait: String?
+        @Option(help: ArgumentHelp("Project.", valueName: "name")) var project: String?
+        @Option(help: ArgumentHelp("Tags, comma-separated (replaces them all).", valueName: "tags")) var tags: String?
+        @Option(help: ArgumentHelp("The contact it is assigned to.", valueName: "contact")) var assignee: String?
+        @Option(name: .customLong("for-event"), help: ArgumentHelp("The event it prepares for.", valueName: "event")) var event: String?
+        @Option(help: ArgumentHelp("The task it is a subtask of.", valueName: "task")) var parent: String?
+        @Option(help: "Notes.") var notes: String?
+
+        func run() throws {
+            let values: [String: String?] = [
+                "title": title, "status": status, "priority": priority, "due": due, "scheduled": scheduled, "wait": wait,
+                "project": project, "tags": tags, "assignee": assignee, "event": event, "parent": parent, "notes": notes,
+            ]
+            try RecordCommands.edit(id, kind: .task, values: values.compactMapValues { $0 }, global: global)
+        }
+    }
+
+    struct Search: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Tasks whose title, notes, project or tags contain every word.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var list: ListOptions
+        @Argument(help: "The words.") var words: [String]
+
+        func run() throws { try RecordCommands.search(words, kind: .task, list: list, global: global) }
+    }
+
+    struct Start: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Start tasks (status started).")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The tasks.") var ids: [String]
+
+        func run() throws {
+            let session = try Session(global)
+            let tasks = try resolveTasks(ids, in: session)
+            for task in tasks { session.store.start(task) }
+            try session.commit()
+            session.printChanged(tasks, kind: .task, verb: "Started")
+        }
+    }
+
+    struct Done: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Mark tasks done.", aliases: ["finish"])
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The tasks.") var ids: [String]
+
+        func run() throws {
+            let session = try Session(global)
+            let tasks = try resolveTasks(ids, in: session)
+            for task in tasks { session.store.complete(task) }
+            try session.commit()
+            session.printChanged(tasks, kind: .task, verb: "Completed")
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete tasks and their subtasks.", aliases: ["rm"])
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The tasks.") var ids: [String]
+        @Flag(name: [.long, .customShort("y")], help: "Do not ask for confirmation.") var yes = false
+
+        func run() throws { try RecordCommands.delete(ids, kind: .task, yes: yes, global: global) }
+    }
+}
+
+/// The tasks `ids` name, each once, in the order given.
+func resolveTasks(_ ids: [String], in session: Session) throws -> [TaskItem] {
+    try RecordCommands.resolve(ids, kind: .task, session: session).compactMap { $0 as? TaskItem }
+}

@@ -1,0 +1,118 @@
+// End-to-end editing, searching and grouping: `edit` with flags echoes what it resolved, `edit`
+// without flags goes through $EDITOR and reopens the form on invalid input; search matches every
+// word across names, emails and tags; groups gather contacts.
+import Foundation
+import XCTest
+
+final class PimEditingTests: PimTestCase {
+    func testEditWithFlagsEchoesTheResolvedDate() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Milk").status, 0)
+        let run = try pim("tasks", "edit", "1", "--due", "fri 5pm", "--tags", "home,shop", "--priority", "M")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("due Fri 2026-11-27 17:00"), run.stdout)
+        let task = try XCTUnwrap(try pim("tasks", "show", "1", "--json").json() as? [String: Any])
+        XCTAssertEqual(task["tags"] as? [String], ["home", "shop"])
+        XCTAssertEqual(task["priority"] as? String, "M")
+        XCTAssertEqual(try pim("tasks", "edit", "1", "--due", "").status, 0)
+        XCTAssertTrue(try XCTUnwrap(try pim("tasks", "show", "1", "--json").json() as? [String: Any])["due"] is NSNull)
+    }
+
+    func testEditorEditsTheForm() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Milk").status, 0)
+        let run = try pim("tasks", "edit", "1", environment: ["EDITOR": "sed -i 's/^title:.*/title: Oat milk/'"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try XCTUnwrap(try pim("tasks", "show", "1", "--json").json() as? [String: Any])["title"] as? String, "Oat milk")
+    }
+
+    func testEditorReopensTheFormOnInvalidInput() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Milk").status, 0)
+        // The first edit writes a bad date; the second sees the error at the top and fixes it.
+        let script = folder.appendingPathComponent("editor.sh")
+        let log = folder.appendingPathComponent("seen.txt")
+        try Data("""
+            #!/bin/sh
+            cat "$1" >> "\(log.path)"
+            if grep -q '^# ERROR' "$1"; then sed -i 's/^due:.*/due: tomorrow 9am/' "$1"; else sed -i 's/^due:.*/due: whenever/' "$1"; fi
+
+            """.utf8).write(to: script)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let run = try pim("tasks", "edit", "1", environment: ["VISUAL": script.path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("due Thu 2026-11-26 09:00"), run.stdout)
+        XCTAssertTrue(try String(contentsOf: log, encoding: .utf8).contains("# ERROR: date: cannot read \"whenever\""))
+    }
+
+    func testEmptiedFormCancels() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Milk").status, 0)
+        let run = try pim("tasks", "edit", "1", environment: ["EDITOR": "truncate -s 0"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(try XCTUnwrap(try pim("tasks", "show", "1", "--json").json() as? [String: Any])["title"] as? String, "Milk")
+    }
+
+    func testSearchMatchesEveryWordAcrossFields() throws {
+        XCTAssertEqual(try pim("contacts", "add", "Ann Lee", "--email", "ann@example.org").status, 0)
+        XCTAssertEqual(try pim("contacts", "add", "Bob Ray", "--org", "Example Inc").status, 0)
+        XCTAssertEqual(try pim("contacts", "search", "example", "--fields", "name").stdout, "NAME\nAnn Lee\nBob Ray\n")
+        XCTAssertEqual(try pim("contacts", "search", "example", "ann", "--fields", "name").stdout, "NAME\nAnn Lee\n")
+        XCTAssertEqual(try pim("tasks", "add", "Buy oats", "--tag", "shopping").status, 0)
+        XCTAssertEqual(try pim("tasks", "search", "SHOP", "--fields", "title").stdout, "TITLE\nBuy oats\n")
+        XCTAssertEqual(try pim("events", "search", "nothing").status, 1)
+    }
+
+    func testGroupsGatherContacts() throws {
+        XCTAssertEqual(try pim("contacts", "add", "Ann Lee").status, 0)
+        XCTAssertEqual(try pim("contacts", "add", "Bob Ray").status, 0)
+        XCTAssertEqual(try pim("contacts", "group", "add", "Family", "ann", "bob").status, 0)
+        XCTAssertEqual(try pim("contacts", "group", "members", "family", "--fields", "name").stdout, "NAME\nAnn Lee\nBob Ray\n")
+        XCTAssertEqual(try pim("contacts", "group", "list", "--fields", "name,members").stdout, "NAME    MEMBERS\nFamily  Ann Lee, Bob Ray\n")
+    }
+
+    func testDeletingAContactKeepsEventsAndUnassignsTasks() throws {
+        XCTAssertEqual(try pim("contacts", "add", "Ann Lee").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Review", "--start", "fri 10:00", "--attendee", "ann").status, 0)
+        XCTAssertEqual(try pim("tasks", "add", "Slides", "--assignee", "ann", "--for-event", "review").status, 0)
+        XCTAssertEqual(try pim("contacts", "delete", "ann", "--yes").status, 0)
+        let task = try XCTUnwrap(try pim("tasks", "show", "1", "--json").json() as? [String: Any])
+        XCTAssertTrue(task["assignee"] is NSNull)
+        XCTAssertEqual((task["event"] as? [String: Any])?["name"] as? String, "Review")
+        XCTAssertEqual(try pim("events", "delete", "review", "--yes").status, 0)
+        XCTAssertEqual(try pim("tasks", "list", "--fields", "title").stdout, "TITLE\nSlides\n")
+    }
+}
+
+final class PimFilterTests: PimTestCase {
+    func testEventsListByRangeAndCalendar() throws {
+        XCTAssertEqual(try pim("events", "add", "Dentist", "--start", "tomorrow 8:00", "--calendar", "health").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Review", "--start", "next fri 14:00").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Standup", "--start", "2026-11-01 9:00", "--repeat", "weekdays").status, 0)
+        XCTAssertEqual(try pim("events", "list", "--from", "today", "--to", "eow", "--fields", "title").stdout, "TITLE\nStandup\nDentist\n")
+        XCTAssertEqual(try pim("events", "list", "--calendar", "Health", "--fields", "title").stdout, "TITLE\nDentist\n")
+    }
+
+    func testContactsListByGroup() throws {
+        XCTAssertEqual(try pim("contacts", "add", "Ann Lee").status, 0)
+        XCTAssertEqual(try pim("contacts", "add", "Bob Ray").status, 0)
+        XCTAssertEqual(try pim("contacts", "group", "add", "Team", "bob").status, 0)
+        XCTAssertEqual(try pim("contacts", "list", "--group", "team", "--fields", "name").stdout, "NAME\nBob Ray\n")
+    }
+}
+
+final class PimAddressTests: PimTestCase {
+    func testPostalAddressesInOrderWithLabels() throws {
+        let added = try pim("contacts", "add", "Ann Lee", "--address", "home:1 Main St;Springfield;IL;62701;USA", "--address", "Dock 4;Hull")
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let contact = try XCTUnwrap(try pim("contacts", "show", "ann", "--json").json() as? [String: Any])
+        let addresses = try XCTUnwrap(contact["addresses"] as? [[String: Any]])
+        XCTAssertEqual(addresses.map { $0["locality"] as? String }, ["Springfield", "Hull"])
+        XCTAssertEqual(addresses[0]["label"] as? String, "home")
+        XCTAssertEqual(addresses[0]["postalCode"] as? String, "62701")
+        XCTAssertEqual(try pim("contacts", "list", "--fields", "addresses").stdout,
+                       "ADDRESSES\n1 Main St, 62701 Springfield, IL, USA (home), Dock 4, Hull\n")
+        XCTAssertEqual(try pim("contacts", "search", "springfield", "--fields", "name").stdout, "NAME\nAnn Lee\n")
+        XCTAssertEqual(try pim("contacts", "edit", "ann", "--addresses", "work:2 Side St;Leeds").status, 0)
+        XCTAssertEqual(try pim("contacts", "list", "--fields", "addresses").stdout, "ADDRESSES\n2 Side St, Leeds (work)\n")
+        XCTAssertEqual(try pim("undo").status, 0)
+        XCTAssertEqual(try pim("contacts", "list", "--fields", "addresses").stdout,
+                       "ADDRESSES\n1 Main St, 62701 Springfield, IL, USA (home), Dock 4, Hull\n")
+    }
+}

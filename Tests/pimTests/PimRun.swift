@@ -1,0 +1,71 @@
+// Running the built `pim` binary (beside the test bundle) on a temporary store, at a fixed
+// instant and time zone, with HOME and XDG_DATA_HOME in the temporary folder so that no run can
+// touch the user's own store; what it printed and how it exited.
+import Foundation
+import XCTest
+
+/// What one run of pim printed and how it exited.
+struct PimRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// Standard output as JSON.
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(stdout.utf8))
+    }
+}
+
+class PimTestCase: XCTestCase {
+    var folder: URL!
+    var store: URL { folder.appendingPathComponent("pim.sqlite") }
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("pim-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The built pim executable.
+    var pimURL: URL {
+        let bundle = Bundle(for: Self.self).bundleURL
+        let products = bundle.pathExtension == "xctest" ? bundle.deletingLastPathComponent() : bundle
+        return products.appendingPathComponent("pim")
+    }
+
+    /// Runs `pim --store <temp> arguments` (no `--store` when `useStoreOption` is false) at
+    /// Wednesday 2026-11-25 10:30 in Berlin; stdin is empty, so pim sees no terminal.
+    @discardableResult
+    func pim(_ arguments: String..., useStoreOption: Bool = true, environment extra: [String: String] = [:]) throws -> PimRun {
+        var environment = [
+            "HOME": folder.path, "XDG_DATA_HOME": folder.appendingPathComponent("data").path,
+            "PIM_NOW": "2026-11-25T10:30:00", "TZ": "Europe/Berlin", "PATH": "/usr/bin:/bin",
+        ]
+        environment.merge(extra) { $1 }
+        let outputURL = folder.appendingPathComponent("stdout-\(UUID().uuidString)")
+        let errorURL = folder.appendingPathComponent("stderr-\(UUID().uuidString)")
+        try Data().write(to: outputURL)
+        try Data().write(to: errorURL)
+        let output = try FileHandle(forWritingTo: outputURL)
+        let error = try FileHandle(forWritingTo: errorURL)
+        defer {
+            try? output.close()
+            try? error.close()
+        }
+        let process = Process()
+        process.executableURL = pimURL
+        process.arguments = arguments + (useStoreOption ? ["--store", store.path] : [])
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        process.waitUntilExit()
+        return PimRun(status: process.terminationStatus,
+                      stdout: try String(contentsOf: outputURL, encoding: .utf8),
+                      stderr: try String(contentsOf: errorURL, encoding: .utf8))
+    }
+}
