@@ -15,6 +15,6 @@ struct ObjectGraphTool: ParsableCommand {
             predicate error); 64 usage error; 66 a file, folder or model version was not found, \
             or PATH is not a model; 73 an output file could not be written.
             """,
-        subcommands: [ModelCommand.self, PredicateCommand.self, CodegenCommand.self]
+        subcommands: [ModelCommand.self, PredicateCommand.self, StoreCommand.self, CodegenCommand.self]
     )
 }

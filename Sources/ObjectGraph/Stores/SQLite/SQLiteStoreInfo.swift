@@ -23,6 +23,8 @@ public struct SQLiteStoreInfo: Sendable {
     /// Sizes in bytes of the store file, its `-wal` and `-shm` files and its external data
     /// folder, by path; files that do not exist are left out.
     public let fileSizes: [String: Int64]
+    /// The SQL schema: the `CREATE` statement of every table and index, in creation order.
+    public let schema: [String]
 
     /// Reads the store at `url`; throws ``StoreError/unknownStore(_:)`` when there is none.
     public init(url: URL) throws {
@@ -50,6 +52,11 @@ public struct SQLiteStoreInfo: Sendable {
             }
         }
         rowCounts = counts
+        var statements: [String] = []
+        try connection.forEachRow("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid", []) { statement in
+            statements.append(statement.text(0))
+        }
+        schema = statements
         var sizes: [String: Int64] = [:]
         let files = FileManager.default
         for file in [url.path, url.path + "-wal", url.path + "-shm"] {
