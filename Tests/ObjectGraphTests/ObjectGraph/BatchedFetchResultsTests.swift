@@ -1,0 +1,60 @@
+// Batched fetch results: IDs up front, objects a batch at a time in one request per batch, only
+// the current batch retained, results in the request's order with pending changes included.
+import Foundation
+import XCTest
+@testable import ObjectGraph
+
+final class BatchedFetchResultsTests: XCTestCase {
+    func testBatchedResultsReadEveryObjectInOrder() throws {
+        try forEachStore { stack in
+            for n in 0..<25 { _ = stack.task(String(format: "T%02d", n)) }
+            try stack.context.save()
+            let other = stack.newContext()
+            var request = FetchRequest<ManagedObject>(entityName: "Task")
+            request.sortDescriptors = [SortDescriptor(key: "title", ascending: false)]
+            request.fetchBatchSize = 10
+            let results = try other.fetchBatched(request)
+            XCTAssertEqual(results.count, 25)
+            XCTAssertEqual(results.map { $0.value(forKey: "title") as? String }.first, "T24")
+            XCTAssertEqual(results[24].value(forKey: "title") as? String, "T00")
+        }
+    }
+
+    func testOnlyTheCurrentBatchIsRetained() throws {
+        try forEachStore { stack in
+            for n in 0..<30 { _ = stack.task("T\(n)") }
+            try stack.context.save()
+            let other = stack.newContext()
+            var request = FetchRequest<ManagedObject>(entityName: "Task")
+            request.fetchBatchSize = 10
+            let results = try other.fetchBatched(request)
+            for index in results.indices { _ = results[index].value(forKey: "title") }
+            XCTAssertEqual(other.registeredObjects.count, 10)
+        }
+    }
+
+    func testABatchIsLoadedInOneGoAndNotAsFaults() throws {
+        try forEachStore { stack in
+            for n in 0..<12 { _ = stack.task("T\(n)") }
+            try stack.context.save()
+            let other = stack.newContext()
+            var request = FetchRequest<ManagedObject>(entityName: "Task")
+            request.fetchBatchSize = 5
+            let results = try other.fetchBatched(request)
+            _ = results[6]
+            XCTAssertTrue((5..<10).allSatisfy { !results[$0].isFault })
+        }
+    }
+
+    func testUnsavedInsertsAreInTheResults() throws {
+        try forEachStore { stack in
+            _ = stack.task("Saved")
+            try stack.context.save()
+            _ = stack.task("New")
+            var request = FetchRequest<ManagedObject>(entityName: "Task")
+            request.sortDescriptors = [SortDescriptor(key: "title")]
+            request.fetchBatchSize = 1
+            XCTAssertEqual(try stack.context.fetchBatched(request).map { $0.value(forKey: "title") as? String }, ["New", "Saved"])
+        }
+    }
+}
