@@ -42,6 +42,24 @@ final class PimEditingTests: PimTestCase {
         XCTAssertTrue(try String(contentsOf: log, encoding: .utf8).contains("# ERROR: date: cannot read \"whenever\""))
     }
 
+    func testTwoProcessesEditingTheSameRecordConflict() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Milk").status, 0)
+        // While the first pim waits for its editor, a second pim changes the same task; the
+        // first one's save must then fail with the conflict exit code and change nothing.
+        let script = folder.appendingPathComponent("editor.sh")
+        try Data("""
+            #!/bin/sh
+            "\(pimURL.path)" tasks edit 1 --title "Oat milk" --store "\(store.path)" > /dev/null || exit 9
+            sed -i 's/^title:.*/title: Almond milk/' "$1"
+
+            """.utf8).write(to: script)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let run = try pim("tasks", "edit", "1", environment: ["VISUAL": script.path])
+        XCTAssertEqual(run.status, 5, run.stderr)
+        XCTAssertTrue(run.stderr.contains("another pim run changed these records"), run.stderr)
+        XCTAssertEqual(try XCTUnwrap(try pim("tasks", "show", "1", "--json").json() as? [String: Any])["title"] as? String, "Oat milk")
+    }
+
     func testEmptiedFormCancels() throws {
         XCTAssertEqual(try pim("tasks", "add", "Milk").status, 0)
         let run = try pim("tasks", "edit", "1", environment: ["EDITOR": "truncate -s 0"])
