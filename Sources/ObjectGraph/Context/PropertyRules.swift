@@ -71,7 +71,7 @@ enum PropertyRules {
         if !hasType(value, type) {
             return failure(.type(expected: type.xcodeName), "\(show(value)) is not a \(type.xcodeName) (it is \(Swift.type(of: value)))")
         }
-        if type.isNumeric, let number = decimal(value) {
+        if type.isNumeric, attribute.minimumValue != nil || attribute.maximumValue != nil, let number = decimal(value) {
             if let minimum = attribute.minimumValue, number < minimum {
                 return failure(.minimum(minimum), "\(show(value)) is less than the minimum \(minimum)")
             }
@@ -79,7 +79,8 @@ enum PropertyRules {
                 return failure(.maximum(maximum), "\(show(value)) is greater than the maximum \(maximum)")
             }
         }
-        let length: Int? = (value as? String).map { $0.utf16.count } ?? (value as? Data)?.count
+        let hasLengthRules = (type == .string || type == .binaryData) && (attribute.minimumValue != nil || attribute.maximumValue != nil)
+        let length: Int? = hasLengthRules ? ((value as? String).map { $0.utf16.count } ?? (value as? Data)?.count) : nil
         if let length {
             if let minimum = attribute.minimumValue, Decimal(length) < minimum {
                 return failure(.minimumLength(NSDecimalNumber(decimal: minimum).intValue),

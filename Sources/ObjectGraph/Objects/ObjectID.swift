@@ -81,9 +81,11 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
         lhs.key == rhs.key && lhs.storeIdentifier == rhs.storeIdentifier && lhs.entity === rhs.entity
     }
 
+    /// Hashes the key and the entity's identity; the store identifier (a UUID string, the same
+    /// for nearly every ID in a process) is left to `==`, so that hashing stays cheap on the
+    /// registry and row cache lookups every object access makes.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key)
-        hasher.combine(storeIdentifier)
         hasher.combine(ObjectIdentifier(entity))
     }
 

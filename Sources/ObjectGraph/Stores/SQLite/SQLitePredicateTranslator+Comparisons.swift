@@ -84,8 +84,29 @@ extension SQLitePredicateTranslator {
         case (.notEqualTo, .constant(let constant)): return "NOT " + equals(constant)
         case (.in, .constant(let constant)):
             guard let items = Self.elements(of: constant) else { throw unsupported("IN with \(constant), which is not a collection") }
-            let tests = items.map(equals).filter { $0 != "0" }
-            return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
+            // Object IDs of this store are grouped by entity and bound as one JSON array of keys
+            // per entity, so that any number of objects makes a small statement (an OR of one
+            // term per object would hit SQLite's expression depth and variable limits).
+            var keysByEntity: [ObjectIdentifier: (entity: EntityDescription, keys: [Int64])] = [:]
+            var others: [String] = []
+            for item in items {
+                if case .opaque(let opaque) = item, let id = opaque.value as? ObjectID, id.storeIdentifier == storeIdentifier,
+                   let pk = id.primaryKey, id.entity.isKind(of: destination) || destination.isKind(of: id.entity) {
+                    keysByEntity[ObjectIdentifier(id.entity), default: (id.entity, [])].keys.append(pk)
+                } else {
+                    let test = equals(item)
+                    if test != "0" { others.append(test) }
+                }
+            }
+            for (_, group) in keysByEntity.sorted(by: { $0.value.entity.name < $1.value.entity.name }) {
+                let membership = "\(key) IN (SELECT value FROM json_each(\(bind(SQLiteStore.jsonArray(group.keys)))))"
+                if let entity {
+                    others.append("(\(membership) AND \(entity) IS \(schema.number(of: group.entity)))")
+                } else if group.entity === destination {
+                    others.append(membership)
+                }
+            }
+            return others.isEmpty ? "0" : "(" + others.joined(separator: " OR ") + ")"
         case (.equalTo, .object(let otherKey, let otherEntity, let otherDestination)),
              (.notEqualTo, .object(let otherKey, let otherEntity, let otherDestination)):
             let mine = entity ?? String(schema.number(of: destination))
