@@ -19,13 +19,7 @@ enum Fixtures {
         try connection.execute("BEGIN IMMEDIATE")
         let insert = try connection.prepare(insertPersonSQL)
         for i in 0..<count {
-            insert.bind(1, Int64(i + 1))
-            insert.bind(2, personEntity)
-            insert.bind(3, Int64(PersonValues.age(i)))
-            insert.bind(4, PersonValues.created(i))
-            insert.bind(5, PersonValues.email(i))
-            insert.bind(6, PersonValues.name(i))
-            insert.bind(7, PersonValues.score(i))
+            RawStoreSQL.bindInsert(of: i, key: Int64(i + 1), to: insert)
             try insert.run()
         }
         try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(count) WHERE Z_ENT = \(personEntity)")

@@ -1,6 +1,6 @@
 // The GRDB variants' types and database: `PersonRecord` etc. subclass GRDB's `Record` (change
 // tracking, the closest thing to managed objects); `PersonRow` etc. are GRDB's fastest struct
-// form (columns read by index, explicit selection, inserts through one cached statement).
+// form (columns read by index, explicit selection, one cached statement for inserts and lookups).
 import Foundation
 import GRDB
 
@@ -35,11 +35,48 @@ enum GRDBDatabase {
             }
         }
     }
+
+    /// The person type of a GRDB variant.
+    static func personType(_ variant: Variant) -> any GRDBPerson.Type {
+        variant == .grdbRecord ? PersonRecord.self : PersonRow.self
+    }
+
+    /// The department type of a GRDB variant.
+    static func departmentType(_ variant: Variant) -> any GRDBDepartment.Type {
+        variant == .grdbRecord ? DepartmentRecord.self : DepartmentRow.self
+    }
+}
+
+/// What the workloads do with a GRDB person, each form its own way.
+protocol GRDBPerson: FetchableRecord, PersistableRecord {
+    /// Person `i`'s values.
+    init(_ i: Int)
+    func read(into checksum: inout Checksum)
+    mutating func increaseScore()
+    /// Inserts persons 0..<count.
+    static func insert(count: Int, _ db: Database) throws
+    /// Writes the changes (a Record its changed columns, a struct every column).
+    func saveChanges(_ db: Database) throws
+    /// The person whose primary key is `key`.
+    static func lookUp(_ key: Int64, _ db: Database) throws -> Self?
+}
+
+/// A GRDB department with its employees, filled by a prefetching query.
+protocol GRDBDepartment: FetchableRecord, TableRecord {
+    associatedtype Employee: GRDBEmployee
+    var id: Int64 { get }
+    var name: String { get }
+    var employees: [Employee] { get set }
+}
+
+protocol GRDBEmployee: FetchableRecord, TableRecord {
+    var name: String { get }
+    var departmentId: Int64 { get }
 }
 
 // MARK: Record classes
 
-final class PersonRecord: Record {
+final class PersonRecord: Record, GRDBPerson {
     var id: Int64?
     var name: String
     var email: String
@@ -83,18 +120,23 @@ final class PersonRecord: Record {
     }
 
     func read(into checksum: inout Checksum) {
-        checksum.add(Int(age))
-        checksum.add(created.timeIntervalSinceReferenceDate)
-        checksum.add(email)
-        checksum.add(name)
-        checksum.add(score)
+        checksum.addPerson(age: age, created: created.timeIntervalSinceReferenceDate, email: email, name: name, score: score)
     }
+
+    func increaseScore() { score += 1 }
+
+    static func insert(count: Int, _ db: Database) throws {
+        for i in 0..<count { try PersonRecord(i).insert(db) }
+    }
+
+    func saveChanges(_ db: Database) throws { try updateChanges(db) }
+
+    static func lookUp(_ key: Int64, _ db: Database) throws -> PersonRecord? { try fetchOne(db, key: key) }
 }
 
-final class DepartmentRecord: Record {
+final class DepartmentRecord: Record, GRDBDepartment {
     var id: Int64
     var name: String
-    /// Filled by the prefetching query.
     var employees: [EmployeeRecord] = []
 
     override class var databaseTableName: String { "department" }
@@ -104,14 +146,9 @@ final class DepartmentRecord: Record {
         name = row["name"]
         try super.init(row: row)
     }
-
-    override func encode(to container: inout PersistenceContainer) throws {
-        container["id"] = id
-        container["name"] = name
-    }
 }
 
-final class EmployeeRecord: Record {
+final class EmployeeRecord: Record, GRDBEmployee {
     var id: Int64
     var name: String
     var departmentId: Int64
@@ -124,17 +161,11 @@ final class EmployeeRecord: Record {
         departmentId = row["departmentId"]
         try super.init(row: row)
     }
-
-    override func encode(to container: inout PersistenceContainer) throws {
-        container["id"] = id
-        container["name"] = name
-        container["departmentId"] = departmentId
-    }
 }
 
 // MARK: Structs
 
-struct PersonRow: FetchableRecord, PersistableRecord {
+struct PersonRow: GRDBPerson {
     var id: Int64
     var name: String
     var email: String
@@ -174,34 +205,36 @@ struct PersonRow: FetchableRecord, PersistableRecord {
         container["score"] = score
     }
 
-    /// The one statement inserts go through (GRDB's optimized insert).
-    static func insertStatement(_ db: Database) throws -> Statement {
-        try db.cachedStatement(sql: "INSERT INTO person (id, name, email, age, created, score) VALUES (?, ?, ?, ?, ?, ?)")
-    }
-
-    func insert(with statement: Statement) throws {
-        statement.setUncheckedArguments([id, name, email, age, created, score])
-        try statement.execute()
-    }
-
     func read(into checksum: inout Checksum) {
-        checksum.add(Int(age))
-        checksum.add(created)
-        checksum.add(email)
-        checksum.add(name)
-        checksum.add(score)
+        checksum.addPerson(age: age, created: created, email: email, name: name, score: score)
+    }
+
+    mutating func increaseScore() { score += 1 }
+
+    /// GRDB's optimized insert: one cached statement, unchecked arguments.
+    static func insert(count: Int, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT INTO person (id, name, email, age, created, score) VALUES (?, ?, ?, ?, ?, ?)")
+        for i in 0..<count {
+            let row = PersonRow(i)
+            statement.setUncheckedArguments([row.id, row.name, row.email, row.age, row.created, row.score])
+            try statement.execute()
+        }
+    }
+
+    func saveChanges(_ db: Database) throws { try update(db) }
+
+    static func lookUp(_ key: Int64, _ db: Database) throws -> PersonRow? {
+        try fetchOne(db.cachedStatement(sql: "SELECT id, name, email, age, created, score FROM person WHERE id = ?"), arguments: [key])
     }
 }
 
-struct DepartmentRow: FetchableRecord, TableRecord {
+struct DepartmentRow: GRDBDepartment {
     var id: Int64
     var name: String
     var employees: [EmployeeRow] = []
 
     static let databaseTableName = "department"
-    static var databaseSelection: [any SQLSelectable] {
-        [Column("id"), Column("name")]
-    }
+    static var databaseSelection: [any SQLSelectable] { [Column("id"), Column("name")] }
 
     init(row: Row) {
         id = row[0]
@@ -209,15 +242,13 @@ struct DepartmentRow: FetchableRecord, TableRecord {
     }
 }
 
-struct EmployeeRow: FetchableRecord, TableRecord {
+struct EmployeeRow: GRDBEmployee {
     var id: Int64
     var name: String
     var departmentId: Int64
 
     static let databaseTableName = "employee"
-    static var databaseSelection: [any SQLSelectable] {
-        [Column("id"), Column("name"), Column("departmentId")]
-    }
+    static var databaseSelection: [any SQLSelectable] { [Column("id"), Column("name"), Column("departmentId")] }
 
     init(row: Row) {
         id = row[0]

@@ -90,13 +90,8 @@ final class Person: ManagedObject {
         set { setValue(newValue, atSlot: PersonSlots.score) }
     }
 
-    /// Adds every attribute to `checksum` (what "read every attribute" means in every variant).
     func read(into checksum: inout Checksum) {
-        checksum.add(Int(age))
-        checksum.add(created?.timeIntervalSinceReferenceDate ?? 0)
-        checksum.add(email ?? "")
-        checksum.add(name ?? "")
-        checksum.add(score)
+        checksum.addPerson(age: age, created: created?.timeIntervalSinceReferenceDate ?? 0, email: email ?? "", name: name ?? "", score: score)
     }
 }
 

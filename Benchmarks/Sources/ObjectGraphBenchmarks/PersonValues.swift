@@ -23,4 +23,13 @@ struct Checksum {
     mutating func add(_ integer: Int) { value &+= integer }
     mutating func add(_ string: String) { value &+= string.utf8.count }
     mutating func add(_ double: Double) { value &+= Int(double) }
+
+    /// Adds a person's five attributes (what "read every attribute" means in every variant).
+    mutating func addPerson(age: Int32, created: Double, email: String, name: String, score: Double) {
+        add(Int(age))
+        add(created)
+        add(email)
+        add(name)
+        add(score)
+    }
 }

@@ -113,10 +113,6 @@ struct RawPerson {
     }
 
     func read(into checksum: inout Checksum) {
-        checksum.add(Int(age))
-        checksum.add(created)
-        checksum.add(email)
-        checksum.add(name)
-        checksum.add(score)
+        checksum.addPerson(age: age, created: created, email: email, name: name, score: score)
     }
 }

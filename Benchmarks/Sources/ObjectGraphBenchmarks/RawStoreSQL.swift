@@ -15,6 +15,17 @@ enum RawStoreSQL {
     static let update = "UPDATE \"ZPERSON\" SET Z_OPT = Z_OPT + 1, \"ZAGE\" = ?, \"ZCREATED\" = ?, \"ZEMAIL\" = ?, \"ZNAME\" = ?, \"ZSCORE\" = ? WHERE Z_PK = ? AND Z_OPT = ?"
     static let delete = "DELETE FROM \"ZPERSON\" WHERE Z_PK = ? AND Z_OPT = ?"
 
+    /// Binds person `i`'s values, with primary key `key`, to the store's INSERT.
+    static func bindInsert(of i: Int, key: Int64, to statement: RawStatement) {
+        statement.bind(1, key)
+        statement.bind(2, Fixtures.personEntity)
+        statement.bind(3, Int64(PersonValues.age(i)))
+        statement.bind(4, PersonValues.created(i))
+        statement.bind(5, PersonValues.email(i))
+        statement.bind(6, PersonValues.name(i))
+        statement.bind(7, PersonValues.score(i))
+    }
+
     /// Keys as the JSON array the store binds to `json_each(?)`.
     static func jsonArray<S: Sequence>(_ keys: S) -> String where S.Element == Int64 {
         "[" + keys.map(String.init).joined(separator: ",") + "]"

@@ -42,43 +42,21 @@ extension Workloads {
                     return checksum.value
                 }
             }
-        case .grdbRecord:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    let departments = try queue.read { db in
-                        let departments = try DepartmentRecord.fetchAll(db)
-                        let employees = try EmployeeRecord.filter(departments.map(\.id).contains(Column("departmentId"))).fetchAll(db)
-                        let byDepartment = Dictionary(grouping: employees, by: \.departmentId)
-                        for department in departments { department.employees = byDepartment[department.id] ?? [] }
-                        return departments
-                    }
-                    var checksum = Checksum()
-                    for department in departments {
-                        checksum.add(department.name)
-                        for employee in department.employees { checksum.add(employee.name) }
-                    }
-                    return checksum.value
-                }
-            }
-        case .grdbStruct:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    let departments = try queue.read { db in
-                        var departments = try DepartmentRow.fetchAll(db)
-                        let employees = try EmployeeRow.filter(departments.map(\.id).contains(Column("departmentId"))).fetchAll(db)
-                        let byDepartment = Dictionary(grouping: employees, by: \.departmentId)
-                        for index in departments.indices { departments[index].employees = byDepartment[departments[index].id] ?? [] }
-                        return departments
-                    }
-                    var checksum = Checksum()
-                    for department in departments {
-                        checksum.add(department.name)
-                        for employee in department.employees { checksum.add(employee.name) }
-                    }
-                    return checksum.value
-                }
+        case .grdbRecord, .grdbStruct:
+            return grdbPrefetch(GRDBDatabase.departmentType(variant), setUp: setUp)
+        }
+    }
+
+    /// The departments, then all their employees in one query, grouped by department.
+    private static func grdbPrefetch<D: GRDBDepartment>(_: D.Type, setUp: @escaping (URL) throws -> Void) -> Runner {
+        grdbReading(setUp: setUp) { db, checksum in
+            var departments = try D.fetchAll(db)
+            let employees = try D.Employee.filter(departments.map(\.id).contains(Column("departmentId"))).fetchAll(db)
+            let byDepartment = Dictionary(grouping: employees, by: \.departmentId)
+            for index in departments.indices { departments[index].employees = byDepartment[departments[index].id] ?? [] }
+            for department in departments {
+                checksum.add(department.name)
+                for employee in department.employees { checksum.add(employee.name) }
             }
         }
     }

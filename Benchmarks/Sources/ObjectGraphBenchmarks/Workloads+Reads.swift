@@ -28,24 +28,8 @@ extension Workloads {
                     return checksum.value
                 }
             }
-        case .grdbRecord:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    var checksum = Checksum()
-                    for record in try queue.read({ try PersonRecord.fetchAll($0) }) { record.read(into: &checksum) }
-                    return checksum.value
-                }
-            }
-        case .grdbStruct:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    var checksum = Checksum()
-                    for row in try queue.read({ try PersonRow.fetchAll($0) }) { row.read(into: &checksum) }
-                    return checksum.value
-                }
-            }
+        case .grdbRecord, .grdbStruct:
+            return grdbFetchAll(GRDBDatabase.personType(variant), setUp: setUp)
         }
     }
 
@@ -83,46 +67,8 @@ extension Workloads {
                     return checksum.value
                 }
             }
-        case .grdbRecord:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    var checksum = Checksum()
-                    try queue.read { db in
-                        if batchSize < 1_000 {
-                            let keys = try Int64.fetchAll(db, sql: "SELECT id FROM person ORDER BY id")
-                            for start in stride(from: 0, to: keys.count, by: batchSize) {
-                                let batch = keys[start..<min(start + batchSize, keys.count)]
-                                for record in try PersonRecord.fetchAll(db, keys: batch) { record.read(into: &checksum) }
-                            }
-                        } else {
-                            let cursor = try PersonRecord.fetchCursor(db)
-                            while let record = try cursor.next() { record.read(into: &checksum) }
-                        }
-                    }
-                    return checksum.value
-                }
-            }
-        case .grdbStruct:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    var checksum = Checksum()
-                    try queue.read { db in
-                        if batchSize < 1_000 {
-                            let keys = try Int64.fetchAll(db, sql: "SELECT id FROM person ORDER BY id")
-                            for start in stride(from: 0, to: keys.count, by: batchSize) {
-                                let batch = keys[start..<min(start + batchSize, keys.count)]
-                                for row in try PersonRow.fetchAll(db, keys: batch) { row.read(into: &checksum) }
-                            }
-                        } else {
-                            let cursor = try PersonRow.fetchCursor(db)
-                            while let row = try cursor.next() { row.read(into: &checksum) }
-                        }
-                    }
-                    return checksum.value
-                }
-            }
+        case .grdbRecord, .grdbStruct:
+            return grdbBatchedIteration(GRDBDatabase.personType(variant), batchSize: batchSize, setUp: setUp)
         }
     }
 
@@ -152,25 +98,8 @@ extension Workloads {
                     return checksum.value
                 }
             }
-        case .grdbRecord:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    var checksum = Checksum()
-                    let records = try queue.read { try PersonRecord.filter(Column("age") == age).fetchAll($0) }
-                    for record in records { record.read(into: &checksum) }
-                    return checksum.value
-                }
-            }
-        case .grdbStruct:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    var checksum = Checksum()
-                    for row in try queue.read({ try PersonRow.filter(Column("age") == age).fetchAll($0) }) { row.read(into: &checksum) }
-                    return checksum.value
-                }
-            }
+        case .grdbRecord, .grdbStruct:
+            return grdbIndexedPredicate(GRDBDatabase.personType(variant), age: age, setUp: setUp)
         }
     }
 
@@ -197,16 +126,8 @@ extension Workloads {
                     return Int(statement.int64(0))
                 }
             }
-        case .grdbRecord:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return { try queue.read { try PersonRecord.filter(Column("score") > score).fetchCount($0) } }
-            }
-        case .grdbStruct:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return { try queue.read { try PersonRow.filter(Column("score") > score).fetchCount($0) } }
-            }
+        case .grdbRecord, .grdbStruct:
+            return grdbCount(GRDBDatabase.personType(variant), score: score, setUp: setUp)
         }
     }
 
@@ -244,28 +165,61 @@ extension Workloads {
                     return checksum.value
                 }
             }
-        case .grdbRecord:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    var checksum = Checksum()
-                    try queue.read { db in
-                        for key in keys { try PersonRecord.fetchOne(db, key: key)?.read(into: &checksum) }
-                    }
-                    return checksum.value
+        case .grdbRecord, .grdbStruct:
+            return grdbLookUp(GRDBDatabase.personType(variant), keys: keys, setUp: setUp)
+        }
+    }
+
+    // MARK: GRDB
+
+    private static func grdbFetchAll<P: GRDBPerson>(_: P.Type, setUp: @escaping (URL) throws -> Void) -> Runner {
+        grdbReading(setUp: setUp) { db, checksum in
+            for person in try P.fetchAll(db) { person.read(into: &checksum) }
+        }
+    }
+
+    /// W3 by keys, in batches as ObjectGraph fires faults; W11 with a cursor, GRDB's way of
+    /// iterating with bounded memory.
+    private static func grdbBatchedIteration<P: GRDBPerson>(_: P.Type, batchSize: Int, setUp: @escaping (URL) throws -> Void) -> Runner {
+        grdbReading(setUp: setUp) { db, checksum in
+            if batchSize < 1_000 {
+                let keys = try Int64.fetchAll(db, sql: "SELECT id FROM person ORDER BY id")
+                for start in stride(from: 0, to: keys.count, by: batchSize) {
+                    for person in try P.fetchAll(db, keys: keys[start..<min(start + batchSize, keys.count)]) { person.read(into: &checksum) }
                 }
+            } else {
+                let cursor = try P.fetchCursor(db)
+                while let person = try cursor.next() { person.read(into: &checksum) }
             }
-        case .grdbStruct:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    var checksum = Checksum()
-                    try queue.read { db in
-                        let statement = try db.cachedStatement(sql: "SELECT id, name, email, age, created, score FROM person WHERE id = ?")
-                        for key in keys { try PersonRow.fetchOne(statement, arguments: [key])?.read(into: &checksum) }
-                    }
-                    return checksum.value
-                }
+        }
+    }
+
+    private static func grdbIndexedPredicate<P: GRDBPerson>(_: P.Type, age: Int32, setUp: @escaping (URL) throws -> Void) -> Runner {
+        grdbReading(setUp: setUp) { db, checksum in
+            for person in try P.filter(Column("age") == age).fetchAll(db) { person.read(into: &checksum) }
+        }
+    }
+
+    private static func grdbCount<P: GRDBPerson>(_: P.Type, score: Double, setUp: @escaping (URL) throws -> Void) -> Runner {
+        grdbReading(setUp: setUp) { db, checksum in
+            checksum.add(try P.filter(Column("score") > score).fetchCount(db))
+        }
+    }
+
+    private static func grdbLookUp<P: GRDBPerson>(_: P.Type, keys: [Int64], setUp: @escaping (URL) throws -> Void) -> Runner {
+        grdbReading(setUp: setUp) { db, checksum in
+            for key in keys { try P.lookUp(key, db)?.read(into: &checksum) }
+        }
+    }
+
+    /// A GRDB runner whose repetition runs `read` in one read transaction.
+    static func grdbReading(setUp: @escaping (URL) throws -> Void, _ read: @escaping (Database, inout Checksum) throws -> Void) -> Runner {
+        Runner(setUp: setUp) { url in
+            let queue = try GRDBDatabase.queue(at: url)
+            return {
+                var checksum = Checksum()
+                try queue.read { try read($0, &checksum) }
+                return checksum.value
             }
         }
     }

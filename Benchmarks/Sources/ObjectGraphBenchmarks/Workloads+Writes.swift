@@ -33,40 +33,15 @@ extension Workloads {
                     try connection.execute("BEGIN IMMEDIATE")
                     let insert = try connection.prepare(Fixtures.insertPersonSQL)
                     for i in 0..<n {
-                        insert.bind(1, first + Int64(i))
-                        insert.bind(2, Fixtures.personEntity)
-                        insert.bind(3, Int64(PersonValues.age(i)))
-                        insert.bind(4, PersonValues.created(i))
-                        insert.bind(5, PersonValues.email(i))
-                        insert.bind(6, PersonValues.name(i))
-                        insert.bind(7, PersonValues.score(i))
+                        RawStoreSQL.bindInsert(of: i, key: first + Int64(i), to: insert)
                         try insert.run()
                     }
                     try connection.execute("COMMIT")
                     return n
                 }
             }
-        case .grdbRecord:
-            return Runner(setUp: GRDBDatabase.createSchema) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    try queue.write { db in
-                        for i in 0..<n { try PersonRecord(i).insert(db) }
-                    }
-                    return n
-                }
-            }
-        case .grdbStruct:
-            return Runner(setUp: GRDBDatabase.createSchema) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                return {
-                    try queue.write { db in
-                        let statement = try PersonRow.insertStatement(db)
-                        for i in 0..<n { try PersonRow(i).insert(with: statement) }
-                    }
-                    return n
-                }
-            }
+        case .grdbRecord, .grdbStruct:
+            return grdbInsert(GRDBDatabase.personType(variant), count: n)
         }
     }
 
@@ -100,34 +75,8 @@ extension Workloads {
                     return rows.count
                 }
             }
-        case .grdbRecord:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                let records = try queue.read { try PersonRecord.fetchAll($0) }
-                return {
-                    try queue.write { db in
-                        for record in records {
-                            record.score += 1
-                            try record.updateChanges(db)
-                        }
-                    }
-                    return records.count
-                }
-            }
-        case .grdbStruct:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                var rows = try queue.read { try PersonRow.fetchAll($0) }
-                return {
-                    try queue.write { db in
-                        for index in rows.indices {
-                            rows[index].score += 1
-                            try rows[index].update(db)
-                        }
-                    }
-                    return rows.count
-                }
-            }
+        case .grdbRecord, .grdbStruct:
+            return grdbModify(GRDBDatabase.personType(variant), setUp: setUp)
         }
     }
 
@@ -163,28 +112,8 @@ extension Workloads {
                     return rows.count
                 }
             }
-        case .grdbRecord:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                let records = try queue.read { try PersonRecord.fetchAll($0) }
-                return {
-                    try queue.write { db in
-                        for record in records { try record.delete(db) }
-                    }
-                    return records.count
-                }
-            }
-        case .grdbStruct:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                let rows = try queue.read { try PersonRow.fetchAll($0) }
-                return {
-                    try queue.write { db in
-                        for row in rows { try row.delete(db) }
-                    }
-                    return rows.count
-                }
-            }
+        case .grdbRecord, .grdbStruct:
+            return grdbDelete(GRDBDatabase.personType(variant), setUp: setUp)
         }
     }
 
@@ -226,30 +155,61 @@ extension Workloads {
                     return rows.count
                 }
             }
-        case .grdbRecord:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                let records = try queue.read { try PersonRecord.fetchAll($0) }
-                return {
-                    for record in records {
-                        record.score += 1
-                        try queue.write { db in _ = try record.updateChanges(db) }
-                    }
-                    return records.count
+        case .grdbRecord, .grdbStruct:
+            return grdbSingleSaves(GRDBDatabase.personType(variant), setUp: setUp)
+        }
+    }
+
+    // MARK: GRDB
+
+    private static func grdbInsert<P: GRDBPerson>(_: P.Type, count: Int) -> Runner {
+        Runner(setUp: GRDBDatabase.createSchema) { url in
+            let queue = try GRDBDatabase.queue(at: url)
+            return {
+                try queue.write { try P.insert(count: count, $0) }
+                return count
+            }
+        }
+    }
+
+    private static func grdbModify<P: GRDBPerson>(_: P.Type, setUp: @escaping (URL) throws -> Void) -> Runner {
+        grdbChanging(P.self, setUp: setUp) { queue, people in
+            try queue.write { db in
+                for index in people.indices {
+                    people[index].increaseScore()
+                    try people[index].saveChanges(db)
                 }
             }
-        case .grdbStruct:
-            return Runner(setUp: setUp) { url in
-                let queue = try GRDBDatabase.queue(at: url)
-                var rows = try queue.read { try PersonRow.fetchAll($0) }
-                return {
-                    for index in rows.indices {
-                        rows[index].score += 1
-                        let row = rows[index]
-                        try queue.write { db in try row.update(db) }
-                    }
-                    return rows.count
-                }
+        }
+    }
+
+    private static func grdbDelete<P: GRDBPerson>(_: P.Type, setUp: @escaping (URL) throws -> Void) -> Runner {
+        grdbChanging(P.self, setUp: setUp) { queue, people in
+            try queue.write { db in
+                for person in people { try person.delete(db) }
+            }
+        }
+    }
+
+    private static func grdbSingleSaves<P: GRDBPerson>(_: P.Type, setUp: @escaping (URL) throws -> Void) -> Runner {
+        grdbChanging(P.self, setUp: setUp) { queue, people in
+            for index in people.indices {
+                people[index].increaseScore()
+                let person = people[index]
+                try queue.write { try person.saveChanges($0) }
+            }
+        }
+    }
+
+    /// A GRDB runner whose repetition changes every person, fetched before the clock starts.
+    private static func grdbChanging<P: GRDBPerson>(_: P.Type, setUp: @escaping (URL) throws -> Void,
+                                                    _ change: @escaping (DatabaseQueue, inout [P]) throws -> Void) -> Runner {
+        Runner(setUp: setUp) { url in
+            let queue = try GRDBDatabase.queue(at: url)
+            var people = try queue.read { try P.fetchAll($0) }
+            return {
+                try change(queue, &people)
+                return people.count
             }
         }
     }
