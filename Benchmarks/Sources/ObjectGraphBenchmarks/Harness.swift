@@ -1,6 +1,6 @@
 // Runs workloads: for each variant one warm-up and five timed repetitions (a fresh database per
 // repetition for writes, one filled database per variant for reads), median, min and max; and the
-// ObjectGraph variant once more in a child process of this binary, whose peak RSS is the workload's.
+// ObjectGraph variant again in a child process of this binary, whose peak RSS is the workload's.
 import Foundation
 
 /// The timings of one variant of one workload, in milliseconds.
@@ -97,16 +97,27 @@ struct Harness {
         return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// The child process's job: one repetition of one variant; prints the peak RSS in MB.
+    /// The child process's job: one warm-up and one measured repetition of one variant, each on
+    /// its own database; prints the peak RSS in MB.
     func runSingle(_ workload: Workload, variant: Variant) throws {
         guard let runner = workload.runner(variant, scale) else { throw RawSQLiteError(description: "\(workload.id) has no \(variant.rawValue) variant") }
-        let folder = directory.appendingPathComponent("\(workload.id)-single")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("db.sqlite")
-        try runner.setUp(database)
-        _ = try runner.prepare(database)()
+        for repetition in 0...1 {
+            let folder = directory.appendingPathComponent("\(workload.id)-single\(repetition)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let database = folder.appendingPathComponent("db.sqlite")
+            try runner.setUp(database)
+            let body = try runner.prepare(database)
+            _ = try repetition == 0 ? body() : Self.profiledRun(body)
+        }
         print(String(format: "%.1f", Self.peakRSSMegabytes() ?? 0))
+    }
+
+    /// Runs one repetition's body: the function to name in `valgrind --tool=callgrind
+    /// --toggle-collect='*profiledRun*'`, so that a profile counts the body alone.
+    @inline(never)
+    static func profiledRun(_ body: () throws -> Int) throws -> Int {
+        try body()
     }
 
     /// `VmHWM` of this process, in MB.
