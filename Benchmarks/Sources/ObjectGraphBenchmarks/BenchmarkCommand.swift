@@ -52,11 +52,13 @@ struct BenchmarkCommand: ParsableCommand {
         guard !workloads.isEmpty else { throw ValidationError("no workload among \(only ?? "")") }
         let machine = Machine.current()
         print("ObjectGraph benchmarks, N = \(scale.rows) (\(quick ? "quick" : "full") run) on \(machine.summary)")
+        fflush(nil)
         var results: [WorkloadResult] = []
         for workload in workloads {
             let result = try harness.run(workload, measuringMemory: true)
             results.append(result)
             print(Report.line(result))
+            fflush(nil)
         }
         print("")
         print(Report.table(results))

@@ -16,6 +16,8 @@ struct Timing {
 struct WorkloadResult {
     var workload: Workload
     var timings: [Variant: Timing]
+    /// Why a variant has no timing, when it failed (the run goes on with the others).
+    var failures: [Variant: String]
     /// Peak resident memory of a process running only the ObjectGraph variant.
     var peakRSSMegabytes: Double?
 
@@ -36,16 +38,21 @@ struct Harness {
     /// Times every variant of `workload`.
     func run(_ workload: Workload, measuringMemory: Bool) throws -> WorkloadResult {
         var timings: [Variant: Timing] = [:]
+        var failures: [Variant: String] = [:]
         for variant in Variant.allCases {
             guard let runner = workload.runner(variant, scale) else { continue }
-            timings[variant] = try time(runner, writes: workload.writes, in: directory.appendingPathComponent("\(workload.id)-\(variant.rawValue)"))
+            do {
+                timings[variant] = try time(runner, writes: workload.writes, in: directory.appendingPathComponent("\(workload.id)-\(variant.rawValue)"))
+            } catch {
+                failures[variant] = "\(error)"
+            }
         }
         let checksums = Set(timings.values.map(\.checksum))
         if checksums.count > 1 {
             FileHandle.standardError.write(Data("warning: \(workload.id): variants disagree on what they read: \(timings.mapValues(\.checksum))\n".utf8))
         }
         let peak = measuringMemory && timings[.objectgraph] != nil ? try peakRSS(of: workload) : nil
-        return WorkloadResult(workload: workload, timings: timings, peakRSSMegabytes: peak)
+        return WorkloadResult(workload: workload, timings: timings, failures: failures, peakRSSMegabytes: peak)
     }
 
     /// One warm-up, then `repetitions` timed runs.

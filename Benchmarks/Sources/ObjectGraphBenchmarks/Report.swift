@@ -45,9 +45,10 @@ enum Report {
     /// One workload's progress line.
     static func line(_ result: WorkloadResult) -> String {
         let times = Variant.allCases.map { variant in
-            "\(variant.rawValue) " + (result.timings[variant].map { String(format: "%.1f ms", $0.median) } ?? "n/a")
+            "\(variant.rawValue) " + (result.timings[variant].map { String(format: "%.1f ms", $0.median) } ?? (result.failures[variant] == nil ? "n/a" : "failed"))
         }
-        return "\(result.workload.id): " + times.joined(separator: ", ")
+        let failures = result.failures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\n  \($0.key.rawValue) failed: \($0.value.prefix(300))" }
+        return "\(result.workload.id): " + times.joined(separator: ", ") + failures.joined()
     }
 
     /// The Markdown table.
@@ -59,7 +60,7 @@ enum Report {
         for result in results {
             let workload = result.workload
             func cell(_ variant: Variant) -> String {
-                guard let timing = result.timings[variant] else { return "n/a" }
+                guard let timing = result.timings[variant] else { return result.failures[variant] == nil ? "n/a" : "failed" }
                 return String(format: "%.1f [%.1f–%.1f]", timing.median, timing.min, timing.max)
             }
             var toRaw = result.ratio(of: .objectgraph, to: .raw).map { String(format: "%.2f", $0) } ?? "n/a"
@@ -69,7 +70,8 @@ enum Report {
             }
             var toRecord = result.ratio(of: .objectgraph, to: .grdbRecord).map { String(format: "%.2f", $0) } ?? "n/a"
             if let ratio = result.ratio(of: .objectgraph, to: .grdbRecord) { toRecord += ratio < 1 ? " ✓" : " ✗" }
-            let summary = result.timings[.objectgraph] == nil ? workload.summary + " (not implemented)" : workload.summary
+            let implemented = result.timings[.objectgraph] != nil || result.failures[.objectgraph] != nil
+            let summary = implemented ? workload.summary : workload.summary + " (not implemented)"
             lines.append("| \(workload.id) | \(summary) | \(cell(.objectgraph)) | \(cell(.raw)) | \(cell(.grdbRecord)) | "
                          + "\(cell(.grdbStruct)) | \(toRaw) | \(toRecord) | \(result.peakRSSMegabytes.map { String(format: "%.0f", $0) } ?? "n/a") |")
         }
@@ -90,6 +92,7 @@ enum Report {
             ]
             for variant in Variant.allCases {
                 let key = variant.rawValue.replacingOccurrences(of: "-", with: "_")
+                if let failure = result.failures[variant] { entry[key + "_error"] = failure }
                 entry[key + "_ms"] = number(result.timings[variant]?.median)
                 entry[key + "_min_ms"] = number(result.timings[variant]?.min)
                 entry[key + "_max_ms"] = number(result.timings[variant]?.max)
