@@ -33,6 +33,9 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: "The variant --single runs: objectgraph, raw, grdb-record or grdb-struct.")
     var variant: String = Variant.objectgraph.rawValue
 
+    @Flag(inversion: .prefixedNo, help: "Whether --single warms up first (for profiles; peak memory needs no warm-up).")
+    var warmUp = true
+
     func run() throws {
         var scale = quick ? Scale.quick : Scale.full
         if let rows { scale = scale.withRows(rows) }
@@ -44,7 +47,7 @@ struct BenchmarkCommand: ParsableCommand {
             guard let workload = Workloads.all.first(where: { $0.id == single }), let variant = Variant(rawValue: variant) else {
                 throw ValidationError("no workload \(single) or variant \(variant)")
             }
-            try harness.runSingle(workload, variant: variant)
+            try harness.runSingle(workload, variant: variant, warmUp: warmUp)
             return
         }
         let wanted = only.map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }) }

@@ -94,7 +94,7 @@ struct Harness {
     private func peakRSS(of workload: Workload) throws -> Double? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--single", workload.id, "--variant", Variant.objectgraph.rawValue] + scaleArguments
+        process.arguments = ["--single", workload.id, "--variant", Variant.objectgraph.rawValue, "--no-warm-up"] + scaleArguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -104,11 +104,11 @@ struct Harness {
         return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// The child process's job: one warm-up and one measured repetition of one variant, each on
-    /// its own database; prints the peak RSS in MB.
-    func runSingle(_ workload: Workload, variant: Variant) throws {
+    /// The child process's job: one measured repetition of one variant (after a warm-up on its
+    /// own database when `warmUp`); prints the peak RSS in MB.
+    func runSingle(_ workload: Workload, variant: Variant, warmUp: Bool) throws {
         guard let runner = workload.runner(variant, scale) else { throw RawSQLiteError(description: "\(workload.id) has no \(variant.rawValue) variant") }
-        for repetition in 0...1 {
+        for repetition in (warmUp ? 0 : 1)...1 {
             let folder = directory.appendingPathComponent("\(workload.id)-single\(repetition)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }

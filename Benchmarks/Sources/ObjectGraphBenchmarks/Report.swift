@@ -70,10 +70,14 @@ enum Report {
             }
             var toRecord = result.ratio(of: .objectgraph, to: .grdbRecord).map { String(format: "%.2f", $0) } ?? "n/a"
             if let ratio = result.ratio(of: .objectgraph, to: .grdbRecord) { toRecord += ratio < 1 ? " ✓" : " ✗" }
+            var memory = result.peakRSSMegabytes.map { String(format: "%.0f", $0) } ?? "n/a"
+            if let limit = workload.memoryTarget {
+                memory += String(format: " (≤ %.0f%@)", limit, result.peakRSSMegabytes.map { $0 <= limit ? " ✓" : " ✗" } ?? "")
+            }
             let implemented = result.timings[.objectgraph] != nil || result.failures[.objectgraph] != nil
             let summary = implemented ? workload.summary : workload.summary + " (not implemented)"
             lines.append("| \(workload.id) | \(summary) | \(cell(.objectgraph)) | \(cell(.raw)) | \(cell(.grdbRecord)) | "
-                         + "\(cell(.grdbStruct)) | \(toRaw) | \(toRecord) | \(result.peakRSSMegabytes.map { String(format: "%.0f", $0) } ?? "n/a") |")
+                         + "\(cell(.grdbStruct)) | \(toRaw) | \(toRecord) | \(memory) |")
         }
         return lines.joined(separator: "\n")
     }
@@ -88,6 +92,7 @@ enum Report {
                 "ratio_to_raw": number(result.ratio(of: .objectgraph, to: .raw)),
                 "ratio_to_grdb_record": number(result.ratio(of: .objectgraph, to: .grdbRecord)),
                 "target_ratio_to_raw": number(result.workload.target),
+                "target_peak_rss_mb": number(result.workload.memoryTarget),
                 "peak_rss_mb": number(result.peakRSSMegabytes),
             ]
             for variant in Variant.allCases {

@@ -54,8 +54,20 @@ struct Workload: Sendable {
     var summary: String
     /// The highest ratio to raw SQLite the issue accepts (nil: none).
     var target: Double?
+    /// The highest peak RSS in MB the issue accepts for the ObjectGraph variant (nil: none).
+    var memoryTarget: Double?
     /// Whether each repetition starts from a fresh database (write workloads).
     var writes: Bool
     /// The runner of each variant, nil when the variant is not implemented.
     var runner: @Sendable (Variant, Scale) -> Runner?
+
+    init(id: String, summary: String, target: Double?, memoryTarget: Double? = nil, writes: Bool,
+         runner: @escaping @Sendable (Variant, Scale) -> Runner?) {
+        self.id = id
+        self.summary = summary
+        self.target = target
+        self.memoryTarget = memoryTarget
+        self.writes = writes
+        self.runner = runner
+    }
 }

@@ -37,7 +37,8 @@ extension Workloads {
         batchedIteration(variant, rows: scale.rows, batchSize: 500)
     }
 
-    static let iterate = Workload(id: "W11", summary: "iterate 1,000,000 rows, fetchBatchSize 1,000", target: nil, writes: false) { variant, scale in
+    static let iterate = Workload(id: "W11", summary: "iterate 1,000,000 rows, fetchBatchSize 1,000", target: nil, memoryTarget: 200,
+                                  writes: false) { variant, scale in
         batchedIteration(variant, rows: scale.iteratedRows, batchSize: 1_000)
     }
 
