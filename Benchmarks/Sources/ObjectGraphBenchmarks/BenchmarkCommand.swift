@@ -54,7 +54,7 @@ struct BenchmarkCommand: ParsableCommand {
         let workloads = Workloads.all.filter { wanted?.contains($0.id.uppercased()) ?? true }
         guard !workloads.isEmpty else { throw ValidationError("no workload among \(only ?? "")") }
         let machine = Machine.current()
-        print("ObjectGraph benchmarks, N = \(scale.rows) (\(quick ? "quick" : "full") run) on \(machine.summary)")
+        print("ObjectGraph benchmarks, \(quick ? "quick" : "full") run: \(scale.summary)\non \(machine.summary)")
         fflush(nil)
         var results: [WorkloadResult] = []
         for workload in workloads {

@@ -106,7 +106,7 @@ enum Report {
         }
         let document: [String: Any] = [
             "machine": machine.json,
-            "n": scale.rows,
+            "scale": scale.json,
             "workloads": workloads,
         ]
         return try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])

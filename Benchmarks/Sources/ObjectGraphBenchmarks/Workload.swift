@@ -28,6 +28,17 @@ struct Scale: Sendable {
     static let full = Scale(rows: 100_000, lookups: 10_000, departments: 1_000, saves: 1_000, iteratedRows: 1_000_000)
     static let quick = Scale(rows: 10_000, lookups: 1_000, departments: 100, saves: 100, iteratedRows: 100_000)
 
+    /// The counts, for the run's header.
+    var summary: String {
+        "N = \(rows) (W1–W7), W8 \(lookups) lookups, W9 \(departments) × \(employeesPerDepartment), "
+            + "W10 \(saves) saves, W11 \(iteratedRows) rows"
+    }
+
+    var json: [String: Int] {
+        ["rows": rows, "lookups": lookups, "departments": departments, "employees_per_department": employeesPerDepartment,
+         "saves": saves, "iterated_rows": iteratedRows]
+    }
+
     /// This scale with W1–W7's row count (and the others in proportion) set to `rows`.
     func withRows(_ rows: Int) -> Scale {
         let factor = Double(rows) / Double(self.rows)

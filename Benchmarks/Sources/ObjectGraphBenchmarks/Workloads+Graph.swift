@@ -6,7 +6,7 @@ import GRDB
 import ObjectGraph
 
 extension Workloads {
-    static let prefetch = Workload(id: "W9", summary: "1,000 departments, prefetch 100 employees each", target: 3.0, writes: false) { variant, scale in
+    static let prefetch = Workload(id: "W9", summary: "departments, prefetching 100 employees each", target: 3.0, writes: false) { variant, scale in
         let setUp = Fixtures.departments(variant, scale: scale)
         switch variant {
         case .objectgraph:

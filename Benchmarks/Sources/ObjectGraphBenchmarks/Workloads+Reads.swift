@@ -37,7 +37,7 @@ extension Workloads {
         batchedIteration(variant, rows: scale.rows, batchSize: 500)
     }
 
-    static let iterate = Workload(id: "W11", summary: "iterate 1,000,000 rows, fetchBatchSize 1,000", target: nil, memoryTarget: 200,
+    static let iterate = Workload(id: "W11", summary: "iterate rows, fetchBatchSize 1,000", target: nil, memoryTarget: 200,
                                   writes: false) { variant, scale in
         batchedIteration(variant, rows: scale.iteratedRows, batchSize: 1_000)
     }
@@ -132,7 +132,7 @@ extension Workloads {
         }
     }
 
-    static let byID = Workload(id: "W8", summary: "10,000 single objects by ID, fresh context", target: 3.5, writes: false) { variant, scale in
+    static let byID = Workload(id: "W8", summary: "single objects by ID in a fresh context", target: 3.5, writes: false) { variant, scale in
         let setUp = Fixtures.persons(variant, count: scale.rows)
         /// Every (rows / lookups)-th key, so that lookups spread over the table.
         let keys = stride(from: 1, through: scale.rows, by: max(1, scale.rows / scale.lookups)).prefix(scale.lookups).map(Int64.init)

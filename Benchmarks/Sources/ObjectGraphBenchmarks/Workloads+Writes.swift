@@ -120,7 +120,7 @@ extension Workloads {
     /// Not runnable yet: the store has no batch delete request; the table says so.
     static let batchDelete = Workload(id: "W7b", summary: "delete N with a batch delete request", target: 1.3, writes: true) { _, _ in nil }
 
-    static let singleSaves = Workload(id: "W10", summary: "1,000 saves of one changed object each", target: 2.0, writes: true) { variant, scale in
+    static let singleSaves = Workload(id: "W10", summary: "saves of one changed object each", target: 2.0, writes: true) { variant, scale in
         let saves = scale.saves
         let setUp = Fixtures.persons(variant, count: saves)
         switch variant {
