@@ -58,7 +58,7 @@ struct BenchmarkCommand: ParsableCommand {
         fflush(nil)
         var results: [WorkloadResult] = []
         for workload in workloads {
-            let result = try harness.run(workload, measuringMemory: true)
+            let result = try harness.run(workload)
             results.append(result)
             print(Report.line(result))
             fflush(nil)

@@ -27,6 +27,7 @@ struct WorkloadResult {
     }
 }
 
+/// Times workloads at one scale, in a temporary folder.
 struct Harness {
     var scale: Scale
     var repetitions = 5
@@ -35,8 +36,8 @@ struct Harness {
     /// The scale options this run was given, passed on to child processes.
     var scaleArguments: [String]
 
-    /// Times every variant of `workload`.
-    func run(_ workload: Workload, measuringMemory: Bool) throws -> WorkloadResult {
+    /// Times every variant of `workload`, then measures the ObjectGraph variant's peak memory.
+    func run(_ workload: Workload) throws -> WorkloadResult {
         var timings: [Variant: Timing] = [:]
         var failures: [Variant: String] = [:]
         for variant in Variant.allCases {
@@ -51,7 +52,7 @@ struct Harness {
         if checksums.count > 1 {
             FileHandle.standardError.write(Data("warning: \(workload.id): variants disagree on what they read: \(timings.mapValues(\.checksum))\n".utf8))
         }
-        let peak = measuringMemory && timings[.objectgraph] != nil ? try peakRSS(of: workload) : nil
+        let peak = timings[.objectgraph] != nil ? try peakRSS(of: workload) : nil
         return WorkloadResult(workload: workload, timings: timings, failures: failures, peakRSSMegabytes: peak)
     }
 
