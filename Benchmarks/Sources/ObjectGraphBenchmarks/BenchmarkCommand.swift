@@ -18,16 +18,16 @@ struct BenchmarkCommand: ParsableCommand {
     @Flag(help: "N = 10,000 instead of 100,000 (and the other counts a tenth): a smoke run.")
     var quick = false
 
-    @Option(help: "Run only these workloads, comma-separated (W1,W2).")
+    @Option(help: ArgumentHelp("Run only these workloads, comma-separated (W1,W2).", valueName: "ids"))
     var only: String?
 
-    @Option(help: "Write the results as JSON to this file.")
+    @Option(help: ArgumentHelp("Write the results as JSON to this file.", valueName: "path"))
     var json: String?
 
-    @Option(help: "Override N (W1–W7's row count; the other counts scale with it), for profiling.")
+    @Option(help: ArgumentHelp("Override N (W1–W7's row count; the other counts scale with it), for profiling.", valueName: "n"))
     var rows: Int?
 
-    @Option(help: "Run one workload once, alone, and print its peak RSS in MB (used by the run itself).")
+    @Option(help: ArgumentHelp("Run one variant of one workload alone (a warm-up, then the measured repetition, which callgrind's --toggle-collect='*profiledRun*' isolates) and print the peak RSS in MB.", valueName: "id"))
     var single: String?
 
     @Option(help: "The variant --single runs: objectgraph, raw, grdb-record or grdb-struct.")
