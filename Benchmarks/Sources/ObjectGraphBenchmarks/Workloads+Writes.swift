@@ -1,6 +1,6 @@
 // The write workloads, each repetition on a fresh database: W1 insert N and save, W6 modify N
-// and save, W7 delete N and save (W7b the same through a batch delete request, which the store
-// does not have yet), W10 many one-object saves.
+// and save, W7 delete N and save, W7b the same through a batch delete request (no objects), W10
+// many one-object saves.
 import Foundation
 import GRDB
 import ObjectGraph
@@ -117,8 +117,41 @@ extension Workloads {
         }
     }
 
-    /// Not runnable yet: the store has no batch delete request; the table says so.
-    static let batchDelete = Workload(id: "W7b", summary: "delete N with a batch delete request", target: 1.3, writes: true) { _, _ in nil }
+    static let batchDelete = Workload(id: "W7b", summary: "delete N with a batch delete request", target: 1.3, writes: true) { variant, scale in
+        let n = scale.rows
+        let setUp = Fixtures.persons(variant, count: n)
+        switch variant {
+        case .objectgraph:
+            return Runner(setUp: setUp) { url in
+                let context = try BenchmarkModel.context(at: url)
+                guard let store = context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore,
+                      let person = BenchmarkModel.model.entitiesByName["Person"] else {
+                    throw RawSQLiteError(description: "no SQLite store holding Person at \(url.path)")
+                }
+                return {
+                    var request = BatchDeleteRequest(entity: person)
+                    request.resultType = .count
+                    guard case .count(let count) = try store.execute(request) else { return 0 }
+                    return count
+                }
+            }
+        case .raw:
+            return Runner(setUp: setUp) { url in
+                let connection = try RawConnection(path: url.path)
+                return {
+                    try connection.execute("BEGIN IMMEDIATE")
+                    let keys = try RawStoreSQL.keys(on: connection)
+                    let delete = try connection.prepare(RawStoreSQL.deleteByKeys)
+                    delete.bind(1, RawStoreSQL.jsonArray(keys))
+                    try delete.run()
+                    try connection.execute("COMMIT")
+                    return keys.count
+                }
+            }
+        case .grdbRecord, .grdbStruct:
+            return grdbDeleteAll(GRDBDatabase.personType(variant), setUp: setUp)
+        }
+    }
 
     static let singleSaves = Workload(id: "W10", summary: "saves of one changed object each", target: 2.0, writes: true) { variant, scale in
         let saves = scale.saves
@@ -188,6 +221,14 @@ extension Workloads {
             try queue.write { db in
                 for person in people { try person.delete(db) }
             }
+        }
+    }
+
+    /// GRDB's batch delete: `deleteAll`, one `DELETE FROM person`.
+    private static func grdbDeleteAll<P: GRDBPerson>(_: P.Type, setUp: @escaping (URL) throws -> Void) -> Runner {
+        Runner(setUp: setUp) { url in
+            let queue = try GRDBDatabase.queue(at: url)
+            return { try queue.write { try P.deleteAll($0) } }
         }
     }
 
