@@ -41,9 +41,8 @@ struct Harness {
         var timings: [Variant: Timing] = [:]
         var failures: [Variant: String] = [:]
         for variant in Variant.allCases {
-            guard let runner = workload.runner(variant, scale) else { continue }
             do {
-                timings[variant] = try time(runner, writes: workload.writes, in: directory.appendingPathComponent("\(workload.id)-\(variant.rawValue)"))
+                timings[variant] = try time(workload.runner(variant, scale), writes: workload.writes, in: directory.appendingPathComponent("\(workload.id)-\(variant.rawValue)"))
             } catch {
                 failures[variant] = "\(error)"
             }
@@ -108,7 +107,7 @@ struct Harness {
     /// The child process's job: one measured repetition of one variant (after a warm-up on its
     /// own database when `warmUp`); prints the peak RSS in MB.
     func runSingle(_ workload: Workload, variant: Variant, warmUp: Bool) throws {
-        guard let runner = workload.runner(variant, scale) else { throw RawSQLiteError(description: "\(workload.id) has no \(variant.rawValue) variant") }
+        let runner = workload.runner(variant, scale)
         for repetition in (warmUp ? 0 : 1)...1 {
             let folder = directory.appendingPathComponent("\(workload.id)-single\(repetition)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

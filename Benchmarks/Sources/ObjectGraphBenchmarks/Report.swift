@@ -45,7 +45,7 @@ enum Report {
     /// One workload's progress line.
     static func line(_ result: WorkloadResult) -> String {
         let times = Variant.allCases.map { variant in
-            "\(variant.rawValue) " + (result.timings[variant].map { String(format: "%.1f ms", $0.median) } ?? (result.failures[variant] == nil ? "n/a" : "failed"))
+            "\(variant.rawValue) " + (result.timings[variant].map { String(format: "%.1f ms", $0.median) } ?? "failed")
         }
         let failures = result.failures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\n  \($0.key.rawValue) failed: \($0.value.prefix(300))" }
         return "\(result.workload.id): " + times.joined(separator: ", ") + failures.joined()
@@ -60,7 +60,7 @@ enum Report {
         for result in results {
             let workload = result.workload
             func cell(_ variant: Variant) -> String {
-                guard let timing = result.timings[variant] else { return result.failures[variant] == nil ? "n/a" : "failed" }
+                guard let timing = result.timings[variant] else { return "failed" }
                 return String(format: "%.1f [%.1f–%.1f]", timing.median, timing.min, timing.max)
             }
             var toRaw = result.ratio(of: .objectgraph, to: .raw).map { String(format: "%.2f", $0) } ?? "n/a"
@@ -74,9 +74,7 @@ enum Report {
             if let limit = workload.memoryTarget {
                 memory += String(format: " (≤ %.0f%@)", limit, result.peakRSSMegabytes.map { $0 <= limit ? " ✓" : " ✗" } ?? "")
             }
-            let implemented = result.timings[.objectgraph] != nil || result.failures[.objectgraph] != nil
-            let summary = implemented ? workload.summary : workload.summary + " (not implemented)"
-            lines.append("| \(workload.id) | \(summary) | \(cell(.objectgraph)) | \(cell(.raw)) | \(cell(.grdbRecord)) | "
+            lines.append("| \(workload.id) | \(workload.summary) | \(cell(.objectgraph)) | \(cell(.raw)) | \(cell(.grdbRecord)) | "
                          + "\(cell(.grdbStruct)) | \(toRaw) | \(toRecord) | \(memory) |")
         }
         return lines.joined(separator: "\n")

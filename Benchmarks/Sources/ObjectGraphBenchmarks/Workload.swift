@@ -69,11 +69,11 @@ struct Workload: Sendable {
     var memoryTarget: Double?
     /// Whether each repetition starts from a fresh database (write workloads).
     var writes: Bool
-    /// The runner of each variant, nil when the variant is not implemented.
-    var runner: @Sendable (Variant, Scale) -> Runner?
+    /// The runner of each variant.
+    var runner: @Sendable (Variant, Scale) -> Runner
 
     init(id: String, summary: String, target: Double?, memoryTarget: Double? = nil, writes: Bool,
-         runner: @escaping @Sendable (Variant, Scale) -> Runner?) {
+         runner: @escaping @Sendable (Variant, Scale) -> Runner) {
         self.id = id
         self.summary = summary
         self.target = target
