@@ -42,8 +42,9 @@ extension Workloads {
         batchedIteration(variant, rows: scale.iteratedRows, batchSize: 1_000)
     }
 
-    /// W3 and W11: object IDs first, then rows in batches (GRDB: by keys for W3's batch size,
-    /// a cursor for W11's, its way of iterating with bounded memory).
+    /// W3 and W11: object IDs first, then rows in batches (ObjectGraph: its batched results,
+    /// which keep one batch of objects; GRDB: by keys for W3's batch size, a cursor for W11's,
+    /// its way of iterating with bounded memory).
     private static func batchedIteration(_ variant: Variant, rows: Int, batchSize: Int) -> Runner {
         let setUp = Fixtures.persons(variant, count: rows)
         switch variant {
@@ -54,7 +55,7 @@ extension Workloads {
                     var request = FetchRequest<Person>(entityName: "Person")
                     request.fetchBatchSize = batchSize
                     var checksum = Checksum()
-                    for person in try context.fetch(request) { person.read(into: &checksum) }
+                    for person in try context.fetchBatched(request) { person.read(into: &checksum) }
                     return checksum.value
                 }
             }
@@ -84,7 +85,7 @@ extension Workloads {
                     var request = FetchRequest<Person>(entityName: "Person")
                     request.predicate = try Predicate(format: "age == %d", Int(age))
                     var checksum = Checksum()
-                    for person in try context.fetch(request) { person.read(into: &checksum) }
+                    for person in try context.fetchBatched(request) { person.read(into: &checksum) }
                     return checksum.value
                 }
             }
