@@ -82,6 +82,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var streamFinishers: [UUID: () -> Void] = [:]
     var isProcessingPendingChanges = false
     var nextRegistrationSequence: UInt64 = 0
+    /// The class of each entity's objects, resolved once per context (the registry behind
+    /// ObjectClasses takes a lock; a context's queue needs none).
+    var classesByEntity: [ObjectIdentifier: ManagedObject.Type] = [:]
     var isSaving = false
 
     /// A context whose work runs on `concurrencyType`'s queue.
@@ -150,6 +153,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         return entity
     }
 
+    /// The class that represents objects of `entity`, cached for this context.
+    func managedObjectClass(for entity: EntityDescription) -> ManagedObject.Type {
+        if let known = classesByEntity[ObjectIdentifier(entity)] { return known }
+        let resolved = ObjectClasses.managedObjectClass(for: entity)
+        classesByEntity[ObjectIdentifier(entity)] = resolved
+        return resolved
+    }
+
     static func bareClassName(_ name: String) -> String {
         name.split(separator: ".").last.map(String.init) ?? name
     }
@@ -165,7 +176,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func object(with objectID: ObjectID) -> ManagedObject {
         assertOnQueue()
         if let object = registry[objectID]?.object { return object }
-        let object = ObjectClasses.make(objectID.entity)
+        let object = managedObjectClass(for: objectID.entity).init(entity: objectID.entity, insertInto: nil)
         object.objectID = objectID
         object.faulted = true
         object.slots = []

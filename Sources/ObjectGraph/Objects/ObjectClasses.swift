@@ -32,7 +32,8 @@ public enum ObjectClasses {
         register(types)
     }
 
-    /// Registers every class of `types`.
+    /// Registers every class of `types`. Register classes at startup, before contexts use
+    /// their entities: a context resolves each entity's class once.
     public static func register(_ types: [ManagedObject.Type]) {
         byName.withLock { names in
             for type in types {
@@ -101,10 +102,5 @@ public enum ObjectClasses {
         let found = slot < actual.count ? "\"\(actual[slot])\"" : "no property"
         return "class \(type) was generated from another version of entity \(entity.name): slot \(slot) is "
             + "\"\(generated[slot])\" in the generated code but \(found) in the model; regenerate the classes"
-    }
-
-    /// A new, uninserted object of `entity`'s class.
-    static func make(_ entity: EntityDescription) -> ManagedObject {
-        managedObjectClass(for: entity).init(entity: entity, insertInto: nil)
     }
 }
