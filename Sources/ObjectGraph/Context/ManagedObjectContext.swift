@@ -368,7 +368,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Records a change of `object`'s slot: marks it updated, remembers the old value for
     /// changedValuesForCurrentEvent, and registers `undo`.
-    func objectDidChange(_ object: ManagedObject, slot: Int, oldValue: Any?, undo: @escaping (ManagedObject) -> Void) {
+    /// `undo` is only made when an undo manager records it (no closure is allocated otherwise).
+    func objectDidChange(_ object: ManagedObject, slot: Int, oldValue: Any?, undo makeUndo: @autoclosure () -> (ManagedObject) -> Void) {
         guard !object.isAwakingFromFetch else { return }
         object.changedSlots[slot] = true
         let id = ObjectIdentifier(object)
@@ -382,6 +383,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             event.oldValues[id, default: [:]][name] = oldValue ?? NSNull()
         }
         if let undoManager, undoManager.isUndoRegistrationEnabled {
+            let undo = makeUndo()
             undoManager.registerUndo(withTarget: object) { target in
                 undo(target)
                 if undoManager.isUndoing { target.awake(fromSnapshotEvents: .undoUpdate) }

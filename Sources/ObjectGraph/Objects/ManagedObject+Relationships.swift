@@ -169,9 +169,8 @@ extension ManagedObject {
         let storage = toManyStorage(atSlot: index)
         let place = min(position ?? storage.objects.count, storage.objects.count)
         storage.objects.insert(object, at: place)
-        managedObjectContext?.objectDidChange(self, slot: index, oldValue: nil) { owner in
-            owner.removePrimitive(object, fromSlot: index)
-        }
+        managedObjectContext?.objectDidChange(self, slot: index, oldValue: nil,
+                                              undo: { owner in owner.removePrimitive(object, fromSlot: index) })
     }
 
     /// Removes from a to-many slot with undo and change tracking, no inverse.
@@ -179,9 +178,8 @@ extension ManagedObject {
         let storage = toManyStorage(atSlot: index)
         guard let position = storage.objects.firstIndex(of: object) else { return }
         storage.objects.remove(at: position)
-        managedObjectContext?.objectDidChange(self, slot: index, oldValue: nil) { owner in
-            owner.insertPrimitive(object, inSlot: index, at: position)
-        }
+        managedObjectContext?.objectDidChange(self, slot: index, oldValue: nil,
+                                              undo: { owner in owner.insertPrimitive(object, inSlot: index, at: position) })
     }
 
     private func checkSameContext(_ object: ManagedObject?, _ relationship: RelationshipDescription) {

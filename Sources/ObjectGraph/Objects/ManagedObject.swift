@@ -237,18 +237,23 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     func changePrimitive(slot index: Int, to value: Any?) {
         let oldValue = slots[index]
         slots[index] = value
-        managedObjectContext?.objectDidChange(self, slot: index, oldValue: oldValue) { object in
-            object.changePrimitive(slot: index, to: oldValue)
-        }
+        managedObjectContext?.objectDidChange(self, slot: index, oldValue: oldValue,
+                                              undo: { object in object.changePrimitive(slot: index, to: oldValue) })
     }
 
     /// Converts numbers to the attribute's own type (`Int` to `Int16`...), so that stored values
     /// have one type per attribute.
     func normalized(_ value: Any?, forSlot index: Int) -> Any? {
-        guard let value = unwrapOptional(value), !(value is NSNull) else { return nil }
-        guard let attribute = layout.properties[index] as? AttributeDescription,
-              let storable = StorableValues.modelValue(value) else { return value }
-        return AttributeValueParser.coerce(storable, to: attribute.attributeType)
+        guard let value else { return nil }
+        let type = (layout.properties[index] as? AttributeDescription)?.attributeType
+        // The common case first: a value of a storable type (a few concrete casts); a value
+        // wrapped in optionals inside `Any`, or NSNull, takes the slow path.
+        if let storable = StorableValues.modelValue(value) {
+            return type.map { AttributeValueParser.coerce(storable, to: $0) } ?? storable
+        }
+        guard let unwrapped = unwrapOptional(value), !(unwrapped is NSNull) else { return nil }
+        guard let type, let storable = StorableValues.modelValue(unwrapped) else { return unwrapped }
+        return AttributeValueParser.coerce(storable, to: type)
     }
 
     /// Whether two slot values are equal (objects by identity, values by value).
