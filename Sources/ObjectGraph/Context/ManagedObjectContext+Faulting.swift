@@ -28,7 +28,7 @@ extension ManagedObjectContext {
     func fulfillFault(_ object: ManagedObject) {
         assertOnQueue()
         if let snapshot = persistentStoreCoordinator?.rowCache.snapshot(for: object.objectID), isComplete(snapshot) {
-            fill(object, with: snapshot, retainCache: false)
+            fill(object, with: snapshot, cached: true)
             return
         }
         do {
@@ -61,7 +61,7 @@ extension ManagedObjectContext {
             let snapshots = try coordinator.withStores { try store.snapshots(for: storeIDs) }
             for id in storeIDs {
                 guard let snapshot = snapshots[id], let target = registry[id]?.object, target.isFault else { continue }
-                fill(target, with: snapshot, retainCache: true)
+                fill(target, with: snapshot)
             }
         }
     }
@@ -81,12 +81,18 @@ extension ManagedObjectContext {
     }
 
     /// Fills a fault from `snapshot` and calls awakeFromFetch.
-    func fill(_ object: ManagedObject, with snapshot: Snapshot, retainCache: Bool = true) {
+    /// The object becomes a user of the row cache's entry (once); `cached` says the snapshot
+    /// was just read from the cache, so the entry needs no update.
+    func fill(_ object: ManagedObject, with snapshot: Snapshot, cached: Bool = false) {
         let hadSnapshot = object.committedSnapshot != nil
         object.apply(snapshot)
         object.clearChanges()
         if let cache = persistentStoreCoordinator?.rowCache {
-            if hadSnapshot || !retainCache { cache.update([snapshot]) } else { cache.retain(snapshot) }
+            if !hadSnapshot {
+                cache.retain(snapshot)
+            } else if !cached {
+                cache.update([snapshot])
+            }
         }
         object.isAwakingFromFetch = true
         object.awakeFromFetch()
