@@ -98,7 +98,17 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     /// Whether this entity is `entity` or one of its descendants.
     public func isKind(of entity: EntityDescription) -> Bool {
-        self === entity || ancestors.contains { $0 === entity }
+        // Walks the parent chain without building it (relationship changes and in-memory
+        // matching ask this often); the step bound stops at an inheritance cycle.
+        var current: EntityDescription? = self
+        var steps = 0
+        let limit = (model?.entities.count ?? 0) + 1
+        while let candidate = current, steps <= limit {
+            if candidate === entity { return true }
+            current = candidate.superentity
+            steps += 1
+        }
+        return false
     }
 
     /// This entity and all its descendants, depth first, in the model's order.

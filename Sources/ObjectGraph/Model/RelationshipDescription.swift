@@ -49,8 +49,13 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     /// The inverse relationship, resolved in the destination entity (inherited ones included).
     public var inverseRelationship: RelationshipDescription? {
         guard let inverseName else { return nil }
-        let owner = inverseEntityName.flatMap { entity?.model?.entitiesByName[$0] } ?? destinationEntity
-        return owner?.relationshipsByName[inverseName]
+        guard let owner = inverseEntityName.flatMap({ entity?.model?.entitiesByName[$0] }) ?? destinationEntity else { return nil }
+        // Every relationship change asks for its inverse: a frozen model answers from the slot
+        // layout instead of building the entity's property dictionary each time.
+        if let layout = owner.frozenLayout {
+            return layout.index(of: inverseName).flatMap { layout.properties[$0] as? RelationshipDescription }
+        }
+        return owner.relationshipsByName[inverseName]
     }
 
     public override func isEqual(to other: PropertyDescription) -> Bool {
