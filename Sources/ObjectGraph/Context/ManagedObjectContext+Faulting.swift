@@ -27,9 +27,16 @@ extension ManagedObjectContext {
     /// Loads `object`'s values (and those of the other faults of its batch).
     func fulfillFault(_ object: ManagedObject) {
         assertOnQueue()
-        if let snapshot = persistentStoreCoordinator?.rowCache.snapshot(for: object.objectID), isComplete(snapshot) {
-            fill(object, with: snapshot, cached: true)
-            return
+        if let cache = persistentStoreCoordinator?.rowCache {
+            // A fault fetched with its row fills from it while the cache holds nothing newer.
+            if let snapshot = object.committedSnapshot, object.committedSnapshotGeneration == cache.generation, isComplete(snapshot) {
+                fill(object, with: snapshot, cached: true)
+                return
+            }
+            if let snapshot = cache.snapshot(for: object.objectID), isComplete(snapshot) {
+                fill(object, with: snapshot, cached: true)
+                return
+            }
         }
         do {
             try loadFaults(including: object)
@@ -42,7 +49,8 @@ extension ManagedObjectContext {
     /// Whether every stored attribute slot of `snapshot` is loaded (not a partial fetch).
     private func isComplete(_ snapshot: Snapshot) -> Bool {
         let layout = snapshot.layout
-        return layout.attributeIndexes.allSatisfy { !layout.properties[$0].isStored || snapshot.values[$0].isLoaded }
+        for index in layout.storedAttributeIndexes where !snapshot.values[index].isLoaded { return false }
+        return true
     }
 
     /// Fetches the snapshots of `object` and of the still-faulted objects of its batch in one

@@ -164,7 +164,7 @@ extension ManagedObjectContext {
             let result = try persistentStoreCoordinator!.withStores { try store.execute(storeRequest) }
             switch result {
             case .snapshots(let snapshots):
-                found += snapshots.map { materialize($0, asFault: request.returnsObjectsAsFaults && request.propertiesToFetch == nil) as Any }
+                found += materialize(snapshots, asFault: request.returnsObjectsAsFaults && request.propertiesToFetch == nil) as [Any]
             case .objectIDs(let ids):
                 if idsOnly && !pending {
                     found += ids.map { $0 as Any }
@@ -200,6 +200,34 @@ extension ManagedObjectContext {
         }
         if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
         if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+        return objects
+    }
+
+    /// The registered objects for fetched rows: faults whose snapshots wait in the row cache, or
+    /// objects filled with them. New faults keep their row and become users of its cache entry,
+    /// all under one lock of the cache.
+    func materialize(_ snapshots: [Snapshot], asFault: Bool) -> [ManagedObject] {
+        guard let cache = persistentStoreCoordinator?.rowCache else { return snapshots.map { materialize($0, asFault: asFault) } }
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(snapshots.count)
+        var newUsers: [ManagedObject] = []
+        for snapshot in snapshots {
+            let object = object(with: snapshot.objectID)
+            objects.append(object)
+            guard object.isFault else { continue }
+            if object.committedSnapshot == nil {
+                object.committedSnapshot = snapshot
+                newUsers.append(object)
+            } else if !asFault {
+                fill(object, with: snapshot)
+            }
+        }
+        let generation = cache.generation
+        let current = cache.retain(newUsers.map { $0.committedSnapshot! })
+        for object in newUsers {
+            object.committedSnapshotGeneration = current ? generation : 0
+            if !asFault { fill(object, with: object.committedSnapshot!, cached: true) }
+        }
         return objects
     }
 

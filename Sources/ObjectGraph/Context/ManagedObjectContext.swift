@@ -65,26 +65,35 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         didSet { retainedObjects = retainsRegisteredObjects ? Dictionary(uniqueKeysWithValues: registry.compactMap { id, r in r.object.map { (id, $0) } }) : [:] }
     }
 
-    var registry: [ObjectID: Registration] = [:]
-    var retainedObjects: [ObjectID: ManagedObject] = [:]
-    var insertedByID: [ObjectIdentifier: ManagedObject] = [:]
-    var updatedByID: [ObjectIdentifier: ManagedObject] = [:]
-    var deletedByID: [ObjectIdentifier: ManagedObject] = [:]
+    // The collections touched per object skip dynamic exclusivity checks, as managed objects'
+    // slots do (see ManagedObject): a context is confined to its queue.
+    @exclusivity(unchecked) var registry: [ObjectID: Registration] = [:]
+    @exclusivity(unchecked) var retainedObjects: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var insertedByID: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var updatedByID: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var deletedByID: [ObjectIdentifier: ManagedObject] = [:]
 
     /// What happened in the current event, for objectsDidChange.
-    var event = EventChanges()
+    @exclusivity(unchecked) var event = EventChanges()
     /// The event being announced to objectsDidChange observers (its old values stay readable).
     var notifiedEvent: EventChanges?
+    /// The number of the current event (objects' recorded old values name the event they belong to).
+    @exclusivity(unchecked) var eventSequence: UInt64 = 1
+    /// The number of the event being announced, while it is (0 otherwise).
+    var notifiedEventSequence: UInt64 = 0
     /// Objects deleted in this event whose delete rules have not run yet.
     var pendingDeletions: [ManagedObject] = []
     var observers: [UUID: (ContextNotification) -> Void] = [:]
     /// Ends the context's notification sequences when it goes away.
     var streamFinishers: [UUID: () -> Void] = [:]
     var isProcessingPendingChanges = false
-    var nextRegistrationSequence: UInt64 = 0
+    @exclusivity(unchecked) var nextRegistrationSequence: UInt64 = 0
     /// The class of each entity's objects, resolved once per context (the registry behind
     /// ObjectClasses takes a lock; a context's queue needs none).
-    var classesByEntity: [ObjectIdentifier: ManagedObject.Type] = [:]
+    @exclusivity(unchecked) var classesByEntity: [ObjectIdentifier: ManagedObject.Type] = [:]
+    /// The entity of each class `init(context:)` was used with, checked once per context (and
+    /// per model, should the coordinator change).
+    var entitiesByClass: [ObjectIdentifier: (model: ManagedObjectModel, entity: EntityDescription)] = [:]
     var isSaving = false
 
     /// A context whose work runs on `concurrencyType`'s queue.
@@ -147,9 +156,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// The entity whose objects instances of `type` represent.
     func entity(forClass type: ManagedObject.Type) -> EntityDescription? {
         guard let model = persistentStoreCoordinator?.managedObjectModel else { return nil }
+        if let known = entitiesByClass[ObjectIdentifier(type)], known.model === model { return known.entity }
         let name = type.entityName
         let entity = model.entitiesByName[name] ?? model.entities.first { ($0.managedObjectClassName.map(Self.bareClassName)) == name }
-        if let entity { ObjectClasses.checkSlots(of: type, against: entity) }
+        if let entity {
+            ObjectClasses.checkSlots(of: type, against: entity)
+            entitiesByClass[ObjectIdentifier(type)] = (model, entity)
+        }
         return entity
     }
 
@@ -220,8 +233,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Called from a managed object's deinit: forgets its registration.
     func objectWillDeallocate(_ objectID: ObjectID, identity: ObjectIdentifier, retainedCache: Bool) {
-        guard registry[objectID]?.identity == identity else { return }
-        registry[objectID] = nil
+        guard let registration = registry.removeValue(forKey: objectID) else { return }
+        guard registration.identity == identity else {
+            registry[objectID] = registration  // another object holds the ID now
+            return
+        }
         if retainedCache { persistentStoreCoordinator?.rowCache.release(objectID) }
     }
 
@@ -285,7 +301,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         updatedByID[id] = nil
         event.inserted[id] = nil
         event.updated[id] = nil
-        event.oldValues[id] = nil
+        object.eventOldValues = []
+        object.eventOldValuesEvent = 0
         event.deleted[id] = object
         undoManager?.registerUndo(withTarget: self) { context in context.reinsert(object) }
         object.isInserted = false
@@ -377,11 +394,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             updatedByID[id] = object
             retainedObjects[object.objectID] = object
         }
-        if event.inserted[id] == nil { event.updated[id] = object }
-        let name = object.layout.properties[slot].name
-        if event.oldValues[id]?[name] == nil {
-            event.oldValues[id, default: [:]][name] = oldValue ?? NSNull()
+        if object.eventOldValuesEvent != eventSequence {
+            // The object's first change in this event.
+            if event.inserted[id] == nil { event.updated[id] = object }
+            object.eventOldValuesEvent = eventSequence
+            object.eventOldValues = Array(repeating: nil, count: object.layout.properties.count)
         }
+        if object.eventOldValues[slot] == nil { object.eventOldValues[slot] = oldValue ?? NSNull() }
         if let undoManager, undoManager.isUndoRegistrationEnabled {
             let undo = makeUndo()
             undoManager.registerUndo(withTarget: object) { target in
@@ -393,8 +412,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// The properties `object` changed in the current event, with their earlier values.
     func eventChanges(of object: ManagedObject) -> [String: Any] {
-        let id = ObjectIdentifier(object)
-        return event.oldValues[id] ?? notifiedEvent?.oldValues[id] ?? [:]
+        guard object.eventOldValuesEvent == eventSequence || object.eventOldValuesEvent == notifiedEventSequence else { return [:] }
+        var changes: [String: Any] = [:]
+        for (index, value) in object.eventOldValues.enumerated() {
+            if let value { changes[object.layout.properties[index].name] = value }
+        }
+        return changes
     }
 
     /// Ends the current event: runs the delete rules of objects deleted in it, posts
@@ -410,6 +433,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             for object in batch { propagateDeletion(of: object) }
         }
         forgetDeletedNewObjects()
+        let finishedSequence = eventSequence
+        eventSequence += 1
         if !event.isEmpty {
             let changes = ObjectsDidChange(inserted: Set(event.inserted.values), updated: Set(event.updated.values),
                                            deleted: Set(event.deleted.values), refreshed: Set(event.refreshed.values),
@@ -417,8 +442,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             let finished = event
             event = EventChanges()
             notifiedEvent = finished
+            notifiedEventSequence = finishedSequence
             post(.objectsDidChange(changes))
             notifiedEvent = nil
+            notifiedEventSequence = 0
         }
         undoManager?.closeEventGroup()
     }
@@ -482,6 +509,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         deletedByID = [:]
         pendingDeletions = []
         event = EventChanges()
+        eventSequence += 1
         event.invalidatedAll = true
         undoManager?.removeAllActions()
         processPendingChanges()
@@ -553,7 +581,6 @@ struct EventChanges {
     var refreshed: [ObjectIdentifier: ManagedObject] = [:]
     var invalidated: [ObjectIdentifier: ManagedObject] = [:]
     var invalidatedAll = false
-    var oldValues: [ObjectIdentifier: [String: Any]] = [:]
 
     var isEmpty: Bool {
         inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty && !invalidatedAll

@@ -13,6 +13,14 @@ final class RowCache: Sendable {
     }
 
     private let entries = Mutex<[ObjectID: Entry]>([:])
+    /// Grows whenever a cached snapshot is replaced or forgotten. An object that got its
+    /// snapshot while the generation was `g` may fill its fault from that snapshot without
+    /// asking the cache as long as the generation is still `g` (nothing newer can be cached).
+    /// Starts at 1: an object that never recorded a generation (0) never matches.
+    private let changes = Atomic<UInt64>(1)
+
+    /// The current generation (see `changes`).
+    var generation: UInt64 { changes.load(ordering: .acquiring) }
 
     /// The cached snapshot of `objectID`, if some context uses it.
     func snapshot(for objectID: ObjectID) -> Snapshot? {
@@ -21,15 +29,36 @@ final class RowCache: Sendable {
 
     /// Records `snapshot` for one more user (a newer version replaces an older one).
     func retain(_ snapshot: Snapshot) {
-        entries.withLock { entries in
-            if var entry = entries[snapshot.objectID] {
-                if snapshot.version >= entry.snapshot.version { entry.snapshot = merged(entry.snapshot, snapshot) }
-                entry.users += 1
-                entries[snapshot.objectID] = entry
-            } else {
-                entries[snapshot.objectID] = Entry(snapshot: snapshot, users: 1)
-            }
+        entries.withLock { entries in _ = retain(snapshot, in: &entries) }
+    }
+
+    /// Records each of `snapshots` for one more user, under one lock. True when the cache now
+    /// holds every one of them at its version (none had a newer version cached).
+    @discardableResult
+    func retain(_ snapshots: [Snapshot]) -> Bool {
+        guard !snapshots.isEmpty else { return true }
+        return entries.withLock { entries in
+            entries.reserveCapacity(entries.count + snapshots.count)
+            var allCurrent = true
+            for snapshot in snapshots where !retain(snapshot, in: &entries) { allCurrent = false }
+            return allCurrent
         }
+    }
+
+    /// False when the cache keeps a newer version than `snapshot`.
+    private func retain(_ snapshot: Snapshot, in entries: inout [ObjectID: Entry]) -> Bool {
+        guard var entry = entries[snapshot.objectID] else {
+            entries[snapshot.objectID] = Entry(snapshot: snapshot, users: 1)
+            return true
+        }
+        let current = snapshot.version >= entry.snapshot.version
+        if current {
+            if snapshot.version > entry.snapshot.version { changes.add(1, ordering: .releasing) }
+            entry.snapshot = merged(entry.snapshot, snapshot)
+        }
+        entry.users += 1
+        entries[snapshot.objectID] = entry
+        return current
     }
 
     /// Replaces the snapshots that are cached (saves and refreshes bring newer versions); rows
@@ -38,7 +67,9 @@ final class RowCache: Sendable {
         entries.withLock { entries in
             for snapshot in snapshots {
                 guard var entry = entries[snapshot.objectID] else { continue }
-                entry.snapshot = snapshot.version >= entry.snapshot.version ? merged(entry.snapshot, snapshot) : entry.snapshot
+                guard snapshot.version >= entry.snapshot.version else { continue }
+                changes.add(1, ordering: .releasing)
+                entry.snapshot = merged(entry.snapshot, snapshot)
                 entries[snapshot.objectID] = entry
             }
         }
@@ -55,6 +86,7 @@ final class RowCache: Sendable {
 
     /// Forgets the snapshot of `objectID` (deleted rows, stale data) but keeps its users.
     func invalidate(_ objectIDs: [ObjectID]) {
+        changes.add(1, ordering: .releasing)
         entries.withLock { entries in
             for id in objectIDs { entries[id] = nil }
         }

@@ -17,10 +17,22 @@ public final class EntityLayout: @unchecked Sendable {
     public let relationshipIndexes: [Int]
     /// Slots of properties a store keeps (attributes and relationships that are not transient).
     public let storedIndexes: [Int]
+    /// Slots of attributes a store keeps.
+    let storedAttributeIndexes: [Int]
     /// The default value of each slot (attributes' defaults; nil elsewhere).
     public let defaultValues: [(any Sendable)?]
     /// For each relationship slot, the slot of its inverse in the destination entity's layout.
     public let inverseNames: [String?]
+    /// What each slot holds, decided once so that hot paths switch on it instead of casting
+    /// property descriptions.
+    let kinds: [SlotKind]
+    /// The slots of a new object: the defaults (to-many slots get their own storage per object).
+    /// Shared by every new object until it changes a value, so making an object copies nothing.
+    let initialSlots: [Any?]
+    /// Every slot unchanged; shared the same way.
+    let unchangedSlots: [Bool]
+    /// Whether some slot is a to-many relationship (a new object then needs storages of its own).
+    let hasToManySlots: Bool
 
     init(entity: EntityDescription) {
         let all = entity.properties
@@ -31,13 +43,39 @@ public final class EntityLayout: @unchecked Sendable {
         attributeIndexes = all.indices.filter { all[$0] is AttributeDescription }
         relationshipIndexes = all.indices.filter { all[$0] is RelationshipDescription }
         storedIndexes = all.indices.filter { all[$0].isStored }
+        storedAttributeIndexes = all.indices.filter { all[$0].isStored && all[$0] is AttributeDescription }
         defaultValues = all.map { ($0 as? AttributeDescription)?.defaultValue }
         inverseNames = all.map { ($0 as? RelationshipDescription)?.inverseName }
+        kinds = all.map(SlotKind.init)
+        initialSlots = defaultValues.map { $0 }
+        unchangedSlots = Array(repeating: false, count: all.count)
+        hasToManySlots = kinds.contains { if case .toMany = $0 { return true } else { return false } }
     }
 
     /// The slot of the property named `name`, or nil.
     @inlinable
     public func index(of name: String) -> Int? { indexByName[name] }
+}
+
+/// What a slot holds.
+enum SlotKind {
+    /// An attribute of this type (stored or transient).
+    case attribute(AttributeType)
+    /// A to-one relationship.
+    case toOne
+    /// A to-many relationship.
+    case toMany(ordered: Bool)
+    /// A fetched property.
+    case fetched
+
+    init(_ property: PropertyDescription) {
+        switch property {
+        case let attribute as AttributeDescription: self = .attribute(attribute.attributeType)
+        case let relationship as RelationshipDescription:
+            self = relationship.isToMany ? .toMany(ordered: relationship.isOrdered) : .toOne
+        default: self = .fetched
+        }
+    }
 }
 
 extension EntityDescription {

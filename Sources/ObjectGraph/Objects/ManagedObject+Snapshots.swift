@@ -7,28 +7,26 @@ extension ManagedObject {
     /// Fills the slots from `snapshot` (the object stops being a fault). Unloaded slots keep a
     /// to-many relationship as a fault; transient attributes get their defaults.
     func apply(_ snapshot: Snapshot) {
-        var missing = Set<Int>()
-        var values = [Any?](repeating: nil, count: layout.properties.count)
-        for index in layout.properties.indices {
-            let property = layout.properties[index]
-            guard property.isStored else {
-                values[index] = layout.defaultValues[index]
-                continue
-            }
+        var missing: Set<Int>?
+        // Transient attributes keep their defaults; every stored slot comes from the snapshot.
+        var values = layout.initialSlots
+        for index in layout.storedIndexes {
             switch snapshot.values[index] {
             case .null: values[index] = nil
             case .value(let value): values[index] = value
-            case .object(let id):
-                values[index] = id
-            case .objects(let ids):
-                values[index] = PendingToMany(objectIDs: ids)
+            case .object(let id): values[index] = id
+            case .objects(let ids): values[index] = PendingToMany(objectIDs: ids)
             case .unloaded:
-                if (property as? RelationshipDescription)?.isToMany != true { missing.insert(index) }
+                if case .toMany = layout.kinds[index] {
+                    values[index] = nil  // a to-many fault, loaded when first read
+                } else {
+                    missing = (missing ?? []).union([index])
+                }
             }
         }
         slots = values
-        missingSlots = missing.isEmpty ? nil : missing
-        if changedSlots.count != values.count { changedSlots = Array(repeating: false, count: values.count) }
+        missingSlots = missing
+        if changedSlots.count != values.count { changedSlots = layout.unchangedSlots }
         committedSnapshot = snapshot
         faulted = false
     }
@@ -71,7 +69,8 @@ extension ManagedObject {
 
     /// Marks every slot unchanged (after a save or a refresh).
     func clearChanges() {
-        for index in changedSlots.indices { changedSlots[index] = false }
+        // The layout's shared array: writing `false` into each slot would copy it per object.
+        if changedSlots.contains(true) { changedSlots = layout.unchangedSlots }
     }
 
     // MARK: Change queries

@@ -16,10 +16,14 @@ import Foundation
 /// Managed objects belong to their context's queue: never pass one to another context or
 /// thread; pass its ``objectID`` and ask the other context for it.
 open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
+    // The stored properties touched on every access skip Swift's dynamic exclusivity checks
+    // (`@exclusivity(unchecked)`): an object is confined to its context's queue, and the checks
+    // (a thread-local access set per read or write) were a tenth of every fetch and save.
+
     /// The object's entity.
     public let entity: EntityDescription
     /// The object's identity; temporary until the object is first saved.
-    public internal(set) var objectID: ObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The context that manages the object; nil once the object is removed from it.
     public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
@@ -28,28 +32,37 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// Current values, one per slot: attribute values; for a to-one relationship a
     /// `ManagedObject` or (not yet resolved) an `ObjectID`; for a to-many relationship a
     /// `ToManyStorage`, or nil while the relationship is a fault. Empty while the object is a fault.
-    @usableFromInline var slots: [Any?]
+    @exclusivity(unchecked) @usableFromInline var slots: [Any?]
     /// Whether the values are not loaded yet.
-    @usableFromInline var faulted: Bool
+    @exclusivity(unchecked) @usableFromInline var faulted: Bool
     /// Which slots changed since the last save (or since insertion).
-    var changedSlots: [Bool]
+    @exclusivity(unchecked) var changedSlots: [Bool]
     /// The values as last fetched or saved, with their version; nil for new objects.
-    var committedSnapshot: Snapshot?
+    @exclusivity(unchecked) var committedSnapshot: Snapshot?
+    /// The row cache's generation when a fetch gave this fault its `committedSnapshot`: while the
+    /// cache's generation is the same, firing the fault needs no cache lookup (0: never recorded).
+    @exclusivity(unchecked) var committedSnapshotGeneration: UInt64 = 0
     /// Whether the context will insert the object at the next save.
-    public internal(set) var isInserted = false
+    @exclusivity(unchecked) public internal(set) var isInserted = false
     /// Whether the context will delete the object at the next save.
-    public internal(set) var isDeleted = false
+    @exclusivity(unchecked) public internal(set) var isDeleted = false
     /// Whether the object's changes are registered with the context as an update.
     var isRegisteredAsUpdated = false
     /// The batch this fault was fetched with: firing it loads the whole batch in one request.
-    var faultBatch: FaultBatch?
+    @exclusivity(unchecked) var faultBatch: FaultBatch?
     /// Slots a partial fetch (propertiesToFetch) did not load; reading one loads them.
-    var missingSlots: Set<Int>?
+    @exclusivity(unchecked) var missingSlots: Set<Int>?
     /// When the object was first registered with its context: orders saves and notifications
     /// deterministically without comparing object IDs.
-    var registrationSequence: UInt64 = 0
+    @exclusivity(unchecked) var registrationSequence: UInt64 = 0
     /// Whether awakeFromFetch is running: changes then are not tracked (as in Core Data).
-    var isAwakingFromFetch = false
+    @exclusivity(unchecked) var isAwakingFromFetch = false
+    /// For changedValuesForCurrentEvent: the value each slot had before its first change in the
+    /// context's event ``eventOldValuesEvent`` (nil: not changed in it; NSNull: it was nil).
+    /// Kept on the object, by slot, so that recording a change hashes no property name.
+    @exclusivity(unchecked) var eventOldValues: [Any?] = []
+    /// The context event `eventOldValues` belongs to; other events' values are stale.
+    @exclusivity(unchecked) var eventOldValuesEvent: UInt64 = 0
 
     /// A new object of `entity`, inserted into `context` (with its default values and
     /// ``awakeFromInsert()``), or not inserted anywhere when `context` is nil.
@@ -58,13 +71,13 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         self.entity = entity
         layout = entity.layout
         objectID = ObjectID.temporary(for: entity)
-        slots = Array(repeating: nil, count: layout.properties.count)
-        changedSlots = Array(repeating: false, count: layout.properties.count)
+        // The layout's shared arrays: nothing is copied until the object changes a value.
+        slots = layout.initialSlots
+        changedSlots = layout.unchangedSlots
         faulted = false
-        for index in layout.properties.indices {
-            if let value = layout.defaultValues[index] { slots[index] = value }
-            if let relationship = layout.properties[index] as? RelationshipDescription, relationship.isToMany {
-                slots[index] = ToManyStorage()
+        if layout.hasToManySlots {
+            for index in layout.kinds.indices {
+                if case .toMany = layout.kinds[index] { slots[index] = ToManyStorage() }
             }
         }
         if let context { context.insert(self) }
@@ -181,7 +194,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
 
     /// The value of slot `index` (see ``EntityLayout``), as ``value(forKey:)`` answers it.
     public final func value(atSlot index: Int) -> Any? {
-        managedObjectContext?.assertOnQueue()
+        assertOnContextQueue()
         fireFaultIfNeeded()
         completeIfMissing(index)
         return publicValue(ofSlot: index)
@@ -189,18 +202,26 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
 
     /// Sets slot `index` as ``setValue(_:forKey:)`` does.
     public final func setValue(_ value: Any?, atSlot index: Int) {
-        managedObjectContext?.assertOnQueue()
+        assertOnContextQueue()
         fireFaultIfNeeded()
-        guard let relationship = layout.properties[index] as? RelationshipDescription else {
-            setAttribute(value, atSlot: index)
-            return
-        }
-        if relationship.isToMany {
+        switch layout.kinds[index] {
+        case .attribute(let type):
+            setAttribute(value, of: type, atSlot: index)
+        case .toMany:
             replaceObjects(in: index, with: objects(from: value))
-        } else {
-            precondition(value == nil || value is ManagedObject, "\(entity.name).\(relationship.name) takes a managed object")
+        case .toOne:
+            precondition(value == nil || value is ManagedObject, "\(entity.name).\(layout.properties[index].name) takes a managed object")
             setToOne(value as? ManagedObject, atSlot: index)
+        case .fetched:
+            preconditionFailure("\(entity.name).\(layout.properties[index].name) is a fetched property: it cannot be set")
         }
+    }
+
+    /// In concurrency debug mode, traps when called off the context's queue. Checks the flag
+    /// before loading the (weak) context reference, which costs atomic operations per access.
+    @inline(__always)
+    func assertOnContextQueue(_ function: StaticString = #function) {
+        if ManagedObjectContext.concurrencyDebug { managedObjectContext?.assertOnQueue(function) }
     }
 
     /// Loads what a partial fetch left out, if slot `index` is among it.
@@ -226,10 +247,9 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     }
 
     /// Stores an attribute value, recording the change when it differs.
-    private func setAttribute(_ value: Any?, atSlot index: Int) {
-        let newValue = normalized(value, forSlot: index)
-        let oldValue = slots[index]
-        guard !Self.valuesEqual(oldValue, newValue) else { return }
+    private func setAttribute(_ value: Any?, of type: AttributeType, atSlot index: Int) {
+        let newValue = AttributeSlots.normalized(value, as: type)
+        guard !AttributeSlots.equal(slots[index], newValue, as: type) else { return }
         changePrimitive(slot: index, to: newValue)
     }
 
@@ -244,16 +264,8 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// Converts numbers to the attribute's own type (`Int` to `Int16`...), so that stored values
     /// have one type per attribute.
     func normalized(_ value: Any?, forSlot index: Int) -> Any? {
-        guard let value else { return nil }
-        let type = (layout.properties[index] as? AttributeDescription)?.attributeType
-        // The common case first: a value of a storable type (a few concrete casts); a value
-        // wrapped in optionals inside `Any`, or NSNull, takes the slow path.
-        if let storable = StorableValues.modelValue(value) {
-            return type.map { AttributeValueParser.coerce(storable, to: $0) } ?? storable
-        }
-        guard let unwrapped = unwrapOptional(value), !(unwrapped is NSNull) else { return nil }
-        guard let type, let storable = StorableValues.modelValue(unwrapped) else { return unwrapped }
-        return AttributeValueParser.coerce(storable, to: type)
+        guard case .attribute(let type) = layout.kinds[index] else { return AttributeSlots.normalized(value, as: nil) }
+        return AttributeSlots.normalized(value, as: type)
     }
 
     /// Whether two slot values are equal (objects by identity, values by value).
