@@ -15,6 +15,15 @@ extension ManagedObjectContext {
     /// ```
     public func fetch<Result>(_ request: FetchRequest<Result>) throws -> [Result] {
         assertOnQueue()
+        if request.resultType == .managedObject {
+            // Objects come back typed: a class cast per object, not a cast out of `Any`.
+            return try fetchManagedObjects(request).map { object in
+                guard let typed = object as? Result else {
+                    preconditionFailure("a \(request.resultType) fetch cannot return \(Result.self)")
+                }
+                return typed
+            }
+        }
         let results = try fetchAny(request)
         return results.map { value in
             guard let typed = value as? Result else {
@@ -134,23 +143,40 @@ extension ManagedObjectContext {
             }
             return rows
         case .managedObjectID:
-            let objects = try fetchObjects(request, entity: entity, pending: pending, idsOnly: true)
-            return objects.map { ($0 as? ManagedObject)?.objectID ?? $0 }
-        case .managedObject:
-            let objects = try fetchObjects(request, entity: entity, pending: pending, idsOnly: false)
-            if !request.relationshipKeyPathsForPrefetching.isEmpty {
-                try prefetch(request.relationshipKeyPathsForPrefetching, for: objects.compactMap { $0 as? ManagedObject })
+            let entityStores = try stores(for: entity)
+            if !pending && entityStores.count == 1 {
+                var storeRequest = try makeStoreRequest(request, entity: entity, resultType: .objectIDs)
+                storeRequest.propertiesToFetch = nil
+                if case .objectIDs(let ids) = try persistentStoreCoordinator!.withStores({ try entityStores[0].execute(storeRequest) }) {
+                    return ids
+                }
+                return []
             }
-            return objects
+            return try fetchObjects(request, entity: entity, pending: pending, idsOnly: true).map(\.objectID)
+        case .managedObject:
+            return try fetchManagedObjects(request)
         }
     }
 
-    /// Objects (or IDs) from every store, with unsaved changes merged in when `pending`.
+    /// The objects a `.managedObject` request returns, prefetching included.
+    func fetchManagedObjects<Result>(_ request: FetchRequest<Result>) throws -> [ManagedObject] {
+        let entity = try entity(named: request.entityName)
+        if request.includesPendingChanges { processPendingChanges() }
+        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, includingSubentities: request.includesSubentities)
+        let objects = try fetchObjects(request, entity: entity, pending: pending, idsOnly: false)
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
+        }
+        return objects
+    }
+
+    /// Objects from every store, with unsaved changes merged in when `pending`; with `idsOnly`,
+    /// the objects are faults made only to merge and window the results.
     private func fetchObjects<Result>(_ request: FetchRequest<Result>, entity: EntityDescription,
-                                      pending: Bool, idsOnly: Bool) throws -> [Any] {
+                                      pending: Bool, idsOnly: Bool) throws -> [ManagedObject] {
         let useBatches = !idsOnly && request.fetchBatchSize > 0
         let resultType: StoreFetchResultType = (idsOnly || useBatches || !request.includesPropertyValues) ? .objectIDs : .snapshots
-        var found: [Any] = []
+        var found: [ManagedObject] = []
         let entityStores = try stores(for: entity)
         for store in entityStores {
             var storeRequest = try makeStoreRequest(request, entity: entity, resultType: resultType)
@@ -164,24 +190,20 @@ extension ManagedObjectContext {
             let result = try persistentStoreCoordinator!.withStores { try store.execute(storeRequest) }
             switch result {
             case .snapshots(let snapshots):
-                found += materialize(snapshots, asFault: request.returnsObjectsAsFaults && request.propertiesToFetch == nil) as [Any]
+                found += materialize(snapshots, asFault: request.returnsObjectsAsFaults && request.propertiesToFetch == nil)
             case .objectIDs(let ids):
-                if idsOnly && !pending {
-                    found += ids.map { $0 as Any }
-                } else {
-                    let batch = useBatches ? FaultBatch(objectIDs: ids, size: request.fetchBatchSize) : nil
-                    found += ids.map { id -> Any in
-                        let object = object(with: id)
-                        if object.isFault { object.faultBatch = batch }
-                        return object
-                    }
+                let batch = useBatches ? FaultBatch(objectIDs: ids, size: request.fetchBatchSize) : nil
+                found += ids.map { id in
+                    let object = object(with: id)
+                    if object.isFault { object.faultBatch = batch }
+                    return object
                 }
             default:
                 break
             }
         }
         guard pending || entityStores.count > 1 else { return found }
-        var objects = found.compactMap { $0 as? ManagedObject }.filter { !$0.isDeleted }
+        var objects = found.filter { !$0.isDeleted }
         if pending {
             let predicate = request.predicate
             func matches(_ object: ManagedObject) -> Bool {

@@ -78,9 +78,10 @@ final class RowCache: Sendable {
     /// One user fewer; the entry goes when none is left.
     func release(_ objectID: ObjectID) {
         entries.withLock { entries in
-            guard var entry = entries[objectID] else { return }
-            entry.users -= 1
-            if entry.users <= 0 { entries[objectID] = nil } else { entries[objectID] = entry }
+            // One hash lookup, the count changed in place (no copy of the entry's snapshot).
+            guard let index = entries.index(forKey: objectID) else { return }
+            entries.values[index].users -= 1
+            if entries.values[index].users <= 0 { entries.remove(at: index) }
         }
     }
 

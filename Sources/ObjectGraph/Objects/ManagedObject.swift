@@ -232,17 +232,17 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
 
     /// The value of slot `index` as the public API shows it.
     func publicValue(ofSlot index: Int) -> Any? {
-        switch layout.properties[index] {
-        case let relationship as RelationshipDescription:
-            if relationship.isToMany {
-                let objects = toManyStorage(atSlot: index).objects
-                return relationship.isOrdered ? objects : Set(objects.elements)
-            }
-            return toOneObject(atSlot: index)
-        case let fetched as FetchedPropertyDescription:
-            return managedObjectContext?.evaluateFetchedProperty(fetched, for: self) ?? []
-        default:
+        switch layout.kinds[index] {
+        case .attribute:
             return slots[index]
+        case .toMany(let ordered):
+            let objects = toManyStorage(atSlot: index).objects
+            return ordered ? objects : Set(objects.elements)
+        case .toOne:
+            return toOneObject(atSlot: index)
+        case .fetched:
+            guard let fetched = layout.properties[index] as? FetchedPropertyDescription else { return nil }
+            return managedObjectContext?.evaluateFetchedProperty(fetched, for: self) ?? []
         }
     }
 

@@ -85,8 +85,13 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
     /// for nearly every ID in a process) is left to `==`, so that hashing stays cheap on the
     /// registry and row cache lookups every object access makes.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
-        hasher.combine(ObjectIdentifier(entity))
+        // One word: the key mixed with the entity's address (a multiplicative mix keeps keys of
+        // different entities apart), and the key's kind in the top bit.
+        let entityBits = UInt64(UInt(bitPattern: ObjectIdentifier(entity))) &* 0x9E37_79B9_7F4A_7C15
+        switch key {
+        case .permanent(let value): hasher.combine(UInt64(bitPattern: value) ^ entityBits)
+        case .temporary(let value): hasher.combine(value ^ entityBits ^ (1 << 63))
+        }
     }
 
     /// Orders by store, entity name, then key: a stable order for printing and batching.
