@@ -7,17 +7,14 @@ import Foundation
 final class FaultBatch {
     let objectIDs: [ObjectID]
     let size: Int
-    let positions: [ObjectID: Int]
 
     init(objectIDs: [ObjectID], size: Int) {
         self.objectIDs = objectIDs
         self.size = max(1, size)
-        positions = Dictionary(objectIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The IDs of the window that holds `objectID`.
-    func window(around objectID: ObjectID) -> ArraySlice<ObjectID> {
-        guard let position = positions[objectID] else { return [objectID] }
+    /// The IDs of the window that holds position `position`.
+    func window(around position: Int) -> ArraySlice<ObjectID> {
         let start = position - position % size
         return objectIDs[start..<min(start + size, objectIDs.count)]
     }
@@ -56,22 +53,14 @@ extension ManagedObjectContext {
     /// Fetches the snapshots of `object` and of the still-faulted objects of its batch in one
     /// request per store.
     private func loadFaults(including object: ManagedObject) throws {
-        guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: object.entity.name) }
-        var ids = [object.objectID]
+        guard persistentStoreCoordinator != nil else { throw ContextError.noStore(entity: object.entity.name) }
+        var faults = [object]
         if let batch = object.faultBatch {
-            ids = batch.window(around: object.objectID).filter { id in
-                id == object.objectID || (registry[id]?.object?.isFault ?? false)
+            for id in batch.window(around: object.faultBatchPosition) where id != object.objectID {
+                if let target = registry[id]?.object, target.isFault { faults.append(target) }
             }
         }
-        let byStore = Dictionary(grouping: ids, by: { $0.storeIdentifier ?? "" })
-        for (identifier, storeIDs) in byStore {
-            guard let store = coordinator.persistentStore(withIdentifier: identifier) else { continue }
-            let snapshots = try coordinator.withStores { try store.snapshots(for: storeIDs) }
-            for id in storeIDs {
-                guard let snapshot = snapshots[id], let target = registry[id]?.object, target.isFault else { continue }
-                fill(target, with: snapshot)
-            }
-        }
+        try fillFaults(faults)
     }
 
     /// A fault whose row is gone: deleted (``shouldDeleteInaccessibleFaults``) or a failure.

@@ -193,9 +193,12 @@ extension ManagedObjectContext {
                 found += materialize(snapshots, asFault: request.returnsObjectsAsFaults && request.propertiesToFetch == nil)
             case .objectIDs(let ids):
                 let batch = useBatches ? FaultBatch(objectIDs: ids, size: request.fetchBatchSize) : nil
-                found += ids.map { id in
+                found += ids.enumerated().map { position, id in
                     let object = object(with: id)
-                    if object.isFault { object.faultBatch = batch }
+                    if object.isFault {
+                        object.faultBatch = batch
+                        object.faultBatchPosition = position
+                    }
                     return object
                 }
             default:
@@ -232,25 +235,39 @@ extension ManagedObjectContext {
         guard let cache = persistentStoreCoordinator?.rowCache else { return snapshots.map { materialize($0, asFault: asFault) } }
         var objects: [ManagedObject] = []
         objects.reserveCapacity(snapshots.count)
-        var newUsers: [ManagedObject] = []
+        var faults: [(ManagedObject, Snapshot)] = []
         for snapshot in snapshots {
             let object = object(with: snapshot.objectID)
             objects.append(object)
-            guard object.isFault else { continue }
-            if object.committedSnapshot == nil {
-                object.committedSnapshot = snapshot
-                newUsers.append(object)
-            } else if !asFault {
-                fill(object, with: snapshot)
-            }
+            if object.isFault { faults.append((object, snapshot)) }
         }
-        let generation = cache.generation
-        let current = cache.retain(newUsers.map { $0.committedSnapshot! })
-        for object in newUsers {
-            object.committedSnapshotGeneration = current ? generation : 0
-            if !asFault { fill(object, with: object.committedSnapshot!, cached: true) }
+        if asFault {
+            let generation = cache.generation
+            let newUsers = faults.filter { object, _ in object.committedSnapshot == nil }
+            let current = cache.retain(newUsers.map(\.1))
+            for (object, snapshot) in newUsers {
+                object.committedSnapshot = snapshot
+                object.committedSnapshotGeneration = current ? generation : 0
+            }
+        } else {
+            fill(faults)
         }
         return objects
+    }
+
+    /// Fills each fault with its snapshot, as ``fill(_:with:cached:)`` does, with one lock of
+    /// the row cache for all of them.
+    func fill(_ faults: [(ManagedObject, Snapshot)]) {
+        guard let cache = persistentStoreCoordinator?.rowCache else {
+            for (object, snapshot) in faults { fill(object, with: snapshot) }
+            return
+        }
+        cache.retain(faults.compactMap { object, snapshot in object.committedSnapshot == nil ? snapshot : nil })
+        cache.update(faults.compactMap { object, snapshot in object.committedSnapshot == nil ? nil : snapshot })
+        for (object, snapshot) in faults {
+            object.committedSnapshot = snapshot  // a user of the cache entry already (see fill)
+            fill(object, with: snapshot, cached: true)
+        }
     }
 
     /// The registered object for a fetched row: a fault whose snapshot waits in the row cache,
@@ -326,13 +343,18 @@ extension ManagedObjectContext {
     /// Fills every fault among `objects` with one snapshots request per store.
     func fillFaults(_ objects: [ManagedObject]) throws {
         let faults = objects.filter(\.isFault)
-        guard !faults.isEmpty, let coordinator = persistentStoreCoordinator else { return }
-        for (identifier, group) in Dictionary(grouping: faults, by: { $0.objectID.storeIdentifier ?? "" }) {
+        guard let first = faults.first, let coordinator = persistentStoreCoordinator else { return }
+        // Nearly always one store: group only when the faults come from several.
+        let firstStore = first.objectID.storeIdentifier
+        let groups = faults.allSatisfy { $0.objectID.storeIdentifier == firstStore }
+            ? [firstStore ?? "": faults] : Dictionary(grouping: faults, by: { $0.objectID.storeIdentifier ?? "" })
+        for (identifier, group) in groups {
             guard let store = coordinator.persistentStore(withIdentifier: identifier) else { continue }
             let snapshots = try coordinator.withStores { try store.snapshots(for: group.map(\.objectID)) }
-            for object in group where object.isFault {
-                if let snapshot = snapshots[object.objectID] { fill(object, with: snapshot) }
-            }
+            fill(group.compactMap { object in
+                guard object.isFault, let snapshot = snapshots[object.objectID] else { return nil }
+                return (object, snapshot)
+            })
         }
     }
 

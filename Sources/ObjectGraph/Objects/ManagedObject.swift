@@ -50,6 +50,8 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     var isRegisteredAsUpdated = false
     /// The batch this fault was fetched with: firing it loads the whole batch in one request.
     @exclusivity(unchecked) var faultBatch: FaultBatch?
+    /// The fault's position in `faultBatch`.
+    var faultBatchPosition = 0
     /// Slots a partial fetch (propertiesToFetch) did not load; reading one loads them.
     @exclusivity(unchecked) var missingSlots: Set<Int>?
     /// When the object was first registered with its context: orders saves and notifications
