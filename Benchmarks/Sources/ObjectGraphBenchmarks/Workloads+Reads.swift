@@ -85,7 +85,7 @@ extension Workloads {
                     var request = FetchRequest<Person>(entityName: "Person")
                     request.predicate = try Predicate(format: "age == %d", Int(age))
                     var checksum = Checksum()
-                    for person in try context.fetchBatched(request) { person.read(into: &checksum) }
+                    for person in try context.fetch(request) { person.read(into: &checksum) }
                     return checksum.value
                 }
             }
