@@ -58,13 +58,15 @@ enum SQLiteValueCoding {
             StoreError.unsupportedRequest(
                 "\(attribute.qualifiedName) (\(attribute.attributeType.xcodeName)) cannot store a value of type \(type(of: value))")
         }
+        // Numbers first try the Swift type `decode` gives their attribute (what contexts hold),
+        // one cast, before the casts `Number` tries in turn.
         switch attribute.attributeType {
         case .integer16, .integer32, .integer64, .boolean:
-            guard let number = Number(value), let integer = number.integerValue else { throw mismatch() }
+            guard let integer = nativeInteger(value, attribute.attributeType) ?? Number(value)?.integerValue else { throw mismatch() }
             return .integer(integer)
         case .double, .float:
-            guard let number = Number(value) else { throw mismatch() }
-            return .double(number.doubleValue)
+            guard let double = (value as? Double) ?? (value as? Float).map(Double.init) ?? Number(value)?.doubleValue else { throw mismatch() }
+            return .double(double)
         case .decimal:
             guard let number = Number(value) else { throw mismatch() }
             return .text(text(of: number.decimalValue))
@@ -91,6 +93,17 @@ enum SQLiteValueCoding {
         case .undefined, .composite:
             throw StoreError.unsupportedRequest(
                 "\(attribute.qualifiedName): \(attribute.attributeType.xcodeName) attributes cannot be stored in a SQLite store")
+        }
+    }
+
+    /// The value of an integer or boolean attribute of `type` held in the Swift type `decode`
+    /// gives it; nil when it is held in another type.
+    private static func nativeInteger(_ value: any Hashable & Sendable, _ type: AttributeType) -> Int64? {
+        switch type {
+        case .integer16: return (value as? Int16).map(Int64.init)
+        case .integer32: return (value as? Int32).map(Int64.init)
+        case .boolean: return (value as? Bool).map { $0 ? 1 : 0 }
+        default: return value as? Int64
         }
     }
 
