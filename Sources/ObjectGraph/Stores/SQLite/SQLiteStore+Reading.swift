@@ -95,7 +95,22 @@ extension SQLiteStore {
     }
 
     /// Keys as one JSON array bound to `json_each(?)`: one cached statement for any number of keys.
+    /// The digits are written straight into one buffer (batch requests list every row they touch).
     static func jsonArray<S: Sequence>(_ keys: S) -> SQLiteValue where S.Element == Int64 {
-        .text("[" + keys.map(String.init).joined(separator: ",") + "]")
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(keys.underestimatedCount * 8 + 2)
+        for key in keys {
+            if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+            if key < 0 { bytes.append(UInt8(ascii: "-")) }
+            let start = bytes.count
+            var rest = key.magnitude
+            repeat {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+                rest /= 10
+            } while rest > 0
+            bytes[start...].reverse()
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return .text(String(decoding: bytes, as: UTF8.self))
     }
 }
