@@ -2,6 +2,7 @@
 // INTEGER, doubles and floats as REAL, dates as REAL seconds since 2001-01-01, decimals as TEXT
 // (exact), UUIDs as 16-byte BLOBs, URIs as TEXT, binary data as BLOB (tagged 0x01 when it may live
 // in a file beside the store), transformables through their value transformer or natively.
+import CSQLite
 import Foundation
 
 /// Conversions between attribute values and SQLite values.
@@ -128,12 +129,24 @@ enum SQLiteValueCoding {
 
     // MARK: Decoding
 
-    /// Column `index` of the statement's current row as a value of `attribute`; `external` reads
-    /// a value stored in a file.
-    static func decode(_ statement: SQLiteStatement, _ index: Int32, of attribute: AttributeDescription,
+    /// Column `index` of the statement's current row as a value of `attribute`, whose type is
+    /// `type`; `external` reads a value stored in a file.
+    static func decode(_ statement: SQLiteStatement, _ index: Int32, of attribute: AttributeDescription, _ type: AttributeType,
                        external: SQLiteExternalData? = nil) throws -> SnapshotValue {
-        if statement.isNull(index) { return .null }
-        return try decode(statement.value(index), of: attribute, external: external)
+        // The storage classes a column of each type holds are read directly; the rest through
+        // a SQLiteValue, which `decode(_:of:external:)` converts or refuses.
+        switch (statement.storageClass(index), type) {
+        case (SQLITE_NULL, _): return .null
+        case (SQLITE_INTEGER, .integer16): return .value(Int16(truncatingIfNeeded: statement.int64(index)))
+        case (SQLITE_INTEGER, .integer32): return .value(Int32(truncatingIfNeeded: statement.int64(index)))
+        case (SQLITE_INTEGER, .integer64): return .value(statement.int64(index))
+        case (SQLITE_INTEGER, .boolean): return .value(statement.int64(index) != 0)
+        case (SQLITE_FLOAT, .double): return .value(statement.double(index))
+        case (SQLITE_FLOAT, .float): return .value(Float(statement.double(index)))
+        case (SQLITE_FLOAT, .date): return .value(Date(timeIntervalSinceReferenceDate: statement.double(index)))
+        case (SQLITE_TEXT, .string): return .value(statement.text(index))
+        default: return try decode(statement.value(index), of: attribute, external: external)
+        }
     }
 
     /// A stored value as a value of `attribute`'s Swift type.
