@@ -21,6 +21,8 @@ final class SQLiteConnection {
     private var handle: OpaquePointer?
     /// Prepared statements by SQL.
     private var cache: [String: SQLiteStatement] = [:]
+    /// Statements their users keep (``keptStatement(_:)``): never evicted, finalized on close.
+    private var kept: [SQLiteStatement] = []
     /// How many statements the cache keeps; past that it starts over (predicates with constant
     /// lists of every length would otherwise grow it without bound).
     private let cacheLimit = 500
@@ -98,7 +100,9 @@ final class SQLiteConnection {
     /// Finalizes every statement and closes the connection; later calls fail.
     func close() {
         for statement in cache.values { sqlite3_finalize(statement.handle) }
+        for statement in kept { sqlite3_finalize(statement.handle) }
         cache = [:]
+        kept = []
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
@@ -128,13 +132,33 @@ final class SQLiteConnection {
     /// result row in turn.
     func forEachRow(_ sql: String, _ arguments: [SQLiteValue], _ body: (SQLiteStatement) throws -> Void) throws {
         let (statement, cached) = try prepared(sql)
+        try run(statement, finalizing: !cached, arguments, body)
+    }
+
+    /// Runs a statement of ``keptStatement(_:)`` as ``forEachRow(_:_:_:)`` runs SQL, without
+    /// looking it up by its text (what per-row reads and writes would otherwise hash every time).
+    func forEachRow(_ statement: SQLiteStatement, _ arguments: [SQLiteValue], _ body: (SQLiteStatement) throws -> Void) throws {
+        guard handle != nil else { throw closedError(statement.sql) }
+        guard !statement.isInUse else { return try forEachRow(statement.sql, arguments, body) }
+        try run(statement, finalizing: false, arguments, body)
+    }
+
+    /// Runs a statement of ``keptStatement(_:)``, ignoring any rows.
+    func execute(_ statement: SQLiteStatement, _ arguments: [SQLiteValue]) throws {
+        try forEachRow(statement, arguments) { _ in }
+    }
+
+    /// Runs `statement` (reset afterwards, or finalized when `finalizing`).
+    private func run(_ statement: SQLiteStatement, finalizing: Bool, _ arguments: [SQLiteValue],
+                     _ body: (SQLiteStatement) throws -> Void) throws {
+        let sql = statement.sql
         statement.isInUse = true
         defer {
-            if cached {
+            if finalizing {
+                sqlite3_finalize(statement.handle)
+            } else {
                 sqlite3_reset(statement.handle)
                 statement.isInUse = false
-            } else {
-                sqlite3_finalize(statement.handle)
             }
         }
         if debugLevel >= 3 { explain(sql, arguments) }
@@ -186,15 +210,28 @@ final class SQLiteConnection {
 
     // MARK: Statement cache
 
-    /// The cached statement for `sql`, prepared on first use; while the cached one is stepping (a
-    /// query run from inside another's row loop), a fresh one that is not cached.
-    private func prepared(_ sql: String) throws -> (statement: SQLiteStatement, cached: Bool) {
-        if let statement = cache[sql], !statement.isInUse { return (statement, true) }
+    /// A statement prepared for `sql` that the caller keeps for repeated use (a write plan's
+    /// INSERT, say): outside the cache, so never evicted; finalized when the connection closes.
+    func keptStatement(_ sql: String) throws -> SQLiteStatement {
+        let statement = try prepare(sql)
+        kept.append(statement)
+        return statement
+    }
+
+    /// A new statement for `sql`, prepared for repeated use.
+    private func prepare(_ sql: String) throws -> SQLiteStatement {
         guard let handle else { throw closedError(sql) }
         var pointer: OpaquePointer?
         let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
         guard code == SQLITE_OK, let pointer else { throw error(code, sql, []) }
-        let statement = SQLiteStatement(handle: pointer, sql: sql)
+        return SQLiteStatement(handle: pointer, sql: sql)
+    }
+
+    /// The cached statement for `sql`, prepared on first use; while the cached one is stepping (a
+    /// query run from inside another's row loop), a fresh one that is not cached.
+    private func prepared(_ sql: String) throws -> (statement: SQLiteStatement, cached: Bool) {
+        if let statement = cache[sql], !statement.isInUse { return (statement, true) }
+        let statement = try prepare(sql)
         guard cache[sql] == nil else { return (statement, false) }
         if cache.count >= cacheLimit {
             for (key, cached) in cache where !cached.isInUse {

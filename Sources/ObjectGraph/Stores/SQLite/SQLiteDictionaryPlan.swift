@@ -185,7 +185,7 @@ struct SQLiteDictionaryPlan {
             if statement.isNull(index) { continue }
             switch output.decoder {
             case .attribute(let attribute):
-                if case .value(let value) = try SQLiteValueCoding.decode(statement, index, of: attribute, external: external) {
+                if case .value(let value) = try SQLiteValueCoding.decode(statement, index, of: attribute, attribute.attributeType, external: external) {
                     result[output.name] = value
                 }
             case .object(let destination):

@@ -211,6 +211,23 @@ extension SQLitePredicateTranslator {
         }
     }
 
+    /// `test`, an SQL comparison of `operands` that is NULL when one of them is NULL, as a
+    /// condition false when one is NULL. WHERE takes NULL for false, so the `IS NOT NULL` terms
+    /// are needed only under a negation (`NOT NULL` is NULL, not true): `negated`, or enclosing.
+    private func nonNull(_ operands: [String], _ test: String, negated: Bool = false) -> String {
+        guard negated || enclosingNegations > 0 else { return "(\(test))" }
+        return "(" + operands.map { "\($0) IS NOT NULL AND " }.joined() + test + ")"
+    }
+
+    /// Whether `equality` of values of `kind` is SQL's `=`, NULL for NULL (not a function).
+    private func isPlainEquality(_ kind: Kind, _ options: ComparisonPredicate.Options) -> Bool {
+        switch kind {
+        case .string where !options.isEmpty && options != .normalized: return false
+        case .decimal: return false
+        default: return true
+        }
+    }
+
     /// A value against a constant.
     private func compareValue(_ sql: String, _ kind: Kind, _ op: ComparisonPredicate.Operator,
                               _ constant: ConstantValue, _ options: ComparisonPredicate.Options) throws -> String {
@@ -226,9 +243,13 @@ extension SQLitePredicateTranslator {
                 equal = "\(sql) IS NULL"
             } else if let value = stored(constant, as: kind) {
                 let forms = spellings(of: value, kind, options)
-                equal = forms.count == 1
-                    ? "(\(sql) IS NOT NULL AND \(equality(sql, bind(value), kind, options)))"
-                    : "(\(sql) IS NOT NULL AND \(sql) IN (" + forms.map(bind).joined(separator: ", ") + "))"
+                if forms.count > 1 {
+                    equal = nonNull([sql], "\(sql) IN (" + forms.map(bind).joined(separator: ", ") + ")", negated: op == .notEqualTo)
+                } else if isPlainEquality(kind, options) {
+                    equal = nonNull([sql], equality(sql, bind(value), kind, options), negated: op == .notEqualTo)
+                } else {
+                    equal = "(\(sql) IS NOT NULL AND \(equality(sql, bind(value), kind, options)))"
+                }
             } else {
                 equal = "0"
             }
@@ -239,8 +260,8 @@ extension SQLitePredicateTranslator {
                 throw unsupported("\(op.symbol) \(constant): the values compared have no order between them")
             }
             let bound = bind(value)
-            let test = ordering(sql, bound, kind, options).map { "\($0) \(Self.symbol(op)) 0" } ?? "\(sql) \(Self.symbol(op)) \(bound)"
-            return "(\(sql) IS NOT NULL AND \(test))"
+            if let order = ordering(sql, bound, kind, options) { return "(\(sql) IS NOT NULL AND \(order) \(Self.symbol(op)) 0)" }
+            return nonNull([sql], "\(sql) \(Self.symbol(op)) \(bound)")
         case .between:
             guard !isNil else { return "0" }
             guard let bounds = Self.elements(of: constant), bounds.count == 2 else {
@@ -255,7 +276,7 @@ extension SQLitePredicateTranslator {
             if let lowOrder = ordering(sql, lowSQL, kind, options), let highOrder = ordering(sql, highSQL, kind, options) {
                 return "(\(sql) IS NOT NULL AND \(lowOrder) >= 0 AND \(highOrder) <= 0)"
             }
-            return "(\(sql) IS NOT NULL AND \(sql) >= \(lowSQL) AND \(sql) <= \(highSQL))"
+            return nonNull([sql], "\(sql) >= \(lowSQL) AND \(sql) <= \(highSQL)")
         case .in:
             guard !isNil else { return "0" }
             if case .string(let haystack) = constant {
@@ -271,7 +292,7 @@ extension SQLitePredicateTranslator {
                 case .string where !options.isEmpty && options != .normalized, .decimal:
                     tests.append("(\(sql) IS NOT NULL AND (" + values.map { equality(sql, bind($0), kind, options) }.joined(separator: " OR ") + "))")
                 default:
-                    tests.append("(\(sql) IS NOT NULL AND \(sql) IN (" + values.map(bind).joined(separator: ", ") + "))")
+                    tests.append(nonNull([sql], "\(sql) IN (" + values.map(bind).joined(separator: ", ") + ")"))
                 }
             }
             if includesNil { tests.append("\(sql) IS NULL") }
@@ -306,8 +327,8 @@ extension SQLitePredicateTranslator {
             return op == .equalTo ? equal : "NOT \(equal)"
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             guard let kind, Self.isOrdered(kind) else { throw unsupported("\(op.symbol) between values that have no order between them") }
-            let test = ordering(a, b, kind, options).map { "\($0) \(Self.symbol(op)) 0" } ?? "\(a) \(Self.symbol(op)) \(b)"
-            return "(\(a) IS NOT NULL AND \(b) IS NOT NULL AND \(test))"
+            if let order = ordering(a, b, kind, options) { return "(\(a) IS NOT NULL AND \(b) IS NOT NULL AND \(order) \(Self.symbol(op)) 0)" }
+            return nonNull([a, b], "\(a) \(Self.symbol(op)) \(b)")
         case .beginsWith, .endsWith, .like, .matches, .contains, .in:
             guard case .string? = kind else { throw unsupported("\(op.symbol) between values that are not both strings") }
             return try stringOperation(.value(a, .string), op, .value(b, .string), options)

@@ -46,6 +46,10 @@ final class SQLitePredicateTranslator {
     /// Bound values, `?1` being the first.
     private(set) var arguments: [SQLiteValue] = []
     private var aliasCount = 0
+    /// How many negations enclose the condition being translated, up to the nearest WHERE (a
+    /// subquery's starts afresh): where none does, a comparison may be NULL for nil values, as
+    /// WHERE takes NULL for false (see `nonNull`).
+    private(set) var enclosingNegations = 0
     /// The scopes of SUBQUERY variables in effect.
     private var variables: [String: SQLiteQueryScope] = [:]
     /// The attribute behind each column expression resolved so far (to decode what it selects).
@@ -92,7 +96,7 @@ final class SQLitePredicateTranslator {
             guard !operands.isEmpty else { return "0" }
             return "(" + (try operands.map(condition)).joined(separator: " OR ") + ")"
         case .not(let operand):
-            return "NOT " + (try condition(operand))
+            return "NOT " + (try negated { try condition(operand) })
         case .comparison(let comparison):
             return try condition(comparison)
         }
@@ -128,13 +132,22 @@ final class SQLitePredicateTranslator {
             member = try resolve(members.rest, from: scope, path: members.path)
             if case .toMany = member { throw unsupported("the key path \(members.path): it crosses more than one to-many relationship") }
         }
-        let test = try test(member)
+        // The test is the WHERE of a subquery of its own: negated only by ALL's NOT.
+        let test = try negated(all ? 1 : 0, { try test(member) })
         let body = "SELECT 1 FROM \(source.from)" + scope.joins.map { " " + $0 }.joined() + " WHERE \(source.correlation) AND "
         if all {
             let none = "NOT EXISTS (\(body)NOT \(test))"
             return members.ownerGuard.map { "(\($0) AND \(none))" } ?? none
         }
         return "EXISTS (\(body)\(test))"
+    }
+
+    /// `body`'s result, translated with `count` negations enclosing it (one more than now when nil).
+    private func negated(_ count: Int? = nil, _ body: () throws -> String) rethrows -> String {
+        let saved = enclosingNegations
+        enclosingNegations = count ?? saved + 1
+        defer { enclosingNegations = saved }
+        return try body()
     }
 
     // MARK: Operands
@@ -332,7 +345,7 @@ final class SQLitePredicateTranslator {
         let saved = variables[variable]
         variables[variable] = scope
         defer { variables[variable] = saved }
-        let test = try condition(predicate)
+        let test = try negated(0, { try condition(predicate) })
         return .value("(SELECT COUNT(*) FROM \(source.from)" + scope.joins.map { " " + $0 }.joined()
             + " WHERE \(source.correlation) AND \(test))", .number)
     }

@@ -7,20 +7,27 @@ import Foundation
 final class SQLiteRowReader {
     /// How one slot is filled.
     enum Slot {
-        case attribute(column: Int32, AttributeDescription)
+        case attribute(column: Int32, AttributeDescription, AttributeType)
         case toOne(column: Int32, entityColumn: Int32?, destination: EntityDescription)
         case unloaded
     }
 
     let entity: EntityDescription
+    /// The entity's number (`Z_ENT`).
+    let entityNumber: Int64
     /// The table's columns after Z_PK, Z_ENT and Z_OPT, in SELECT order (column 3 onwards).
     let columns: [String]
     let slots: [Slot]
+    /// The table's statements selecting rows by one key and by a JSON array of keys, prepared
+    /// on first use (kept, so that single faults do not look them up by their SQL).
+    private var selectByKey: SQLiteStatement?
+    private var selectByKeys: SQLiteStatement?
     private let schema: SQLiteSchema
     private let external: SQLiteExternalData
 
     init(entity: EntityDescription, schema: SQLiteSchema, external: SQLiteExternalData) {
         self.entity = entity
+        entityNumber = schema.number(of: entity)
         self.schema = schema
         self.external = external
         let table = schema.table(of: entity)
@@ -30,7 +37,7 @@ final class SQLiteRowReader {
         slots = entity.layout.properties.map { property -> Slot in
             switch schema.storage(of: property) {
             case .attribute(let column, let attribute)?:
-                return .attribute(column: positions[column]!, attribute)
+                return .attribute(column: positions[column]!, attribute, attribute.attributeType)
             case .foreignKey(let column, let entityColumn, _)?:
                 guard let destination = (property as? RelationshipDescription)?.destinationEntity else { return .unloaded }
                 return .toOne(column: positions[column]!, entityColumn: entityColumn.map { positions[$0]! }, destination: destination)
@@ -40,6 +47,20 @@ final class SQLiteRowReader {
         }
     }
 
+    /// The statement selecting the rows of `keys` (of the reader's table): a primary-key lookup
+    /// for one key; the values to bind to it.
+    func selection(of keys: [Int64], on connection: SQLiteConnection) throws -> (SQLiteStatement, [SQLiteValue]) {
+        let table = schema.table(of: entity)
+        if keys.count == 1 {
+            let statement = try selectByKey ?? connection.keptStatement(table.selectByKey)
+            selectByKey = statement
+            return (statement, [.integer(keys[0])])
+        }
+        let statement = try selectByKeys ?? connection.keptStatement(table.selectByKeys)
+        selectByKeys = statement
+        return (statement, [SQLiteStore.jsonArray(keys)])
+    }
+
     /// The snapshot of the statement's current row (selected with the table's `selectList`),
     /// with only the slots in `loaded` filled when it is given.
     func snapshot(_ statement: SQLiteStatement, storeIdentifier: String, loading loaded: Set<Int>? = nil) throws -> Snapshot {
@@ -47,8 +68,8 @@ final class SQLiteRowReader {
         var values = [SnapshotValue](repeating: .unloaded, count: slots.count)
         for (index, slot) in slots.enumerated() where loaded?.contains(index) ?? true {
             switch slot {
-            case .attribute(let column, let attribute):
-                values[index] = try SQLiteValueCoding.decode(statement, column, of: attribute, external: external)
+            case .attribute(let column, let attribute, let type):
+                values[index] = try SQLiteValueCoding.decode(statement, column, of: attribute, type, external: external)
             case .toOne(let column, let entityColumn, let destination):
                 if statement.isNull(column) {
                     values[index] = .null

@@ -22,6 +22,8 @@ final class SQLiteSchema: @unchecked Sendable {
         /// The rows with one primary key (`?`), and with the keys of a JSON array (`?`).
         var selectByKey = ""
         var selectByKeys = ""
+        /// `Z_PK, Z_ENT, Z_OPT` of the rows with the keys of a JSON array (a save's version check).
+        var versionsByKeys = ""
 
         init(name: String, root: EntityDescription) {
             self.name = name
@@ -114,6 +116,7 @@ final class SQLiteSchema: @unchecked Sendable {
             let select = "SELECT \(table.selectList) FROM \(Self.quoted(table.name)) t0 WHERE t0.Z_PK "
             table.selectByKey = select + "= ?"
             table.selectByKeys = select + "IN (SELECT value FROM json_each(?))"
+            table.versionsByKeys = "SELECT Z_PK, Z_ENT, Z_OPT FROM \(Self.quoted(table.name)) WHERE Z_PK IN (SELECT value FROM json_each(?))"
         }
         for entity in entities { tablesByEntity[ObjectIdentifier(entity)] = tables[ObjectIdentifier(entity.rootEntity)] }
     }

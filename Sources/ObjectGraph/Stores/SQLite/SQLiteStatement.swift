@@ -49,6 +49,9 @@ final class SQLiteStatement {
     /// Whether column `index` of the current row is NULL.
     func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
+    /// The storage class of column `index` of the current row (`SQLITE_INTEGER`, `SQLITE_NULL`...).
+    func storageClass(_ index: Int32) -> Int32 { sqlite3_column_type(handle, index) }
+
     func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
     func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }

@@ -119,6 +119,11 @@ extension SQLiteStore {
                 fetch.resultType = .objectIDs
                 let statement = try fetchStatement(for: fetch)
                 let matched = try destinations(statement.sql, statement.arguments)
+                let candidates = request.includesSubentities ? request.entity.selfAndDescendants : [request.entity]
+                guard candidates.contains(where: { plan(for: $0).followsDeleteRules }) else {
+                    try delete(matched)
+                    return matched
+                }
                 let (rows, denied) = try rowsReachedByDeleteRules(from: matched)
                 if let (relationship, holder) = denied.first(where: { !rows.contains($0.1) }) {
                     throw StoreError.unsupportedRequest(
@@ -161,12 +166,16 @@ extension SQLiteStore {
     /// version), external files noted for removal, join-table rows removed, then the rows.
     private func delete(_ rows: [ObjectID]) throws {
         let q = SQLiteSchema.quoted
-        let byEntity = Dictionary(grouping: rows, by: { ObjectIdentifier($0.entity) })
-        let keysByRoot = Dictionary(grouping: rows, by: { ObjectIdentifier(schema.table(of: $0.entity).root) })
-            .mapValues { Self.jsonArray($0.map { $0.primaryKey! }) }
-        for (_, ids) in byEntity {
-            let entity = ids[0].entity
-            let keys = Self.jsonArray(ids.map { $0.primaryKey! })
+        let storeIdentifier = identifier
+        var keysByEntity: [ObjectIdentifier: (entity: EntityDescription, keys: [Int64])] = [:]
+        for id in rows { keysByEntity[ObjectIdentifier(id.entity), default: (id.entity, [])].keys.append(id.primaryKey!) }
+        var keysByRoot: [ObjectIdentifier: [Int64]] = [:]
+        for (entity, keys) in keysByEntity.values { keysByRoot[ObjectIdentifier(schema.table(of: entity).root), default: []] += keys }
+        let jsonByRoot = keysByRoot.mapValues { Self.jsonArray($0) }
+        for (entity, entityKeys) in keysByEntity.values {
+            let plan = plan(for: entity)
+            guard plan.cleansUpOnDelete else { continue }
+            let keys = Self.jsonArray(entityKeys)
             for relationship in entity.relationships where relationship.isStored && relationship.deleteRule == .nullify {
                 guard let inverse = relationship.inverseRelationship, !inverse.isToMany, let destination = relationship.destinationEntity,
                       schema.holds(destination), case .foreignKey(let column, let entityColumn, let order)? = schema.storage(of: inverse) else { continue }
@@ -174,17 +183,19 @@ extension SQLiteStore {
                 let cleared = ([column] + [entityColumn, order].compactMap { $0 }).map { "\(q($0)) = NULL" }.joined(separator: ", ")
                 try connection.execute("UPDATE \(q(table.name)) SET Z_OPT = Z_OPT + 1, \(cleared) WHERE \(q(column)) IN (SELECT value FROM json_each(?1))"
                                        + " AND Z_PK NOT IN (SELECT value FROM json_each(?2))",
-                                       [keys, keysByRoot[ObjectIdentifier(table.root)] ?? .text("[]")])
+                                       [keys, jsonByRoot[ObjectIdentifier(table.root)] ?? .text("[]")])
             }
-            let plan = plan(for: entity)
             if !plan.externalColumns.isEmpty {
-                for id in ids { try noteExternalFiles(of: id, columns: plan.externalColumns.map(\.column)) }
+                for key in entityKeys {
+                    try noteExternalFiles(of: ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: key),
+                                          columns: plan.externalColumns.map(\.column))
+                }
             }
             for (join, column) in plan.joinColumns {
                 try connection.execute("DELETE FROM \(q(join)) WHERE \(q(column)) IN (SELECT value FROM json_each(?))", [keys])
             }
         }
-        for (root, keys) in keysByRoot {
+        for (root, keys) in jsonByRoot {
             try connection.execute("DELETE FROM \(q(schema.tables[root]!.name)) WHERE Z_PK IN (SELECT value FROM json_each(?))", [keys])
         }
     }

@@ -11,25 +11,48 @@ extension SQLiteStore {
         try lock.withLock { try storedSnapshots(for: objectIDs) }
     }
 
+    /// The rows of one table a read asks for: their keys, and the entity of each (nearly always
+    /// one for all, so a map from key to entity is made only once a second entity appears).
+    private struct WantedRows {
+        var keys: [Int64]
+        /// The first ID's entity: every key's while `entities` is nil.
+        let entity: EntityDescription
+        var entities: [Int64: EntityDescription]?
+
+        mutating func append(_ key: Int64, of entity: EntityDescription) {
+            if entities == nil, entity !== self.entity {
+                entities = Dictionary(keys.map { ($0, self.entity) }, uniquingKeysWith: { _, last in last })
+            }
+            keys.append(key)
+            entities?[key] = entity
+        }
+    }
+
     /// `snapshots(for:)` with the lock held.
     func storedSnapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot] {
         let storeIdentifier = identifier
-        var wanted: [ObjectIdentifier: [Int64: ObjectID]] = [:]
+        var wanted: [ObjectIdentifier: WantedRows] = [:]
         for id in objectIDs {
             guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
             guard schema.holds(id.entity) else { throw unheld(id.entity) }
-            wanted[ObjectIdentifier(schema.table(of: id.entity).root), default: [:]][key] = id
+            let root = ObjectIdentifier(schema.table(of: id.entity).root)
+            if wanted[root] == nil {
+                wanted[root] = WantedRows(keys: [key], entity: id.entity)
+            } else {
+                wanted[root]!.append(key, of: id.entity)
+            }
         }
         var result: [ObjectID: Snapshot] = [:]
-        for (root, ids) in wanted {
-            let table = schema.tables[root]!
-            // One row is a primary-key lookup (a single fault); several share one statement.
-            let (sql, arguments): (String, [SQLiteValue]) = ids.count == 1
-                ? (table.selectByKey, [.integer(ids.keys.first!)])
-                : (table.selectByKeys, [Self.jsonArray(ids.keys)])
-            try connection.forEachRow(sql, arguments) { statement in
-                guard let id = ids[statement.int64(0)], schema.number(of: id.entity) == statement.int64(1) else { return }
-                result[id] = try reader(for: id.entity).snapshot(statement, storeIdentifier: storeIdentifier)
+        result.reserveCapacity(objectIDs.count)
+        for rows in wanted.values {
+            var reader = reader(for: rows.entity)
+            let (selection, arguments) = try reader.selection(of: rows.keys, on: connection)
+            try connection.forEachRow(selection, arguments) { statement in
+                let entity = rows.entities?[statement.int64(0)] ?? rows.entity
+                if entity !== reader.entity { reader = self.reader(for: entity) }
+                guard reader.entityNumber == statement.int64(1) else { return }
+                let snapshot = try reader.snapshot(statement, storeIdentifier: storeIdentifier)
+                result[snapshot.objectID] = snapshot
             }
         }
         return result
@@ -95,7 +118,22 @@ extension SQLiteStore {
     }
 
     /// Keys as one JSON array bound to `json_each(?)`: one cached statement for any number of keys.
+    /// The digits are written straight into one buffer (batch requests list every row they touch).
     static func jsonArray<S: Sequence>(_ keys: S) -> SQLiteValue where S.Element == Int64 {
-        .text("[" + keys.map(String.init).joined(separator: ",") + "]")
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(keys.underestimatedCount * 8 + 2)
+        for key in keys {
+            if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+            if key < 0 { bytes.append(UInt8(ascii: "-")) }
+            let start = bytes.count
+            var rest = key.magnitude
+            repeat {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+                rest /= 10
+            } while rest > 0
+            bytes[start...].reverse()
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return .text(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -36,12 +36,22 @@ extension SQLiteStore {
     private func write(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try connection.transaction {
             try checkVersions(of: request)
-            for (id, version) in request.deleted { try delete(id, version: version) }
+            // In key order, as the rows lie in the table: each B-tree page is visited once.
+            for (id, version) in request.deleted.sorted(by: { $0.objectID.primaryKey! < $1.objectID.primaryKey! }) {
+                try delete(id, version: version)
+            }
             try releaseConstrainedValues(of: request.updated)
-            for row in request.updated { try update(row) }
-            for row in request.inserted { try insert(row) }
-            for row in request.inserted { try writeToManyLists(of: row, isNew: true) }
-            for row in request.updated { try writeToManyLists(of: row, isNew: false) }
+            // One buffer holds each row's values in turn, so rows allocate no argument arrays.
+            var arguments: [SQLiteValue] = []
+            let storeIdentifier = identifier
+            for row in request.updated { try update(row, storeIdentifier: storeIdentifier, arguments: &arguments) }
+            for row in request.inserted { try insert(row, storeIdentifier: storeIdentifier, arguments: &arguments) }
+            for row in request.inserted where !plan(for: row.objectID.entity).toManySlots.isEmpty {
+                try writeToManyLists(of: row, isNew: true)
+            }
+            for row in request.updated where !plan(for: row.objectID.entity).toManySlots.isEmpty {
+                try writeToManyLists(of: row, isNew: false)
+            }
             if metadataChanged { try writeMetadata() }
             return StoreSaveResult(snapshots: try savedSnapshots(request), deletedObjectIDs: request.deleted.map(\.objectID))
         }
@@ -49,12 +59,20 @@ extension SQLiteStore {
 
     /// Every ID must be a permanent one of this store, of an entity it holds, with one value per slot.
     private func checkOwnership(of request: StoreSaveRequest) throws {
-        let snapshots = request.inserted + request.updated
-        for id in snapshots.map(\.objectID) + request.deleted.map(\.objectID) + request.locked.map(\.objectID) {
-            guard id.storeIdentifier == identifier, !id.isTemporaryID else { throw StoreError.foreignObjectID(id) }
+        let storeIdentifier = identifier
+        // Rows come in runs of one entity: each run checks its entity once.
+        var held: EntityDescription?
+        func check(_ id: ObjectID) throws {
+            guard id.storeIdentifier == storeIdentifier, !id.isTemporaryID else { throw StoreError.foreignObjectID(id) }
+            guard id.entity !== held else { return }
             guard schema.holds(id.entity), !id.entity.isAbstract else { throw unheld(id.entity) }
+            held = id.entity
         }
-        for snapshot in snapshots where snapshot.values.count != snapshot.layout.properties.count {
+        for snapshot in request.inserted { try check(snapshot.objectID) }
+        for snapshot in request.updated { try check(snapshot.objectID) }
+        for (id, _) in request.deleted { try check(id) }
+        for (id, _) in request.locked { try check(id) }
+        for snapshot in [request.inserted, request.updated].joined() where snapshot.values.count != snapshot.layout.properties.count {
             throw StoreError.unsupportedRequest(
                 "\(snapshot.objectID) has \(snapshot.values.count) values for the \(snapshot.layout.properties.count) properties of \(snapshot.objectID.entity.name)")
         }
@@ -65,18 +83,23 @@ extension SQLiteStore {
     private func checkVersions(of request: StoreSaveRequest) throws {
         let expected = request.updated.map { (objectID: $0.objectID, version: $0.version) } + request.deleted + request.locked
         guard !expected.isEmpty else { return }
-        var stored: [ObjectID: Int64] = [:]
-        let byRoot = Dictionary(grouping: expected.map(\.objectID), by: { ObjectIdentifier(schema.table(of: $0.entity).root) })
-        for (root, ids) in byRoot {
-            let table = schema.tables[root]!
-            let byKey = Dictionary(ids.map { ($0.primaryKey!, $0) }, uniquingKeysWith: { first, _ in first })
-            try connection.forEachRow("SELECT Z_PK, Z_ENT, Z_OPT FROM \(SQLiteSchema.quoted(table.name)) WHERE Z_PK IN (SELECT value FROM json_each(?))",
-                                      [Self.jsonArray(byKey.keys)]) { statement in
-                guard let id = byKey[statement.int64(0)], schema.number(of: id.entity) == statement.int64(1) else { return }
-                stored[id] = statement.int64(2)
+        // Per table (by root entity), each key with the entity number it is expected with (the
+        // first ID's) and the version of its row, when one with that number is stored.
+        var rows: [ObjectIdentifier: [Int64: (entity: Int64, version: Int64?)]] = [:]
+        for (id, _) in expected {
+            let root = ObjectIdentifier(schema.table(of: id.entity).root)
+            let key = id.primaryKey!
+            if rows[root]?[key] == nil { rows[root, default: [:]][key] = (schema.number(of: id.entity), nil) }
+        }
+        for root in Array(rows.keys) {
+            try connection.forEachRow(schema.tables[root]!.versionsByKeys, [Self.jsonArray(rows[root]!.keys)]) { statement in
+                let key = statement.int64(0)
+                if rows[root]?[key]?.entity == statement.int64(1) { rows[root]?[key]?.version = statement.int64(2) }
             }
         }
-        let mismatched = expected.filter { stored[$0.objectID] != $0.version }
+        let mismatched = expected.filter { id, version in
+            rows[ObjectIdentifier(schema.table(of: id.entity).root)]?[id.primaryKey!]?.version != version
+        }
         guard !mismatched.isEmpty else { return }
         let current = try storedSnapshots(for: mismatched.map(\.objectID))
         throw StoreError.conflicts(mismatched.map {
@@ -171,75 +194,81 @@ extension SQLiteStore {
 
     // MARK: Rows
 
-    /// The columns a row of `entity` writes from `row` (loaded attribute and to-one slots).
-    private func columnValues(of row: Snapshot) throws -> [(column: String, value: SQLiteValue)] {
-        var result: [(column: String, value: SQLiteValue)] = []
-        for (index, property) in row.layout.properties.enumerated() where row.values[index].isLoaded {
-            switch schema.storage(of: property) {
-            case .attribute(let column, let attribute)?:
-                if attribute.allowsExternalBinaryDataStorage, case .value(let value) = row.values[index], let data = value as? Data,
-                   data.count >= externalData.threshold {
+    /// Appends the values `row` writes to `arguments`: the columns of `plan` whose slots are
+    /// loaded, in order (a to-one writes its key, then its entity number when it has a column).
+    private func appendValues(of row: Snapshot, _ plan: SQLiteWritePlan, storeIdentifier: String, to arguments: inout [SQLiteValue]) throws {
+        for column in plan.columns {
+            let value = row.values[column.slot]
+            guard value.isLoaded else { continue }
+            switch column {
+            case .attribute(_, _, let attribute, let allowsExternalStorage):
+                if allowsExternalStorage, case .value(let value) = value, let data = value as? Data, data.count >= externalData.threshold {
                     let file = try externalData.write(data)
                     externalFilesWritten.append(file.name)
-                    result.append((column, .blob(file.stored)))
+                    arguments.append(.blob(file.stored))
                 } else {
-                    result.append((column, try SQLiteValueCoding.encode(row.values[index], of: attribute)))
+                    arguments.append(try SQLiteValueCoding.encode(value, of: attribute))
                 }
-            case .foreignKey(let column, let entityColumn, _)?:
-                switch row.values[index] {
+            case .toOne(_, _, let entityColumn, let relationship):
+                switch value {
                 case .object(let id):
-                    guard id.storeIdentifier == identifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
-                    result.append((column, .integer(key)))
-                    if let entityColumn { result.append((entityColumn, .integer(schema.number(of: id.entity)))) }
+                    guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
+                    arguments.append(.integer(key))
+                    if entityColumn != nil { arguments.append(.integer(schema.number(of: id.entity))) }
                 case .null:
-                    result.append((column, .null))
-                    if let entityColumn { result.append((entityColumn, .null)) }
+                    arguments.append(.null)
+                    if entityColumn != nil { arguments.append(.null) }
                 default:
-                    throw StoreError.unsupportedRequest("\(property.qualifiedName) is a to-one relationship but was given \(row.values[index])")
+                    throw StoreError.unsupportedRequest("\(relationship.qualifiedName) is a to-one relationship but was given \(value)")
                 }
-            default:
-                break
             }
         }
-        return result
     }
 
-    private func insert(_ row: Snapshot) throws {
-        let q = SQLiteSchema.quoted
-        let table = schema.table(of: row.objectID.entity)
-        let values = try columnValues(of: row)
-        let columns = values.map(\.column)
-        let sql: String
+    /// The columns `row` writes when some of `plan`'s slots are unloaded; nil when it writes them all.
+    private func partialColumns(of row: Snapshot, _ plan: SQLiteWritePlan) -> [String]? {
+        guard plan.columns.contains(where: { !row.values[$0.slot].isLoaded }) else { return nil }
+        return plan.columns.filter { row.values[$0.slot].isLoaded }.flatMap(\.names)
+    }
+
+    private func insert(_ row: Snapshot, storeIdentifier: String, arguments: inout [SQLiteValue]) throws {
         let plan = plan(for: row.objectID.entity)
-        if let cached = plan.insert, cached.columns == columns {
-            sql = cached.sql
+        arguments.removeAll(keepingCapacity: true)
+        arguments.append(.integer(row.objectID.primaryKey!))
+        arguments.append(.integer(plan.entityNumber))
+        try appendValues(of: row, plan, storeIdentifier: storeIdentifier, to: &arguments)
+        if let columns = partialColumns(of: row, plan) {
+            if plan.partialInsert?.columns != columns {
+                plan.partialInsert = (columns, SQLiteWritePlan.insertSQL(table: plan.table, columns: columns))
+            }
+            let sql = plan.partialInsert!.sql
+            try writing(row) { try connection.execute(sql, arguments) }
         } else {
-            sql = "INSERT INTO \(q(table.name)) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + q($0) }.joined()
-                + ") VALUES (?, ?, 1" + String(repeating: ", ?", count: columns.count) + ")"
-            plan.insert = (columns, sql)
-        }
-        try writing(row) {
-            try connection.execute(sql, [.integer(row.objectID.primaryKey!), .integer(schema.number(of: row.objectID.entity))] + values.map(\.value))
+            let statement = try plan.insertStatement ?? connection.keptStatement(plan.insertSQL)
+            plan.insertStatement = statement
+            try writing(row) { try connection.execute(statement, arguments) }
         }
     }
 
-    private func update(_ row: Snapshot) throws {
-        let q = SQLiteSchema.quoted
-        let table = schema.table(of: row.objectID.entity)
+    private func update(_ row: Snapshot, storeIdentifier: String, arguments: inout [SQLiteValue]) throws {
         let plan = plan(for: row.objectID.entity)
-        try noteExternalFiles(of: row.objectID, columns: plan.externalColumns.filter { row.values[$0.slot].isLoaded }.map(\.column))
-        let values = try columnValues(of: row)
-        let columns = values.map(\.column)
-        let sql: String
-        if let cached = plan.update, cached.columns == columns {
-            sql = cached.sql
-        } else {
-            sql = "UPDATE \(q(table.name)) SET Z_OPT = Z_OPT + 1" + columns.map { ", \(q($0)) = ?" }.joined()
-                + " WHERE Z_PK = ? AND Z_OPT = ?"
-            plan.update = (columns, sql)
+        if !plan.externalColumns.isEmpty {
+            try noteExternalFiles(of: row.objectID, columns: plan.externalColumns.filter { row.values[$0.slot].isLoaded }.map(\.column))
         }
-        try writing(row) {
-            try connection.execute(sql, values.map(\.value) + [.integer(row.objectID.primaryKey!), .integer(row.version)])
+        arguments.removeAll(keepingCapacity: true)
+        try appendValues(of: row, plan, storeIdentifier: storeIdentifier, to: &arguments)
+        arguments.append(.integer(row.objectID.primaryKey!))
+        arguments.append(.integer(row.version))
+        if let columns = partialColumns(of: row, plan) {
+            if plan.partialUpdate?.columns != columns {
+                plan.partialUpdate = (columns, SQLiteWritePlan.updateSQL(table: plan.table, columns: columns))
+            }
+            let sql = plan.partialUpdate!.sql
+            try writing(row) { try connection.execute(sql, arguments) }
+        } else {
+            let statement = try plan.updateStatement ?? connection.keptStatement(plan.updateSQL)
+            plan.updateStatement = statement
+            try writing(row) { try connection.execute(statement, arguments) }
         }
         guard connection.changes == 1 else {
             throw StoreError.conflicts([StoreConflict(objectID: row.objectID, expectedVersion: row.version,
@@ -248,17 +277,17 @@ extension SQLiteStore {
     }
 
     private func delete(_ id: ObjectID, version: Int64) throws {
-        let q = SQLiteSchema.quoted
-        let table = schema.table(of: id.entity)
         let plan = plan(for: id.entity)
-        try noteExternalFiles(of: id, columns: plan.externalColumns.map(\.column))
-        try connection.execute("DELETE FROM \(q(table.name)) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(id.primaryKey!), .integer(version)])
+        if !plan.externalColumns.isEmpty { try noteExternalFiles(of: id, columns: plan.externalColumns.map(\.column)) }
+        let statement = try plan.deleteStatement ?? connection.keptStatement(plan.deleteSQL)
+        plan.deleteStatement = statement
+        try connection.execute(statement, [.integer(id.primaryKey!), .integer(version)])
         guard connection.changes == 1 else {
             throw StoreError.conflicts([StoreConflict(objectID: id, expectedVersion: version,
                                                       currentSnapshot: try storedSnapshots(for: [id])[id])])
         }
-        for (join, column) in plan.joinColumns {
-            try connection.execute("DELETE FROM \(q(join)) WHERE \(q(column)) = ?", [.integer(id.primaryKey!)])
+        for sql in plan.joinRowDeletes {
+            try connection.execute(sql, [.integer(id.primaryKey!)])
         }
     }
 
@@ -325,26 +354,21 @@ extension SQLiteStore {
     /// were; slots of properties that are not stored unloaded; attribute and to-one slots an
     /// update left unloaded read back from the file.
     private func savedSnapshots(_ request: StoreSaveRequest) throws -> [Snapshot] {
-        var rows = request.inserted.map { row -> Snapshot in
-            var row = row
-            row.version = 1
-            return row
-        } + request.updated.map { row -> Snapshot in
-            var row = row
-            row.version += 1
-            return row
+        var rows: [Snapshot] = []
+        rows.reserveCapacity(request.inserted.count + request.updated.count)
+        for row in request.inserted {
+            rows.append(row)
+            rows[rows.count - 1].version = 1
+        }
+        for row in request.updated {
+            rows.append(row)
+            rows[rows.count - 1].version += 1
         }
         var incomplete: [ObjectID] = []
         for index in rows.indices {
-            let layout = rows[index].layout
-            for slot in layout.properties.indices {
-                let property = layout.properties[slot]
-                if !property.isStored {
-                    rows[index].values[slot] = .unloaded
-                } else if !rows[index].values[slot].isLoaded, (property as? RelationshipDescription)?.isToMany != true {
-                    incomplete.append(rows[index].objectID)
-                }
-            }
+            let plan = plan(for: rows[index].objectID.entity)
+            for slot in plan.unstoredSlots { rows[index].values[slot] = .unloaded }
+            if plan.requiredSlots.contains(where: { !rows[index].values[$0].isLoaded }) { incomplete.append(rows[index].objectID) }
         }
         guard !incomplete.isEmpty else { return rows }
         let stored = try storedSnapshots(for: incomplete)

@@ -2,6 +2,7 @@
 // INTEGER, doubles and floats as REAL, dates as REAL seconds since 2001-01-01, decimals as TEXT
 // (exact), UUIDs as 16-byte BLOBs, URIs as TEXT, binary data as BLOB (tagged 0x01 when it may live
 // in a file beside the store), transformables through their value transformer or natively.
+import CSQLite
 import Foundation
 
 /// Conversions between attribute values and SQLite values.
@@ -58,13 +59,15 @@ enum SQLiteValueCoding {
             StoreError.unsupportedRequest(
                 "\(attribute.qualifiedName) (\(attribute.attributeType.xcodeName)) cannot store a value of type \(type(of: value))")
         }
+        // Numbers first try the Swift type `decode` gives their attribute (what contexts hold),
+        // one cast, before the casts `Number` tries in turn.
         switch attribute.attributeType {
         case .integer16, .integer32, .integer64, .boolean:
-            guard let number = Number(value), let integer = number.integerValue else { throw mismatch() }
+            guard let integer = nativeInteger(value, attribute.attributeType) ?? Number(value)?.integerValue else { throw mismatch() }
             return .integer(integer)
         case .double, .float:
-            guard let number = Number(value) else { throw mismatch() }
-            return .double(number.doubleValue)
+            guard let double = (value as? Double) ?? (value as? Float).map(Double.init) ?? Number(value)?.doubleValue else { throw mismatch() }
+            return .double(double)
         case .decimal:
             guard let number = Number(value) else { throw mismatch() }
             return .text(text(of: number.decimalValue))
@@ -94,6 +97,17 @@ enum SQLiteValueCoding {
         }
     }
 
+    /// The value of an integer or boolean attribute of `type` held in the Swift type `decode`
+    /// gives it; nil when it is held in another type.
+    private static func nativeInteger(_ value: any Hashable & Sendable, _ type: AttributeType) -> Int64? {
+        switch type {
+        case .integer16: return (value as? Int16).map(Int64.init)
+        case .integer32: return (value as? Int32).map(Int64.init)
+        case .boolean: return (value as? Bool).map { $0 ? 1 : 0 }
+        default: return value as? Int64
+        }
+    }
+
     /// A transformable value: through its registered transformer, else Strings as text and Data
     /// as a blob.
     private static func encodeTransformable(_ value: any Hashable & Sendable, of attribute: AttributeDescription) throws -> SQLiteValue {
@@ -115,12 +129,24 @@ enum SQLiteValueCoding {
 
     // MARK: Decoding
 
-    /// Column `index` of the statement's current row as a value of `attribute`; `external` reads
-    /// a value stored in a file.
-    static func decode(_ statement: SQLiteStatement, _ index: Int32, of attribute: AttributeDescription,
+    /// Column `index` of the statement's current row as a value of `attribute`, whose type is
+    /// `type`; `external` reads a value stored in a file.
+    static func decode(_ statement: SQLiteStatement, _ index: Int32, of attribute: AttributeDescription, _ type: AttributeType,
                        external: SQLiteExternalData? = nil) throws -> SnapshotValue {
-        if statement.isNull(index) { return .null }
-        return try decode(statement.value(index), of: attribute, external: external)
+        // The storage classes a column of each type holds are read directly; the rest through
+        // a SQLiteValue, which `decode(_:of:external:)` converts or refuses.
+        switch (statement.storageClass(index), type) {
+        case (SQLITE_NULL, _): return .null
+        case (SQLITE_INTEGER, .integer16): return .value(Int16(truncatingIfNeeded: statement.int64(index)))
+        case (SQLITE_INTEGER, .integer32): return .value(Int32(truncatingIfNeeded: statement.int64(index)))
+        case (SQLITE_INTEGER, .integer64): return .value(statement.int64(index))
+        case (SQLITE_INTEGER, .boolean): return .value(statement.int64(index) != 0)
+        case (SQLITE_FLOAT, .double): return .value(statement.double(index))
+        case (SQLITE_FLOAT, .float): return .value(Float(statement.double(index)))
+        case (SQLITE_FLOAT, .date): return .value(Date(timeIntervalSinceReferenceDate: statement.double(index)))
+        case (SQLITE_TEXT, .string): return .value(statement.text(index))
+        default: return try decode(statement.value(index), of: attribute, external: external)
+        }
     }
 
     /// A stored value as a value of `attribute`'s Swift type.
