@@ -19,6 +19,8 @@ public final class EntityLayout: @unchecked Sendable {
     public let storedIndexes: [Int]
     /// Slots of attributes a store keeps.
     let storedAttributeIndexes: [Int]
+    /// Whether a store keeps each slot.
+    let isStoredSlot: [Bool]
     /// The default value of each slot (attributes' defaults; nil elsewhere).
     public let defaultValues: [(any Sendable)?]
     /// For each relationship slot, the slot of its inverse in the destination entity's layout.
@@ -44,6 +46,7 @@ public final class EntityLayout: @unchecked Sendable {
         relationshipIndexes = all.indices.filter { all[$0] is RelationshipDescription }
         storedIndexes = all.indices.filter { all[$0].isStored }
         storedAttributeIndexes = all.indices.filter { all[$0].isStored && all[$0] is AttributeDescription }
+        isStoredSlot = all.map(\.isStored)
         defaultValues = all.map { ($0 as? AttributeDescription)?.defaultValue }
         inverseNames = all.map { ($0 as? RelationshipDescription)?.inverseName }
         kinds = all.map(SlotKind.init)

@@ -8,25 +8,36 @@ extension ManagedObject {
     /// to-many relationship as a fault; transient attributes get their defaults.
     func apply(_ snapshot: Snapshot) {
         var missing: Set<Int>?
-        // Transient attributes keep their defaults; every stored slot comes from the snapshot.
-        var values = layout.initialSlots
-        for index in layout.storedIndexes {
-            switch snapshot.values[index] {
-            case .null: values[index] = nil
-            case .value(let value): values[index] = value
-            case .object(let id): values[index] = id
-            case .objects(let ids): values[index] = PendingToMany(objectIDs: ids)
-            case .unloaded:
-                if case .toMany = layout.kinds[index] {
-                    values[index] = nil  // a to-many fault, loaded when first read
-                } else {
-                    missing = (missing ?? []).union([index])
+        let layout = self.layout
+        let count = layout.kinds.count
+        // Each slot initialized once, in place: transient attributes get their defaults, stored
+        // slots their snapshot value.
+        slots = [Any?](unsafeUninitializedCapacity: count) { buffer, initialized in
+            snapshot.values.withUnsafeBufferPointer { values in
+                for index in 0..<count {
+                    let value: Any?
+                    if !layout.isStoredSlot[index] {
+                        value = layout.initialSlots[index]
+                    } else {
+                        switch values[index] {
+                        case .null: value = nil
+                        case .value(let stored): value = stored
+                        case .object(let id): value = id
+                        case .objects(let ids): value = PendingToMany(objectIDs: ids)
+                        case .unloaded:
+                            // A to-many relationship stays a fault; anything else was left out
+                            // by a partial fetch and loads when read.
+                            if case .toMany = layout.kinds[index] {} else { missing = (missing ?? []).union([index]) }
+                            value = nil
+                        }
+                    }
+                    (buffer.baseAddress! + index).initialize(to: value)
                 }
             }
+            initialized = count
         }
-        slots = values
         missingSlots = missing
-        if changedSlots.count != values.count { changedSlots = layout.unchangedSlots }
+        if changedSlots.count != count { changedSlots = layout.unchangedSlots }
         committedSnapshot = snapshot
         faulted = false
     }
