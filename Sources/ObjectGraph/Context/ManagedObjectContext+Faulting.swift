@@ -25,8 +25,9 @@ extension ManagedObjectContext {
     func fulfillFault(_ object: ManagedObject) {
         assertOnQueue()
         if let cache = persistentStoreCoordinator?.rowCache {
-            // A fault fetched with its row fills from it while the cache holds nothing newer.
-            if let snapshot = object.committedSnapshot, object.committedSnapshotGeneration == cache.generation, isComplete(snapshot) {
+            // A fault fetched with its whole row fills from it while the cache holds nothing
+            // newer (only complete rows record a generation).
+            if let snapshot = object.committedSnapshot, object.committedSnapshotGeneration == cache.generation {
                 fill(object, with: snapshot, cached: true)
                 return
             }
@@ -45,9 +46,12 @@ extension ManagedObjectContext {
 
     /// Whether every stored attribute slot of `snapshot` is loaded (not a partial fetch).
     private func isComplete(_ snapshot: Snapshot) -> Bool {
-        let layout = snapshot.layout
-        for index in layout.storedAttributeIndexes where !snapshot.values[index].isLoaded { return false }
-        return true
+        snapshot.values.withUnsafeBufferPointer { values in
+            for index in snapshot.layout.storedAttributeIndexes {
+                if case .unloaded = values[index] { return false }
+            }
+            return true
+        }
     }
 
     /// Fetches the snapshots of `object` and of the still-faulted objects of its batch in one
