@@ -68,6 +68,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     // The collections touched per object skip dynamic exclusivity checks, as managed objects'
     // slots do (see ManagedObject): a context is confined to its queue.
     @exclusivity(unchecked) var registry: [ObjectID: Registration] = [:]
+    /// Registered objects kept alive while ``retainsRegisteredObjects`` is on. (Objects with
+    /// unsaved changes are kept alive by the change sets below.)
     @exclusivity(unchecked) var retainedObjects: [ObjectID: ManagedObject] = [:]
     @exclusivity(unchecked) var insertedByID: [ObjectIdentifier: ManagedObject] = [:]
     @exclusivity(unchecked) var updatedByID: [ObjectIdentifier: ManagedObject] = [:]
@@ -265,7 +267,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         register(object)
         object.isInserted = true
         insertedByID[ObjectIdentifier(object)] = object
-        retainedObjects[object.objectID] = object
         for index in object.changedSlots.indices where object.slots[index] != nil {
             object.changedSlots[index] = true
         }
@@ -317,7 +318,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         register(object)
         object.isInserted = true
         insertedByID[ObjectIdentifier(object)] = object
-        retainedObjects[object.objectID] = object
         event.inserted[ObjectIdentifier(object)] = object
         undoManager?.registerUndo(withTarget: self) { context in context.uninsert(object) }
     }
@@ -351,7 +351,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             register(object)
             object.isInserted = true
             insertedByID[id] = object
-            retainedObjects[object.objectID] = object
             for index in object.changedSlots.indices where index < object.slots.count && object.slots[index] != nil {
                 object.changedSlots[index] = true
             }
@@ -392,7 +391,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let id = ObjectIdentifier(object)
         if !object.isInserted && !object.isDeleted {
             updatedByID[id] = object
-            retainedObjects[object.objectID] = object
         }
         if object.eventOldValuesEvent != eventSequence {
             // The object's first change in this event.
@@ -400,7 +398,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             object.eventOldValuesEvent = eventSequence
             object.eventOldValues = Array(repeating: nil, count: object.layout.properties.count)
         }
-        if object.eventOldValues[slot] == nil { object.eventOldValues[slot] = oldValue ?? NSNull() }
+        if case .none = object.eventOldValues[slot] { object.eventOldValues[slot] = .some(oldValue) }
         if let undoManager, undoManager.isUndoRegistrationEnabled {
             let undo = makeUndo()
             undoManager.registerUndo(withTarget: object) { target in
@@ -414,8 +412,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func eventChanges(of object: ManagedObject) -> [String: Any] {
         guard object.eventOldValuesEvent == eventSequence || object.eventOldValuesEvent == notifiedEventSequence else { return [:] }
         var changes: [String: Any] = [:]
-        for (index, value) in object.eventOldValues.enumerated() {
-            if let value { changes[object.layout.properties[index].name] = value }
+        for (index, recorded) in object.eventOldValues.enumerated() {
+            if case .some(let value) = recorded { changes[object.layout.properties[index].name] = value ?? NSNull() }
         }
         return changes
     }

@@ -60,9 +60,9 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// Whether awakeFromFetch is running: changes then are not tracked (as in Core Data).
     @exclusivity(unchecked) var isAwakingFromFetch = false
     /// For changedValuesForCurrentEvent: the value each slot had before its first change in the
-    /// context's event ``eventOldValuesEvent`` (nil: not changed in it; NSNull: it was nil).
+    /// context's event ``eventOldValuesEvent`` (nil: not changed in it; `.some(nil)`: it was nil).
     /// Kept on the object, by slot, so that recording a change hashes no property name.
-    @exclusivity(unchecked) var eventOldValues: [Any?] = []
+    @exclusivity(unchecked) var eventOldValues: [Any??] = []
     /// The context event `eventOldValues` belongs to; other events' values are stale.
     @exclusivity(unchecked) var eventOldValuesEvent: UInt64 = 0
 
