@@ -21,6 +21,8 @@ public final class EntityLayout: @unchecked Sendable {
     public let defaultValues: [(any Sendable)?]
     /// For each relationship slot, the slot of its inverse in the destination entity's layout.
     public let inverseNames: [String?]
+    /// What validating each slot's value takes.
+    let validation: [SlotValidation]
 
     init(entity: EntityDescription) {
         let all = entity.properties
@@ -33,6 +35,7 @@ public final class EntityLayout: @unchecked Sendable {
         storedIndexes = all.indices.filter { all[$0].isStored }
         defaultValues = all.map { ($0 as? AttributeDescription)?.defaultValue }
         inverseNames = all.map { ($0 as? RelationshipDescription)?.inverseName }
+        validation = all.map(SlotValidation.init)
     }
 
     /// The slot of the property named `name`, or nil.
