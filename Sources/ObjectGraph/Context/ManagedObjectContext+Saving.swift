@@ -315,6 +315,8 @@ extension ManagedObjectContext {
                 updatedByID[ObjectIdentifier(object)] = nil
             case .overwrite:
                 object.committedSnapshot?.version = current.version
+                // A deletion writes no values (and its object may be a fault, without slots).
+                guard !object.isDeleted else { break }
                 for index in object.layout.storedIndexes where object.layout.properties[index] is AttributeDescription {
                     object.changedSlots[index] = true
                 }
