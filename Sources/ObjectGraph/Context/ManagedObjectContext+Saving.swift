@@ -219,13 +219,14 @@ extension ManagedObjectContext {
             }
             savedObjects.append(object)
         }
-        // Deleted rows leave the cache first, so that unregistering has no entries to release.
-        coordinator.rowCache.invalidate(deleted.map(\.objectID))
-        for object in deleted { unregister(object) }
+        // The change sets, the retained objects (`changes` holds them still) and the deleted
+        // rows' cache entries go first, so that unregistering finds nothing of them to remove.
         insertedByID = [:]
         updatedByID = [:]
         deletedByID = [:]
         if !retainsRegisteredObjects { retainedObjects = [:] }
+        coordinator.rowCache.invalidate(deleted.map(\.objectID))
+        for object in deleted { unregister(object) }
         if notifies { post(.didSave(payload, objects: objects)) }
         for object in savedObjects { object.didSave() }
     }

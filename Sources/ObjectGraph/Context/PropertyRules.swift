@@ -232,12 +232,12 @@ extension ManagedObject {
         for (index, property) in layout.properties.enumerated() where !(property is FetchedPropertyDescription) {
             // Values a partial fetch left out were valid when stored and have not changed.
             if missingSlots?.contains(index) == true { continue }
+            let relationship = property as? RelationshipDescription
             // An unloaded to-many relationship was valid when stored and has not changed.
-            if let relationship = property as? RelationshipDescription, relationship.isToMany,
-               slots[index] == nil || slots[index] is PendingToMany { continue }
+            if let relationship, relationship.isToMany, slots[index] == nil || slots[index] is PendingToMany { continue }
             // Relationships pass by their rules alone; an attribute slot holds its public value.
             if runsOnlyModelRules && layout.validation[index].passes(slots[index]) { continue }
-            var value = publicValue(ofSlot: index)
+            var value = relationship == nil ? slots[index] : publicValue(ofSlot: index)
             do {
                 try validateValue(&value, forKey: property.name)
             } catch let error as ValidationError {
