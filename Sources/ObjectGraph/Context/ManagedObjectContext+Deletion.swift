@@ -20,4 +20,17 @@ extension ManagedObjectContext {
             }
         }
     }
+
+    /// The cached row of the fault `object` when it can be deleted without firing (as Core Data
+    /// deletes faults): its entity has no relationships for delete rules to follow, no undo
+    /// manager records the deletion (undoing a saved one needs the values), and the row cache,
+    /// which the fault uses, holds all of its row (so firing would not reach the store either).
+    func cachedRowDeletableAsFault(_ object: ManagedObject) -> Snapshot? {
+        let layout = object.layout
+        guard layout.relationshipIndexes.isEmpty, object.committedSnapshot != nil,
+              undoManager?.isUndoRegistrationEnabled != true,
+              let cached = persistentStoreCoordinator?.rowCache.snapshot(for: object.objectID),
+              layout.storedIndexes.allSatisfy({ cached.values[$0].isLoaded }) else { return nil }
+        return cached
+    }
 }

@@ -14,19 +14,25 @@ extension ManagedObjectContext {
         isSaving = true
         defer { isSaving = false }
         post(.willSave)
-        for object in changedObjectsInOrder() { object.willSave() }
+        var changes = changedObjectsInOrder()
+        for object in changes { object.willSave() }
+        // What willSave changed shows in the event, or (after a rollback or reset, which end
+        // their own event) in the counts; otherwise the same objects are to be saved.
+        let changedWhileSaving = !event.isEmpty || !pendingDeletions.isEmpty
         processPendingChanges()
-        try validateChanges()
+        if changedWhileSaving || changes.count != insertedByID.count + updatedByID.count + deletedByID.count {
+            changes = changedObjectsInOrder()
+        }
+        try validateChanges(changes)
         guard let coordinator = persistentStoreCoordinator else {
             throw ContextError.noStore(entity: insertedByID.values.first?.entity.name ?? "any")
         }
-        try obtainPermanentIDs(for: insertedByID.values.filter { !$0.isDeleted }.sorted { $0.registrationSequence < $1.registrationSequence })
-        var written: [Snapshot] = []
-        var removed: [ObjectID] = []
+        try obtainPermanentIDs(for: changes.filter { $0.isInserted && !$0.isDeleted })
+        var saved: [SavedRow] = []
         var attempts = 0
         while true {
             do {
-                (written, removed) = try writeChanges(through: coordinator)
+                saved = try writeChanges(changes, through: coordinator)
                 break
             } catch StoreError.conflicts(let conflicts) {
                 attempts += 1
@@ -39,18 +45,25 @@ extension ManagedObjectContext {
                     throw StoreError.uniquenessViolation(entity: entity, properties: properties, objectIDs: ids)
                 }
             }
+            // Resolving moved objects between (or out of) the inserted, updated and deleted ones.
+            changes = changedObjectsInOrder()
         }
-        finishSave(written: written, removed: removed, coordinator: coordinator)
+        finishSave(changes, saved: saved, coordinator: coordinator)
     }
 
     /// Inserted, updated and deleted objects, in a stable order.
     func changedObjectsInOrder() -> [ManagedObject] {
-        (Array(insertedByID.values) + Array(updatedByID.values) + Array(deletedByID.values))
-            .sorted { $0.registrationSequence < $1.registrationSequence }
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(insertedByID.count + updatedByID.count + deletedByID.count)
+        objects += insertedByID.values
+        objects += updatedByID.values
+        objects += deletedByID.values
+        objects.sort { $0.registrationSequence < $1.registrationSequence }
+        return objects
     }
 
     /// Runs validateForInsert/Update/Delete on every changed object, collecting all failures.
-    func validateChanges() throws {
+    func validateChanges(_ changes: [ManagedObject]) throws {
         var failures: [ValidationError.Failure] = []
         func collect(_ object: ManagedObject, _ check: () throws -> Void) {
             do {
@@ -62,7 +75,7 @@ extension ManagedObjectContext {
                                                         rule: .custom("\(type(of: error))"), value: "", message: "\(error)"))
             }
         }
-        for object in changedObjectsInOrder() {
+        for object in changes {
             if object.isDeleted {
                 if !object.isInserted { collect(object) { try object.validateForDelete() } }
             } else if object.isInserted {
@@ -78,88 +91,144 @@ extension ManagedObjectContext {
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
         assertOnQueue()
         guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: objects.first?.entity.name ?? "any") }
-        let pending = objects.filter(\.objectID.isTemporaryID)
-        var byStore: [ObjectIdentifier: (store: any PersistentStore, objects: [ManagedObject])] = [:]
-        for object in pending {
-            guard let store = coordinator.store(forNewObjectOf: object.entity) else { throw ContextError.noStore(entity: object.entity.name) }
-            byStore[ObjectIdentifier(store), default: (store, [])].objects.append(object)
+        var groups: [(store: any PersistentStore, objects: [ManagedObject])] = []
+        // Objects come mostly in runs of one entity: its store is looked up once per run.
+        var lastEntity: EntityDescription?
+        var group = 0
+        for object in objects where object.objectID.isTemporaryID {
+            if object.entity !== lastEntity {
+                guard let store = coordinator.store(forNewObjectOf: object.entity) else { throw ContextError.noStore(entity: object.entity.name) }
+                lastEntity = object.entity
+                group = groups.firstIndex { $0.store === store } ?? groups.endIndex
+                if group == groups.endIndex { groups.append((store, [])) }
+            }
+            groups[group].objects.append(object)
         }
-        for (_, group) in byStore {
-            let ids = try coordinator.withStores { try group.store.obtainPermanentIDs(for: group.objects.map(\.objectID)) }
-            for (object, id) in zip(group.objects, ids) { reassign(object, to: id) }
+        for (store, objects) in groups {
+            let ids = try coordinator.withStores { try store.obtainPermanentIDs(for: objects.map(\.objectID)) }
+            for (object, id) in zip(objects, ids) { reassign(object, to: id) }
         }
     }
 
-    /// Sends each store its inserted, updated and deleted rows.
-    private func writeChanges(through coordinator: PersistentStoreCoordinator) throws -> ([Snapshot], [ObjectID]) {
-        var requests: [String: StoreSaveRequest] = [:]
-        for object in changedObjectsInOrder() {
-            let store = object.objectID.storeIdentifier ?? ""
+    /// A row a store wrote, with the object it belongs to.
+    struct SavedRow {
+        let object: ManagedObject
+        let snapshot: Snapshot
+    }
+
+    /// One store's part of a save, with the objects whose rows it inserts and updates.
+    private struct StoreChanges {
+        let storeIdentifier: String
+        var request = StoreSaveRequest()
+        var inserted: [ManagedObject] = []
+        var updated: [ManagedObject] = []
+    }
+
+    /// Sends each store its inserted, updated and deleted rows, stores in identifier order.
+    private func writeChanges(_ changes: [ManagedObject], through coordinator: PersistentStoreCoordinator) throws -> [SavedRow] {
+        var parts: [StoreChanges] = []
+        // Nearly every save writes to one store: the part of the previous object is usually the one.
+        var part = 0
+        for object in changes {
+            let identifier = object.objectID.storeIdentifier ?? ""
+            if parts.isEmpty || parts[part].storeIdentifier != identifier {
+                part = parts.firstIndex { $0.storeIdentifier == identifier } ?? parts.endIndex
+                if part == parts.endIndex { parts.append(StoreChanges(storeIdentifier: identifier)) }
+            }
             if object.isDeleted {
                 guard !object.isInserted, !object.objectID.isTemporaryID else { continue }
-                requests[store, default: StoreSaveRequest()].deleted.append((object.objectID, object.committedSnapshot?.version ?? 0))
+                parts[part].request.deleted.append((object.objectID, object.committedSnapshot?.version ?? 0))
             } else if object.isInserted {
-                requests[store, default: StoreSaveRequest()].inserted.append(object.makeSnapshot())
+                parts[part].request.inserted.append(object.makeSnapshot())
+                parts[part].inserted.append(object)
             } else if !object.isFault && object.changedSlots.contains(true) {
-                requests[store, default: StoreSaveRequest()].updated.append(object.makeSnapshot())
+                parts[part].request.updated.append(object.makeSnapshot())
+                parts[part].updated.append(object)
             }
         }
-        var written: [Snapshot] = []
-        var removed: [ObjectID] = []
-        for identifier in requests.keys.sorted() {
-            guard var request = requests[identifier], let store = coordinator.persistentStore(withIdentifier: identifier) else {
-                throw StoreError.unknownStore("no store with identifier \(identifier)")
+        var saved: [SavedRow] = []
+        for var part in parts.sorted(by: { $0.storeIdentifier < $1.storeIdentifier }) {
+            guard let store = coordinator.persistentStore(withIdentifier: part.storeIdentifier) else {
+                throw StoreError.unknownStore("no store with identifier \(part.storeIdentifier)")
             }
-            request.author = transactionAuthor ?? name
+            part.request.author = transactionAuthor ?? name
+            let request = part.request
             let result = try coordinator.withStores { try store.save(request) }
-            written += result.snapshots
-            removed += result.deletedObjectIDs
+            saved += savedRows(result.snapshots, of: part.inserted + part.updated)
         }
-        return (written, removed)
+        return saved
     }
 
-    /// Marks the saved objects clean, updates the row cache, posts didSave and calls didSave().
-    private func finishSave(written: [Snapshot], removed: [ObjectID], coordinator: PersistentStoreCoordinator) {
-        let byID = Dictionary(written.map { ($0.objectID, $0) }, uniquingKeysWith: { _, last in last })
-        var saved = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: [], invalidated: [], invalidatedAll: false)
+    /// Pairs the rows a store returned with `objects`, the objects of its request's inserted and
+    /// updated rows. The stores return the rows in request order, so this is a walk, checked
+    /// row by row; a store that answers otherwise is matched by object ID.
+    private func savedRows(_ snapshots: [Snapshot], of objects: [ManagedObject]) -> [SavedRow] {
+        if snapshots.count == objects.count, zip(snapshots, objects).allSatisfy({ $0.objectID == $1.objectID }) {
+            return zip(objects, snapshots).map(SavedRow.init)
+        }
+        let byID = Dictionary(snapshots.map { ($0.objectID, $0) }, uniquingKeysWith: { _, last in last })
+        return objects.compactMap { object in byID[object.objectID].map { SavedRow(object: object, snapshot: $0) } }
+    }
+
+    /// Marks the saved objects clean, updates the row cache, posts didSave and calls didSave(),
+    /// all in the order of `changes`.
+    private func finishSave(_ changes: [ManagedObject], saved: [SavedRow], coordinator: PersistentStoreCoordinator) {
+        var updatedRows: [Snapshot] = []
+        for row in saved {
+            let committed = mergedCommitted(row.snapshot, row.object)
+            row.object.committedSnapshot = committed
+            if row.object.isInserted {
+                coordinator.rowCache.retain(committed)
+            } else {
+                updatedRows.append(committed)
+            }
+        }
+        coordinator.rowCache.update(updatedRows)
+        // Observers' sets are built only when someone observes.
+        let notifies = !observers.isEmpty
+        var objects = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: [], invalidated: [], invalidatedAll: false)
         var payload = ContextDidSave(contextName: name, transactionAuthor: transactionAuthor)
-        for object in insertedByID.values {
-            if object.isDeleted {
-                unregister(object)
-                continue
+        var savedObjects: [ManagedObject] = []
+        savedObjects.reserveCapacity(changes.count)
+        var deleted: [ManagedObject] = []
+        for object in changes {
+            if object.isInserted {
+                // Inserted and deleted again: nothing was written.
+                if object.isDeleted {
+                    unregister(object)
+                    continue
+                }
+                object.isInserted = false
+                object.clearChanges()
+                if notifies {
+                    objects.inserted.insert(object)
+                    payload.insertedObjectIDs.insert(object.objectID)
+                }
+            } else if object.isDeleted {
+                deleted.append(object)
+                if notifies {
+                    objects.deleted.insert(object)
+                    payload.deletedObjectIDs.insert(object.objectID)
+                }
+            } else {
+                object.clearChanges()
+                if notifies {
+                    objects.updated.insert(object)
+                    payload.updatedObjectIDs.insert(object.objectID)
+                }
             }
-            object.isInserted = false
-            if let snapshot = byID[object.objectID] {
-                object.committedSnapshot = mergedCommitted(snapshot, object)
-                coordinator.rowCache.retain(object.committedSnapshot!)
-            }
-            object.clearChanges()
-            saved.inserted.insert(object)
-            payload.insertedObjectIDs.insert(object.objectID)
+            savedObjects.append(object)
         }
-        for object in updatedByID.values where !object.isDeleted {
-            if let snapshot = byID[object.objectID] {
-                object.committedSnapshot = mergedCommitted(snapshot, object)
-                coordinator.rowCache.update([object.committedSnapshot!])
-            }
-            object.clearChanges()
-            saved.updated.insert(object)
-            payload.updatedObjectIDs.insert(object.objectID)
-        }
-        for object in deletedByID.values where !object.isInserted {
-            saved.deleted.insert(object)
-            payload.deletedObjectIDs.insert(object.objectID)
-            coordinator.rowCache.invalidate([object.objectID])
-            unregister(object)
-        }
+        // The change sets, the retained objects (`changes` holds them still) and the deleted
+        // rows' cache entries go first, so that unregistering finds nothing of them to remove.
         insertedByID = [:]
         updatedByID = [:]
         deletedByID = [:]
         if !retainsRegisteredObjects { retainedObjects = [:] }
-        post(.didSave(payload, objects: saved))
-        for object in (Array(saved.inserted) + Array(saved.updated) + Array(saved.deleted)).sorted(by: { $0.registrationSequence < $1.registrationSequence }) {
-            object.didSave()
-        }
+        coordinator.rowCache.invalidate(deleted.map(\.objectID))
+        for object in deleted { unregister(object) }
+        if notifies { post(.didSave(payload, objects: objects)) }
+        for object in savedObjects { object.didSave() }
     }
 
     /// The committed snapshot after a save: the written row, with the object's loaded to-many
@@ -247,6 +316,8 @@ extension ManagedObjectContext {
                 updatedByID[ObjectIdentifier(object)] = nil
             case .overwrite:
                 object.committedSnapshot?.version = current.version
+                // A deletion writes no values (and its object may be a fault, without slots).
+                guard !object.isDeleted else { break }
                 for index in object.layout.storedIndexes where object.layout.properties[index] is AttributeDescription {
                     object.changedSlots[index] = true
                 }

@@ -327,7 +327,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func delete(_ object: ManagedObject) {
         assertOnQueue()
         precondition(object.managedObjectContext === self, "\(object.objectID) does not belong to this context")
-        object.fireFaultIfNeeded()
+        if object.isFault, let cached = cachedRowDeletableAsFault(object) {
+            // Firing would fill it from this cached row: the save checks the row's version.
+            object.committedSnapshot = cached
+        } else {
+            object.fireFaultIfNeeded()
+        }
         guard !object.isDeleted else { return }
         object.isDeleted = true
         deletedByID[ObjectIdentifier(object)] = object

@@ -28,6 +28,11 @@ enum PropertyRules {
 
     /// The first rule `value` breaks for `property` of `object`, or nil.
     static func check(_ value: Any?, for property: PropertyDescription, of object: ManagedObject) -> ValidationError.Failure? {
+        let layout = object.layout
+        // The slot by identity: a few pointer comparisons, cheaper than hashing the name again.
+        if let slot = layout.properties.firstIndex(where: { $0 === property }), layout.validation[slot].passes(value) {
+            return nil
+        }
         func failure(_ rule: ValidationError.Rule, _ message: String) -> ValidationError.Failure {
             ValidationError.Failure(objectID: object.objectID, entity: object.entity.name, property: property.name,
                                     rule: rule, value: show(value), message: message)
@@ -119,24 +124,31 @@ enum PropertyRules {
         return nil
     }
 
+    /// The Swift type that holds values of `type`; nil when values of any type are accepted.
+    static func valueType(of type: AttributeType) -> (any (Hashable & Sendable).Type)? {
+        switch type {
+        case .undefined, .transformable, .composite: return nil
+        case .integer16: return Int16.self
+        case .integer32: return Int32.self
+        case .integer64: return Int64.self
+        case .decimal: return Decimal.self
+        case .double: return Double.self
+        case .float: return Float.self
+        case .string: return String.self
+        case .boolean: return Bool.self
+        case .date: return Date.self
+        case .binaryData: return Data.self
+        case .uuid: return UUID.self
+        case .uri: return URL.self
+        case .objectID: return ObjectID.self
+        }
+    }
+
     /// Whether `value` is of the Swift type that holds values of `type`.
     static func hasType(_ value: Any, _ type: AttributeType) -> Bool {
-        switch type {
-        case .undefined, .transformable, .composite: return true
-        case .integer16: return value is Int16
-        case .integer32: return value is Int32
-        case .integer64: return value is Int64
-        case .decimal: return value is Decimal
-        case .double: return value is Double
-        case .float: return value is Float
-        case .string: return value is String
-        case .boolean: return value is Bool
-        case .date: return value is Date
-        case .binaryData: return value is Data
-        case .uuid: return value is UUID
-        case .uri: return value is URL
-        case .objectID: return value is ObjectID
-        }
+        guard let expected = valueType(of: type) else { return true }
+        func isInstance<T>(of _: T.Type) -> Bool { value is T }
+        return isInstance(of: expected)
     }
 
     static func decimal(_ value: Any) -> Decimal? {
@@ -166,17 +178,66 @@ enum PropertyRules {
     }
 }
 
+/// What validating one slot's value takes, decided once per entity (``EntityLayout``), so that
+/// the common value (present or absent as allowed, of its attribute's type, no other rule) passes
+/// with a comparison of types instead of the casts of ``PropertyRules/check(_:for:of:)``.
+struct SlotValidation {
+    /// The Swift type of the attribute's values; nil when any type will do (and for
+    /// relationships and fetched properties).
+    let valueType: (any (Hashable & Sendable).Type)?
+    /// Whether an absent value breaks a rule (a required attribute).
+    let isRequired: Bool
+    /// Whether a value can break a rule beyond its presence and type (ranges, lengths, dates,
+    /// patterns, predicates; for relationships, being required or their counts).
+    let hasRules: Bool
+
+    init(_ property: PropertyDescription) {
+        switch property {
+        case let attribute as AttributeDescription:
+            valueType = PropertyRules.valueType(of: attribute.attributeType)
+            isRequired = !attribute.isOptional && !attribute.isDerived
+            hasRules = attribute.hasValidationRules
+        case let relationship as RelationshipDescription:
+            valueType = nil
+            isRequired = false
+            hasRules = !relationship.isOptional || (relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0))
+        default:
+            valueType = nil
+            isRequired = false
+            hasRules = false
+        }
+    }
+
+    /// Whether `value` surely breaks no rule; false means the full check decides. Slots hold
+    /// plain values or nil, so a value whose type is exactly the attribute's needs no cast;
+    /// anything else (NSNull, an optional inside `Any`, a bridged type) takes the full check.
+    func passes(_ value: Any?) -> Bool {
+        if hasRules { return false }
+        guard let value else { return !isRequired }
+        guard let valueType else { return !isRequired }
+        return type(of: value) == valueType as Any.Type
+    }
+}
+
 extension ManagedObject {
     /// Runs ``validateValue(_:forKey:)`` for every property, collecting all failures.
+    ///
+    /// Swift cannot tell whether a subclass overrides ``validateValue(_:forKey:)``, so objects of
+    /// subclasses get the call for every property, as in Core Data. Only for a plain
+    /// `ManagedObject` is the implementation known to be the model's rules alone: its slots that
+    /// pass ``SlotValidation/passes(_:)`` need no call.
     func validateProperties() throws {
         var failures: [ValidationError.Failure] = []
+        let runsOnlyModelRules = type(of: self) == ManagedObject.self
         for (index, property) in layout.properties.enumerated() where !(property is FetchedPropertyDescription) {
             // Values a partial fetch left out were valid when stored and have not changed.
             if missingSlots?.contains(index) == true { continue }
+            let relationship = property as? RelationshipDescription
             // An unloaded to-many relationship was valid when stored and has not changed.
-            if let relationship = property as? RelationshipDescription, relationship.isToMany,
-               slots[index] == nil || slots[index] is PendingToMany { continue }
-            var value = publicValue(ofSlot: index)
+            if let relationship, relationship.isToMany, slots[index] == nil || slots[index] is PendingToMany { continue }
+            // Relationships pass by their rules alone; an attribute slot holds its public value.
+            if runsOnlyModelRules && layout.validation[index].passes(slots[index]) { continue }
+            var value = relationship == nil ? slots[index] : publicValue(ofSlot: index)
             do {
                 try validateValue(&value, forKey: property.name)
             } catch let error as ValidationError {

@@ -35,6 +35,8 @@ public final class EntityLayout: @unchecked Sendable {
     let unchangedSlots: [Bool]
     /// Whether some slot is a to-many relationship (a new object then needs storages of its own).
     let hasToManySlots: Bool
+    /// What validating each slot's value takes.
+    let validation: [SlotValidation]
 
     init(entity: EntityDescription) {
         let all = entity.properties
@@ -53,6 +55,7 @@ public final class EntityLayout: @unchecked Sendable {
         initialSlots = defaultValues.map { $0 }
         unchangedSlots = Array(repeating: false, count: all.count)
         hasToManySlots = kinds.contains { if case .toMany = $0 { return true } else { return false } }
+        validation = all.map(SlotValidation.init)
     }
 
     /// The slot of the property named `name`, or nil.

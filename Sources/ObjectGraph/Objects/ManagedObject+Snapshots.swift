@@ -44,25 +44,37 @@ extension ManagedObject {
 
     /// The row a save writes: every stored slot; to-many relationships only when changed or new.
     func makeSnapshot() -> Snapshot {
+        // A fault has not changed: its row is the committed one.
+        if faulted, let committedSnapshot { return committedSnapshot }
+        // Slots hold values of their attribute's type, so comparing types and one cast usually
+        // do where looking the type up among all storable ones takes many casts.
+        func modelValue<Value: Hashable & Sendable>(_ value: Any, as _: Value.Type) -> ModelValue? {
+            guard type(of: value) == Value.self else { return nil }
+            let typed: Value = value as! Value
+            return typed
+        }
+        let missing = missingSlots
         var values = [SnapshotValue](repeating: .unloaded, count: layout.properties.count)
-        for index in layout.storedIndexes where !(missingSlots?.contains(index) ?? false) {
-            let property = layout.properties[index]
-            if let relationship = property as? RelationshipDescription {
-                if relationship.isToMany {
-                    if isInserted || changedSlots[index], let storage = slots[index] as? ToManyStorage {
-                        values[index] = .objects(storage.objects.map(\.objectID))
-                    }
-                } else {
-                    switch slots[index] {
-                    case let object as ManagedObject: values[index] = .object(object.objectID)
-                    case let id as ObjectID: values[index] = .object(id)
-                    default: values[index] = .null
-                    }
+        for index in layout.storedIndexes where !(missing?.contains(index) ?? false) {
+            guard let relationship = layout.properties[index] as? RelationshipDescription else {
+                guard let value = slots[index] else {
+                    values[index] = .null
+                    continue
                 }
-            } else if let value = slots[index] {
-                values[index] = StorableValues.modelValue(value).map { .value($0) } ?? .null
+                let typed = layout.validation[index].valueType.flatMap { modelValue(value, as: $0) }
+                values[index] = (typed ?? StorableValues.modelValue(value)).map { .value($0) } ?? .null
+                continue
+            }
+            if relationship.isToMany {
+                if isInserted || changedSlots[index], let storage = slots[index] as? ToManyStorage {
+                    values[index] = .objects(storage.objects.map(\.objectID))
+                }
             } else {
-                values[index] = .null
+                switch slots[index] {
+                case let object as ManagedObject: values[index] = .object(object.objectID)
+                case let id as ObjectID: values[index] = .object(id)
+                default: values[index] = .null
+                }
             }
         }
         return Snapshot(objectID: objectID, version: committedSnapshot?.version ?? 0, values: values)

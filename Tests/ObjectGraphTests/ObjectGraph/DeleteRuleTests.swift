@@ -1,5 +1,6 @@
 // Delete rules propagate at the end of the event: cascade through chains and cycles, nullify,
-// deny (the save fails naming the objects), no action.
+// deny (the save fails naming the objects), no action. Objects with no rules to run are
+// deleted as faults, with the version their row was fetched (or cached) at.
 import Foundation
 import XCTest
 @testable import ObjectGraph
@@ -109,5 +110,57 @@ final class DeleteRuleTests: XCTestCase {
             stack.context.processPendingChanges()
             XCTAssertEqual(project.value(forKey: "tasks") as? Set<ManagedObject>, [item])
         }
+    }
+
+    // MARK: Deleting faults
+
+    private static let notesModel = ManagedObjectModel {
+        Entity("Note") { Attribute("text", .string) }
+    }
+
+    func testAFaultWithNoRelationshipsIsDeletedWithoutLoadingIt() throws {
+        try forEachStore(model: Self.notesModel) { stack in
+            stack.insert("Note", ["text": "first"])
+            stack.insert("Note", ["text": "second"])
+            try stack.context.save()
+            let context = stack.newContext()
+            let notes = try stack.fetch("Note", in: context)
+            for note in notes { context.delete(note) }
+            XCTAssertTrue(notes.allSatisfy(\.isFault))
+            try context.save()
+            XCTAssertEqual(try stack.fetch("Note", in: stack.newContext()).count, 0)
+        }
+    }
+
+    func testADeletedFaultIsCheckedAtTheVersionAnotherContextSaved() throws {
+        try forEachStore(model: Self.notesModel) { stack in
+            let note = stack.insert("Note", ["text": "draft"])
+            try stack.context.save()
+            let context = stack.newContext()
+            let fault = try XCTUnwrap(stack.fetch("Note", in: context).first)
+            note.setValue("final", forKey: "text")
+            try stack.context.save()
+            context.delete(fault)
+            XCTAssertNoThrow(try context.save(), "the row cache holds the version the other context saved")
+            XCTAssertEqual(try stack.fetch("Note", in: stack.newContext()).count, 0)
+        }
+    }
+
+    func testOverwritePolicyDeletesAFaultChangedThroughAnotherCoordinator() throws {
+        let stack = try Stack(storeType: .sqlite, model: Self.notesModel)
+        let note = stack.insert("Note", ["text": "draft"])
+        try stack.context.save()
+        let context = stack.newContext()
+        context.mergePolicy = .overwrite
+        let fault = try XCTUnwrap(stack.fetch("Note", in: context).first)
+        let elsewhere = PersistentStoreCoordinator(managedObjectModel: Self.notesModel)
+        try elsewhere.addPersistentStore(type: .sqlite, at: stack.storeURL)
+        let other = ManagedObjectContext(concurrencyType: .mainQueue)
+        other.persistentStoreCoordinator = elsewhere
+        try other.existingObject(with: note.objectID).setValue("final", forKey: "text")
+        try other.save()
+        context.delete(fault)
+        try context.save()
+        XCTAssertEqual(try stack.fetch("Note", in: stack.newContext()).count, 0)
     }
 }
