@@ -292,7 +292,13 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     @usableFromInline
     func fireFault() {
         guard let context = managedObjectContext else {
-            preconditionFailure("\(objectID) is a fault with no context: its values cannot be loaded")
+            // A fault deleted without being loaded (nothing needed its values) and saved: its
+            // last committed values stay readable, as those of a loaded deleted object do.
+            guard isDeleted, let snapshot = committedSnapshot else {
+                preconditionFailure("\(objectID) is a fault with no context: its values cannot be loaded")
+            }
+            apply(snapshot)
+            return
         }
         context.fulfillFault(self)
     }

@@ -129,6 +129,8 @@ final class DeleteRuleTests: XCTestCase {
             XCTAssertTrue(notes.allSatisfy(\.isFault))
             try context.save()
             XCTAssertEqual(try stack.fetch("Note", in: stack.newContext()).count, 0)
+            // Their last saved values stay readable, as a loaded deleted object's do.
+            XCTAssertEqual(Set(notes.compactMap { $0.value(forKey: "text") as? String }), ["first", "second"])
         }
     }
 
