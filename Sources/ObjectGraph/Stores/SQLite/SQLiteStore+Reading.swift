@@ -101,10 +101,17 @@ extension SQLiteStore {
     /// The object IDs a destination query selects.
     func destinations(_ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
         let storeIdentifier = identifier
+        let entitiesByNumber = schema.entitiesByNumber
+        // Rows mostly come in runs of one entity: its number is looked up once per run.
+        var last: (number: Int64, entity: EntityDescription)?
         var result: [ObjectID] = []
         try connection.forEachRow(sql, arguments) { statement in
-            guard let entity = schema.entitiesByNumber[statement.int64(1)] else { return }
-            result.append(ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: statement.int64(0)))
+            let number = statement.int64(1)
+            if last?.number != number {
+                guard let entity = entitiesByNumber[number] else { return }
+                last = (number, entity)
+            }
+            result.append(ObjectID(entity: last!.entity, storeIdentifier: storeIdentifier, primaryKey: statement.int64(0)))
         }
         return result
     }
@@ -125,13 +132,14 @@ extension SQLiteStore {
         for key in keys {
             if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
             if key < 0 { bytes.append(UInt8(ascii: "-")) }
-            let start = bytes.count
             var rest = key.magnitude
+            var unit: UInt64 = 1
+            while unit <= rest / 10 { unit *= 10 }
             repeat {
-                bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
-                rest /= 10
-            } while rest > 0
-            bytes[start...].reverse()
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / unit))
+                rest %= unit
+                unit /= 10
+            } while unit > 0
         }
         bytes.append(UInt8(ascii: "]"))
         return .text(String(decoding: bytes, as: UTF8.self))
