@@ -32,18 +32,21 @@ extension SQLiteStore {
     func storedSnapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot] {
         let storeIdentifier = identifier
         var wanted: [ObjectIdentifier: WantedRows] = [:]
+        // IDs come in runs of one entity: each run looks its entity's table up once.
+        var run: (entity: EntityDescription, root: ObjectIdentifier)?
         for id in objectIDs {
             guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
-            guard schema.holds(id.entity) else { throw unheld(id.entity) }
-            let root = ObjectIdentifier(schema.table(of: id.entity).root)
-            if wanted[root] == nil {
-                wanted[root] = WantedRows(keys: [key], entity: id.entity)
+            if id.entity !== run?.entity {
+                guard schema.holds(id.entity) else { throw unheld(id.entity) }
+                run = (id.entity, ObjectIdentifier(schema.table(of: id.entity).root))
+            }
+            if wanted[run!.root] == nil {
+                wanted[run!.root] = WantedRows(keys: [key], entity: id.entity)
             } else {
-                wanted[root]!.append(key, of: id.entity)
+                wanted[run!.root]!.append(key, of: id.entity)
             }
         }
-        var result: [ObjectID: Snapshot] = [:]
-        result.reserveCapacity(objectIDs.count)
+        var result = [ObjectID: Snapshot](minimumCapacity: objectIDs.count)
         for rows in wanted.values {
             var reader = reader(for: rows.entity)
             let (selection, arguments) = try reader.selection(of: rows.keys, on: connection)
