@@ -20,23 +20,23 @@ extension SQLiteStore {
             case .count:
                 return .count(Int(try connection.scalar(statement.sql, statement.arguments)?.integerValue ?? 0))
             case .objectIDs:
-                var ids: [ObjectID] = []
-                try connection.forEachRow(statement.sql, statement.arguments) { row in
-                    guard let entity = schema.entitiesByNumber[row.int64(1)] else { return }
-                    ids.append(ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: row.int64(0)))
-                }
-                return .objectIDs(ids)
+                return .objectIDs(try destinations(statement.sql, statement.arguments))
             case .snapshots:
                 let names = request.propertiesToFetch.map { Set($0.map(\.name)) }
                 var loaded: [Int64: Set<Int>] = [:]
                 var rows: [Snapshot] = []
+                // Rows come in runs of one entity: its reader and loaded slots are looked up once per run.
+                var run: (number: Int64, reader: SQLiteRowReader, loaded: Set<Int>?)?
                 try connection.forEachRow(statement.sql, statement.arguments) { row in
                     let number = row.int64(1)
-                    guard let entity = schema.entitiesByNumber[number] else { return }
-                    if let names, loaded[number] == nil {
-                        loaded[number] = Set(entity.layout.properties.indices.filter { names.contains(entity.layout.properties[$0].name) })
+                    if run?.number != number {
+                        guard let entity = schema.entitiesByNumber[number] else { return }
+                        if let names, loaded[number] == nil {
+                            loaded[number] = Set(entity.layout.properties.indices.filter { names.contains(entity.layout.properties[$0].name) })
+                        }
+                        run = (number, reader(for: entity), loaded[number])
                     }
-                    rows.append(try reader(for: entity).snapshot(row, storeIdentifier: storeIdentifier, loading: loaded[number]))
+                    rows.append(try run!.reader.snapshot(row, storeIdentifier: storeIdentifier, loading: run!.loaded))
                 }
                 return .snapshots(rows)
             case .dictionaries:

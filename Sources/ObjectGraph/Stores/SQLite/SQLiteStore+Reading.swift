@@ -32,18 +32,21 @@ extension SQLiteStore {
     func storedSnapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot] {
         let storeIdentifier = identifier
         var wanted: [ObjectIdentifier: WantedRows] = [:]
+        // IDs come in runs of one entity: each run looks its entity's table up once.
+        var run: (entity: EntityDescription, root: ObjectIdentifier)?
         for id in objectIDs {
             guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
-            guard schema.holds(id.entity) else { throw unheld(id.entity) }
-            let root = ObjectIdentifier(schema.table(of: id.entity).root)
-            if wanted[root] == nil {
-                wanted[root] = WantedRows(keys: [key], entity: id.entity)
+            if id.entity !== run?.entity {
+                guard schema.holds(id.entity) else { throw unheld(id.entity) }
+                run = (id.entity, ObjectIdentifier(schema.table(of: id.entity).root))
+            }
+            if wanted[run!.root] == nil {
+                wanted[run!.root] = WantedRows(keys: [key], entity: id.entity)
             } else {
-                wanted[root]!.append(key, of: id.entity)
+                wanted[run!.root]!.append(key, of: id.entity)
             }
         }
-        var result: [ObjectID: Snapshot] = [:]
-        result.reserveCapacity(objectIDs.count)
+        var result = [ObjectID: Snapshot](minimumCapacity: objectIDs.count)
         for rows in wanted.values {
             var reader = reader(for: rows.entity)
             let (selection, arguments) = try reader.selection(of: rows.keys, on: connection)
@@ -101,10 +104,17 @@ extension SQLiteStore {
     /// The object IDs a destination query selects.
     func destinations(_ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
         let storeIdentifier = identifier
+        let entitiesByNumber = schema.entitiesByNumber
+        // Rows mostly come in runs of one entity: its number is looked up once per run.
+        var last: (number: Int64, entity: EntityDescription)?
         var result: [ObjectID] = []
         try connection.forEachRow(sql, arguments) { statement in
-            guard let entity = schema.entitiesByNumber[statement.int64(1)] else { return }
-            result.append(ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: statement.int64(0)))
+            let number = statement.int64(1)
+            if last?.number != number {
+                guard let entity = entitiesByNumber[number] else { return }
+                last = (number, entity)
+            }
+            result.append(ObjectID(entity: last!.entity, storeIdentifier: storeIdentifier, primaryKey: statement.int64(0)))
         }
         return result
     }
@@ -125,13 +135,14 @@ extension SQLiteStore {
         for key in keys {
             if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
             if key < 0 { bytes.append(UInt8(ascii: "-")) }
-            let start = bytes.count
             var rest = key.magnitude
+            var unit: UInt64 = 1
+            while unit <= rest / 10 { unit *= 10 }
             repeat {
-                bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
-                rest /= 10
-            } while rest > 0
-            bytes[start...].reverse()
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / unit))
+                rest %= unit
+                unit /= 10
+            } while unit > 0
         }
         bytes.append(UInt8(ascii: "]"))
         return .text(String(decoding: bytes, as: UTF8.self))

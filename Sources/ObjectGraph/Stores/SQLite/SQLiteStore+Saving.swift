@@ -237,17 +237,7 @@ extension SQLiteStore {
         arguments.append(.integer(row.objectID.primaryKey!))
         arguments.append(.integer(plan.entityNumber))
         try appendValues(of: row, plan, storeIdentifier: storeIdentifier, to: &arguments)
-        if let columns = partialColumns(of: row, plan) {
-            if plan.partialInsert?.columns != columns {
-                plan.partialInsert = (columns, SQLiteWritePlan.insertSQL(table: plan.table, columns: columns))
-            }
-            let sql = plan.partialInsert!.sql
-            try writing(row) { try connection.execute(sql, arguments) }
-        } else {
-            let statement = try plan.insertStatement ?? connection.keptStatement(plan.insertSQL)
-            plan.insertStatement = statement
-            try writing(row) { try connection.execute(statement, arguments) }
-        }
+        try writing(row) { try plan.insert.run(columns: partialColumns(of: row, plan), arguments, on: connection) }
     }
 
     private func update(_ row: Snapshot, storeIdentifier: String, arguments: inout [SQLiteValue]) throws {
@@ -259,17 +249,7 @@ extension SQLiteStore {
         try appendValues(of: row, plan, storeIdentifier: storeIdentifier, to: &arguments)
         arguments.append(.integer(row.objectID.primaryKey!))
         arguments.append(.integer(row.version))
-        if let columns = partialColumns(of: row, plan) {
-            if plan.partialUpdate?.columns != columns {
-                plan.partialUpdate = (columns, SQLiteWritePlan.updateSQL(table: plan.table, columns: columns))
-            }
-            let sql = plan.partialUpdate!.sql
-            try writing(row) { try connection.execute(sql, arguments) }
-        } else {
-            let statement = try plan.updateStatement ?? connection.keptStatement(plan.updateSQL)
-            plan.updateStatement = statement
-            try writing(row) { try connection.execute(statement, arguments) }
-        }
+        try writing(row) { try plan.update.run(columns: partialColumns(of: row, plan), arguments, on: connection) }
         guard connection.changes == 1 else {
             throw StoreError.conflicts([StoreConflict(objectID: row.objectID, expectedVersion: row.version,
                                                       currentSnapshot: try storedSnapshots(for: [row.objectID])[row.objectID])])
@@ -279,9 +259,7 @@ extension SQLiteStore {
     private func delete(_ id: ObjectID, version: Int64) throws {
         let plan = plan(for: id.entity)
         if !plan.externalColumns.isEmpty { try noteExternalFiles(of: id, columns: plan.externalColumns.map(\.column)) }
-        let statement = try plan.deleteStatement ?? connection.keptStatement(plan.deleteSQL)
-        plan.deleteStatement = statement
-        try connection.execute(statement, [.integer(id.primaryKey!), .integer(version)])
+        try plan.delete.run(columns: nil, [.integer(id.primaryKey!), .integer(version)], on: connection)
         guard connection.changes == 1 else {
             throw StoreError.conflicts([StoreConflict(objectID: id, expectedVersion: version,
                                                       currentSnapshot: try storedSnapshots(for: [id])[id])])

@@ -26,8 +26,6 @@ final class SQLiteWritePlan {
         }
     }
 
-    /// The entity's table.
-    let table: String
     /// The entity's number (`Z_ENT`).
     let entityNumber: Int64
     /// The columns rows write, in slot order.
@@ -49,24 +47,16 @@ final class SQLiteWritePlan {
     /// Whether deleting rows of the entity does more than delete them: clears foreign keys
     /// (nullify rules), notes external files, removes join-table rows.
     let cleansUpOnDelete: Bool
-    /// The SQL of a row written with every column (the usual case), of a row's delete, and of the
-    /// deletes of the join-table rows pointing at a deleted row.
-    let insertSQL: String
-    let updateSQL: String
-    let deleteSQL: String
+    /// The statements inserting, updating (version-checked) and deleting a row, and the SQL of
+    /// the deletes of the join-table rows pointing at a deleted row.
+    let insert: RowStatement
+    let update: RowStatement
+    let delete: RowStatement
     let joinRowDeletes: [String]
-    /// Those statements, prepared on first use.
-    var insertStatement: SQLiteStatement?
-    var updateStatement: SQLiteStatement?
-    var deleteStatement: SQLiteStatement?
-    /// The last statements built for a row with unloaded slots, with the columns they write.
-    var partialInsert: (columns: [String], sql: String)?
-    var partialUpdate: (columns: [String], sql: String)?
 
     init(entity: EntityDescription, schema: SQLiteSchema) {
         let q = SQLiteSchema.quoted
         let layout = entity.layout
-        table = schema.table(of: entity).name
         entityNumber = schema.number(of: entity)
         columns = layout.properties.indices.compactMap { slot in
             let property = layout.properties[slot]
@@ -96,26 +86,45 @@ final class SQLiteWritePlan {
         let stored = entity.relationships.filter(\.isStored)
         followsDeleteRules = stored.contains { $0.deleteRule == .cascade || $0.deleteRule == .deny }
         cleansUpOnDelete = stored.contains { $0.deleteRule == .nullify } || !externalColumns.isEmpty || !joinColumns.isEmpty
-        let names = columns.flatMap(\.names)
-        insertSQL = Self.insertSQL(table: table, columns: names)
-        updateSQL = Self.updateSQL(table: table, columns: names)
-        deleteSQL = "DELETE FROM \(q(table)) WHERE Z_PK = ? AND Z_OPT = ?"
+        let table = q(schema.table(of: entity).name)
+        // An INSERT's values are the key, the entity number, then the columns' (the version
+        // starts at 1); an UPDATE's the columns', then the key and the expected version.
+        insert = RowStatement(columns: columns.flatMap(\.names)) { columns in
+            "INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + q($0) }.joined()
+                + ") VALUES (?, ?, 1" + String(repeating: ", ?", count: columns.count) + ")"
+        }
+        update = RowStatement(columns: columns.flatMap(\.names)) { columns in
+            "UPDATE \(table) SET Z_OPT = Z_OPT + 1" + columns.map { ", \(q($0)) = ?" }.joined() + " WHERE Z_PK = ? AND Z_OPT = ?"
+        }
+        delete = RowStatement(columns: []) { _ in "DELETE FROM \(table) WHERE Z_PK = ? AND Z_OPT = ?" }
         joinRowDeletes = joinColumns.map { "DELETE FROM \(q($0.table)) WHERE \(q($0.column)) = ?" }
     }
+}
 
-    /// The INSERT of a row writing `columns`; its values are the key, the entity number, then
-    /// the columns' (the version starts at 1).
-    static func insertSQL(table: String, columns: [String]) -> String {
-        let q = SQLiteSchema.quoted
-        return "INSERT INTO \(q(table)) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + q($0) }.joined()
-            + ") VALUES (?, ?, 1" + String(repeating: ", ?", count: columns.count) + ")"
+/// One kind of row write: its statement for rows that write every column (the usual case)
+/// prepared once and kept, and for rows that write fewer, the statement for those columns
+/// (the last one built remembered, as rows of one save tend to leave the same slots unloaded).
+final class RowStatement {
+    private let fullSQL: String
+    private let sql: ([String]) -> String
+    private var kept: SQLiteStatement?
+    private var partial: (columns: [String], sql: String)?
+
+    /// `sql` builds the statement writing the columns it is given, of `columns` all of them.
+    init(columns: [String], sql: @escaping ([String]) -> String) {
+        fullSQL = sql(columns)
+        self.sql = sql
     }
 
-    /// The version-checked UPDATE of a row writing `columns`; its values are the columns', then
-    /// the key and the expected version.
-    static func updateSQL(table: String, columns: [String]) -> String {
-        let q = SQLiteSchema.quoted
-        return "UPDATE \(q(table)) SET Z_OPT = Z_OPT + 1" + columns.map { ", \(q($0)) = ?" }.joined()
-            + " WHERE Z_PK = ? AND Z_OPT = ?"
+    /// Runs the statement writing `columns` (nil: all of them) with `arguments` bound.
+    func run(columns: [String]?, _ arguments: [SQLiteValue], on connection: SQLiteConnection) throws {
+        if let columns {
+            if partial?.columns != columns { partial = (columns, sql(columns)) }
+            try connection.execute(partial!.sql, arguments)
+        } else {
+            let statement = try kept ?? connection.keptStatement(fullSQL)
+            kept = statement
+            try connection.execute(statement, arguments)
+        }
     }
 }
