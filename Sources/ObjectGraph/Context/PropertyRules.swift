@@ -220,15 +220,14 @@ struct SlotValidation {
 }
 
 extension ManagedObject {
-    /// Runs ``validateValue(_:forKey:)`` for every property, collecting all failures.
-    ///
-    /// Swift cannot tell whether a subclass overrides ``validateValue(_:forKey:)``, so objects of
-    /// subclasses get the call for every property, as in Core Data. Only for a plain
-    /// `ManagedObject` is the implementation known to be the model's rules alone: its slots that
-    /// pass ``SlotValidation/passes(_:)`` need no call.
+    /// Validates every property, collecting all failures: the model's rules, then the class's
+    /// own validators (``PropertyValidating``), as ``validateValue(_:forKey:)`` does for one key.
+    /// It does not call ``validateValue(_:forKey:)`` itself, as Core Data's validation calls
+    /// `validate<Key>` methods directly; a value of its attribute's exact type with no other rule
+    /// costs a type comparison.
     func validateProperties() throws {
         var failures: [ValidationError.Failure] = []
-        let runsOnlyModelRules = type(of: self) == ManagedObject.self
+        let validating = self as? any PropertyValidating
         for (index, property) in layout.properties.enumerated() where !(property is FetchedPropertyDescription) {
             // Values a partial fetch left out were valid when stored and have not changed.
             if missingSlots?.contains(index) == true { continue }
@@ -236,10 +235,14 @@ extension ManagedObject {
             // An unloaded to-many relationship was valid when stored and has not changed.
             if let relationship, relationship.isToMany, slots[index] == nil || slots[index] is PendingToMany { continue }
             // Relationships pass by their rules alone; an attribute slot holds its public value.
-            if runsOnlyModelRules && layout.validation[index].passes(slots[index]) { continue }
+            if validating == nil && layout.validation[index].passes(slots[index]) { continue }
             var value = relationship == nil ? slots[index] : publicValue(ofSlot: index)
+            if let failure = PropertyRules.check(value, for: property, of: self) {
+                failures.append(failure)
+                continue
+            }
             do {
-                try validateValue(&value, forKey: property.name)
+                try validating?.runValidator(forKey: property.name, value: &value)
             } catch let error as ValidationError {
                 failures += error.failures
             }

@@ -334,7 +334,12 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// Validates `value` for the property `key`: the model's rules (required, type, range,
     /// length, pattern, predicates, counts), then the object's own per-key validator if it
     /// adopts ``PropertyValidating``. May replace the value with a valid one.
-    open func validateValue(_ value: inout Any?, forKey key: String) throws {
+    ///
+    /// Saves apply the same rules to every property. To validate a property of your own, give
+    /// the class a validator (``PropertyValidating``); for checks across properties, override
+    /// ``validateForInsert()`` and ``validateForUpdate()`` (Core Data's advice is the same: its
+    /// `validateValue(_:forKey:)` is not meant to be overridden).
+    public func validateValue(_ value: inout Any?, forKey key: String) throws {
         guard let index = layout.index(of: key) else { return }
         if let failure = PropertyRules.check(value, for: layout.properties[index], of: self) {
             throw ValidationError(failures: [failure])
