@@ -48,13 +48,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     static let concurrencyDebug = ProcessInfo.processInfo.environment["OBJECTGRAPH_CONCURRENCY_DEBUG"] == "1"
 
     /// The coordinator the context fetches from and saves to.
-    public var persistentStoreCoordinator: PersistentStoreCoordinator?
+    @exclusivity(unchecked) public var persistentStoreCoordinator: PersistentStoreCoordinator?
     /// A name for debugging and for history (who saved).
     public var name: String?
     /// Who makes the changes, recorded with each save.
     public var transactionAuthor: String?
     /// Records changes for undo; nil (the default) records nothing.
-    public var undoManager: UndoManager?
+    @exclusivity(unchecked) public var undoManager: UndoManager?
     /// How save conflicts are resolved.
     public var mergePolicy: MergePolicy = .error
     /// Whether a fault whose row was deleted elsewhere becomes a deleted object when fired (true)
@@ -82,21 +82,21 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// The number of the current event (objects' recorded old values name the event they belong to).
     @exclusivity(unchecked) var eventSequence: UInt64 = 1
     /// The number of the event being announced, while it is (0 otherwise).
-    var notifiedEventSequence: UInt64 = 0
+    @exclusivity(unchecked) var notifiedEventSequence: UInt64 = 0
     /// Objects deleted in this event whose delete rules have not run yet.
-    var pendingDeletions: [ManagedObject] = []
-    var observers: [UUID: (ContextNotification) -> Void] = [:]
+    @exclusivity(unchecked) var pendingDeletions: [ManagedObject] = []
+    @exclusivity(unchecked) var observers: [UUID: (ContextNotification) -> Void] = [:]
     /// Ends the context's notification sequences when it goes away.
     var streamFinishers: [UUID: () -> Void] = [:]
-    var isProcessingPendingChanges = false
+    @exclusivity(unchecked) var isProcessingPendingChanges = false
     @exclusivity(unchecked) var nextRegistrationSequence: UInt64 = 0
     /// The class of each entity's objects, resolved once per context (the registry behind
     /// ObjectClasses takes a lock; a context's queue needs none).
     @exclusivity(unchecked) var classesByEntity: [ObjectIdentifier: ManagedObject.Type] = [:]
     /// The entity of each class `init(context:)` was used with, checked once per context (and
     /// per model, should the coordinator change).
-    var entitiesByClass: [ObjectIdentifier: (model: ManagedObjectModel, entity: EntityDescription)] = [:]
-    var isSaving = false
+    @exclusivity(unchecked) var entitiesByClass: [ObjectIdentifier: (model: ManagedObjectModel, entity: EntityDescription)] = [:]
+    @exclusivity(unchecked) var isSaving = false
 
     /// A context whose work runs on `concurrencyType`'s queue.
     public init(concurrencyType: ConcurrencyType = .privateQueue) {
@@ -401,9 +401,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             // The object's first change in this event.
             if event.inserted[id] == nil { event.updated[id] = object }
             object.eventOldValuesEvent = eventSequence
-            object.eventOldValues = Array(repeating: nil, count: object.layout.properties.count)
+            object.eventOldValues = object.layout.absentValues
         }
-        if case .none = object.eventOldValues[slot] { object.eventOldValues[slot] = .some(oldValue) }
+        if object.eventOldValues[slot] == nil { object.eventOldValues[slot] = oldValue ?? RecordedNil() }
         if let undoManager, undoManager.isUndoRegistrationEnabled {
             let undo = makeUndo()
             undoManager.registerUndo(withTarget: object) { target in
@@ -418,7 +418,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         guard object.eventOldValuesEvent == eventSequence || object.eventOldValuesEvent == notifiedEventSequence else { return [:] }
         var changes: [String: Any] = [:]
         for (index, recorded) in object.eventOldValues.enumerated() {
-            if case .some(let value) = recorded { changes[object.layout.properties[index].name] = value ?? NSNull() }
+            if let recorded { changes[object.layout.properties[index].name] = recorded is RecordedNil ? NSNull() : recorded }
         }
         return changes
     }

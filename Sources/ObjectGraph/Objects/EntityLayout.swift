@@ -33,6 +33,8 @@ public final class EntityLayout: @unchecked Sendable {
     let initialSlots: [Any?]
     /// Every slot unchanged; shared the same way.
     let unchangedSlots: [Bool]
+    /// Nil in every slot; shared the same way.
+    let absentValues: [Any?]
     /// Whether some slot is a to-many relationship (a new object then needs storages of its own).
     let hasToManySlots: Bool
     /// What validating each slot's value takes.
@@ -54,6 +56,7 @@ public final class EntityLayout: @unchecked Sendable {
         kinds = all.map(SlotKind.init)
         initialSlots = defaultValues.map { $0 }
         unchangedSlots = Array(repeating: false, count: all.count)
+        absentValues = Array(repeating: nil, count: all.count)
         hasToManySlots = kinds.contains { if case .toMany = $0 { return true } else { return false } }
         validation = all.map(SlotValidation.init)
     }

@@ -25,7 +25,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// The object's identity; temporary until the object is first saved.
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The context that manages the object; nil once the object is removed from it.
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    @exclusivity(unchecked) public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
     /// The entity's slot layout.
     @usableFromInline let layout: EntityLayout
@@ -46,12 +46,10 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     @exclusivity(unchecked) public internal(set) var isInserted = false
     /// Whether the context will delete the object at the next save.
     @exclusivity(unchecked) public internal(set) var isDeleted = false
-    /// Whether the object's changes are registered with the context as an update.
-    var isRegisteredAsUpdated = false
     /// The batch this fault was fetched with: firing it loads the whole batch in one request.
     @exclusivity(unchecked) var faultBatch: FaultBatch?
     /// The fault's position in `faultBatch`.
-    var faultBatchPosition = 0
+    @exclusivity(unchecked) var faultBatchPosition = 0
     /// Slots a partial fetch (propertiesToFetch) did not load; reading one loads them.
     @exclusivity(unchecked) var missingSlots: Set<Int>?
     /// When the object was first registered with its context: orders saves and notifications
@@ -60,9 +58,9 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// Whether awakeFromFetch is running: changes then are not tracked (as in Core Data).
     @exclusivity(unchecked) var isAwakingFromFetch = false
     /// For changedValuesForCurrentEvent: the value each slot had before its first change in the
-    /// context's event ``eventOldValuesEvent`` (nil: not changed in it; `.some(nil)`: it was nil).
-    /// Kept on the object, by slot, so that recording a change hashes no property name.
-    @exclusivity(unchecked) var eventOldValues: [Any??] = []
+    /// context's event ``eventOldValuesEvent`` (nil: not changed in it; ``RecordedNil``: it was
+    /// nil). Kept on the object, by slot, so that recording a change hashes no property name.
+    @exclusivity(unchecked) var eventOldValues: [Any?] = []
     /// The context event `eventOldValues` belongs to; other events' values are stale.
     @exclusivity(unchecked) var eventOldValuesEvent: UInt64 = 0
 
@@ -396,3 +394,7 @@ final class ToManyStorage {
 struct PendingToMany {
     let objectIDs: [ObjectID]
 }
+
+/// An old value of nil recorded for changedValuesForCurrentEvent (an empty struct: storing it
+/// in `Any` allocates nothing).
+struct RecordedNil {}
