@@ -236,21 +236,43 @@ extension ManagedObjectContext {
         var objects: [ManagedObject] = []
         objects.reserveCapacity(snapshots.count)
         var faults: [(ManagedObject, Snapshot)] = []
+        faults.reserveCapacity(snapshots.count)
+        registry.reserveCapacity(registry.count + snapshots.count)
+        // Rows come in runs of one entity: its class is looked up once per run.
+        var runEntity: EntityDescription?
+        var runClass: ManagedObject.Type = ManagedObject.self
         for snapshot in snapshots {
-            let object = object(with: snapshot.objectID)
+            let id = snapshot.objectID
+            let object: ManagedObject
+            if let registered = registry[id]?.object {
+                object = registered
+            } else {
+                if id.entity !== runEntity {
+                    runEntity = id.entity
+                    runClass = managedObjectClass(for: id.entity)
+                }
+                object = makeFault(for: id, of: runClass)
+            }
             objects.append(object)
             if object.isFault { faults.append((object, snapshot)) }
         }
-        if asFault {
-            let generation = cache.generation
-            let newUsers = faults.filter { object, _ in object.committedSnapshot == nil }
-            let current = cache.retain(newUsers.map(\.1))
-            for (object, snapshot) in newUsers {
-                object.committedSnapshot = snapshot
-                object.committedSnapshotGeneration = current ? generation : 0
-            }
-        } else {
+        guard asFault else {
             fill(faults)
+            return objects
+        }
+        // New faults keep their row: users of its cache entry from now on.
+        let generation = cache.generation
+        var newUsers: [ManagedObject] = []
+        var newRows: [Snapshot] = []
+        newUsers.reserveCapacity(faults.count)
+        newRows.reserveCapacity(faults.count)
+        for (object, snapshot) in faults where object.committedSnapshot == nil {
+            object.committedSnapshot = snapshot
+            newUsers.append(object)
+            newRows.append(snapshot)
+        }
+        if cache.retain(newRows) {
+            for object in newUsers { object.committedSnapshotGeneration = generation }
         }
         return objects
     }

@@ -191,7 +191,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func object(with objectID: ObjectID) -> ManagedObject {
         assertOnQueue()
         if let object = registry[objectID]?.object { return object }
-        let object = managedObjectClass(for: objectID.entity).init(entity: objectID.entity, insertInto: nil)
+        return makeFault(for: objectID, of: managedObjectClass(for: objectID.entity))
+    }
+
+    /// A new fault of class `type` for `objectID`, registered.
+    func makeFault(for objectID: ObjectID, of type: ManagedObject.Type) -> ManagedObject {
+        let object = type.init(entity: objectID.entity, insertInto: nil)
         object.objectID = objectID
         object.faulted = true
         object.slots = []

@@ -15,23 +15,22 @@ extension ManagedObject {
         slots = [Any?](unsafeUninitializedCapacity: count) { buffer, initialized in
             snapshot.values.withUnsafeBufferPointer { values in
                 for index in 0..<count {
-                    let value: Any?
-                    if !layout.isStoredSlot[index] {
-                        value = layout.initialSlots[index]
-                    } else {
-                        switch values[index] {
-                        case .null: value = nil
-                        case .value(let stored): value = stored
-                        case .object(let id): value = id
-                        case .objects(let ids): value = PendingToMany(objectIDs: ids)
-                        case .unloaded:
-                            // A to-many relationship stays a fault; anything else was left out
-                            // by a partial fetch and loads when read.
-                            if case .toMany = layout.kinds[index] {} else { missing = (missing ?? []).union([index]) }
-                            value = nil
-                        }
+                    let slot = buffer.baseAddress! + index
+                    guard layout.isStoredSlot[index] else {
+                        slot.initialize(to: layout.initialSlots[index])
+                        continue
                     }
-                    (buffer.baseAddress! + index).initialize(to: value)
+                    switch values[index] {
+                    case .null: slot.initialize(to: nil)
+                    case .value(let stored): slot.initialize(to: stored)
+                    case .object(let id): slot.initialize(to: id)
+                    case .objects(let ids): slot.initialize(to: PendingToMany(objectIDs: ids))
+                    case .unloaded:
+                        // A to-many relationship stays a fault; anything else was left out by a
+                        // partial fetch and loads when read.
+                        if case .toMany = layout.kinds[index] {} else { missing = (missing ?? []).union([index]) }
+                        slot.initialize(to: nil)
+                    }
                 }
             }
             initialized = count

@@ -65,20 +65,27 @@ final class SQLiteRowReader {
     /// with only the slots in `loaded` filled when it is given.
     func snapshot(_ statement: SQLiteStatement, storeIdentifier: String, loading loaded: Set<Int>? = nil) throws -> Snapshot {
         let id = ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: statement.int64(0))
-        var values = [SnapshotValue](repeating: .unloaded, count: slots.count)
-        for (index, slot) in slots.enumerated() where loaded?.contains(index) ?? true {
-            switch slot {
-            case .attribute(let column, let attribute, let type):
-                values[index] = try SQLiteValueCoding.decode(statement, column, of: attribute, type, external: external)
-            case .toOne(let column, let entityColumn, let destination):
-                if statement.isNull(column) {
-                    values[index] = .null
-                } else {
-                    let target = entityColumn.flatMap { statement.isNull($0) ? nil : schema.entitiesByNumber[statement.int64($0)] } ?? destination
-                    values[index] = .object(ObjectID(entity: target, storeIdentifier: storeIdentifier, primaryKey: statement.int64(column)))
+        // Each value initialized once, in place (no array of placeholders to overwrite).
+        let values = try [SnapshotValue](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
+            for (index, slot) in slots.enumerated() {
+                let value: SnapshotValue
+                switch slot {
+                case _ where loaded.map({ !$0.contains(index) }) ?? false:
+                    value = .unloaded
+                case .attribute(let column, let attribute, let type):
+                    value = try SQLiteValueCoding.decode(statement, column, of: attribute, type, external: external)
+                case .toOne(let column, let entityColumn, let destination):
+                    if statement.isNull(column) {
+                        value = .null
+                    } else {
+                        let target = entityColumn.flatMap { statement.isNull($0) ? nil : schema.entitiesByNumber[statement.int64($0)] } ?? destination
+                        value = .object(ObjectID(entity: target, storeIdentifier: storeIdentifier, primaryKey: statement.int64(column)))
+                    }
+                case .unloaded:
+                    value = .unloaded
                 }
-            case .unloaded:
-                break
+                (buffer.baseAddress! + index).initialize(to: value)
+                initialized = index + 1
             }
         }
         return Snapshot(objectID: id, version: statement.int64(2), values: values)
