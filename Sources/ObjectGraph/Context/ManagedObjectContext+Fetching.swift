@@ -16,8 +16,10 @@ extension ManagedObjectContext {
     public func fetch<Result>(_ request: FetchRequest<Result>) throws -> [Result] {
         assertOnQueue()
         if request.resultType == .managedObject {
-            // Objects come back typed: a class cast per object, not a cast out of `Any`.
+            // Objects come back typed: an object of exactly the requested class is reinterpreted
+            // (comparing class pointers), any other takes a class cast, never a cast out of `Any`.
             return try fetchManagedObjects(request).map { object in
+                if ObjectIdentifier(type(of: object)) == ObjectIdentifier(Result.self) { return unsafeBitCast(object, to: Result.self) }
                 guard let typed = object as? Result else {
                     preconditionFailure("a \(request.resultType) fetch cannot return \(Result.self)")
                 }

@@ -2,6 +2,7 @@
 // (declared and inherited, in a stable order: inherited first, then declared, each in the order
 // of the model), uniqueness constraints and fetch indexes. Inheritance is independent of classes.
 import Foundation
+import Synchronization
 
 /// An entity: a kind of object the model describes.
 ///
@@ -51,6 +52,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) weak var model: ManagedObjectModel?
     /// The slot layout, built when the model is frozen.
     var frozenLayout: EntityLayout?
+    /// Whether the entity lives as long as the process (see `EntityLifetime`).
+    let isKeptAlive = Atomic<Bool>(false)
 
     /// An entity named `name` with the given declared properties.
     public init(name: String, managedObjectClassName: String? = nil, parent: String? = nil,

@@ -23,7 +23,11 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
     }
 
     /// The object's entity (the concrete one, never an abstract parent).
-    public let entity: EntityDescription
+    ///
+    /// Not retained: object IDs are copied into every registry, cache and snapshot, and a
+    /// retain per copy was a large share of fetching. An entity lives as long as the process
+    /// once an ID names it (``EntityLifetime``).
+    public unowned(unsafe) let entity: EntityDescription
     /// The identifier (UUID) of the store holding the object; nil while the ID is temporary.
     public let storeIdentifier: String?
     @usableFromInline let key: Key
@@ -43,6 +47,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
     }
 
     init(entity: EntityDescription, storeIdentifier: String?, key: Key) {
+        EntityLifetime.keepAlive(entity)
         self.entity = entity
         self.storeIdentifier = storeIdentifier
         self.key = key
@@ -100,5 +105,31 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
         if lhs.storeIdentifier != rhs.storeIdentifier { return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "") }
         if lhs.entity.name != rhs.entity.name { return lhs.entity.name < rhs.entity.name }
         return lhs.key < rhs.key
+    }
+}
+
+/// Keeps entities that object IDs name alive for the rest of the process (with their model), so
+/// that IDs can refer to them without retaining them. Models are few and small; a program makes
+/// them once.
+enum EntityLifetime {
+    private static let kept = Mutex<[AnyObject]>([])
+
+    /// Makes `entity` (and its model, which holds it) live as long as the process.
+    @inline(__always)
+    static func keepAlive(_ entity: EntityDescription) {
+        if !entity.isKeptAlive.load(ordering: .acquiring) { keep(entity) }
+    }
+
+    private static func keep(_ entity: EntityDescription) {
+        kept.withLock { kept in
+            guard !entity.isKeptAlive.load(ordering: .acquiring) else { return }
+            // Each entity itself too: an editable model could drop one later.
+            let members = entity.model?.entities ?? []
+            for member in members + [entity] where !member.isKeptAlive.load(ordering: .acquiring) {
+                kept.append(member)
+                member.isKeptAlive.store(true, ordering: .releasing)
+            }
+            if let model = entity.model { kept.append(model) }
+        }
     }
 }
