@@ -90,12 +90,27 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
     /// for nearly every ID in a process) is left to `==`, so that hashing stays cheap on the
     /// registry and row cache lookups every object access makes.
     public func hash(into hasher: inout Hasher) {
-        // One word: the key mixed with the entity's address (a multiplicative mix keeps keys of
-        // different entities apart), and the key's kind in the top bit.
+        hasher.combine(hashWord)
+    }
+
+    /// Dictionaries and sets ask for this: the word mixed with the process's hash seed by
+    /// SplitMix64's finalizer, a few instructions instead of a SipHash run. Object IDs key the
+    /// registry and the row cache, hashed several times per fetched or saved object.
+    public func _rawHashValue(seed: Int) -> Int {
+        var x = hashWord ^ UInt64(UInt(bitPattern: seed))
+        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: x ^ (x >> 31))
+    }
+
+    /// The key mixed with the entity's address (a multiplicative mix keeps keys of different
+    /// entities apart), and the key's kind in the top bit. The store identifier is left to `==`:
+    /// nearly every ID in a process has the same one.
+    private var hashWord: UInt64 {
         let entityBits = UInt64(UInt(bitPattern: ObjectIdentifier(entity))) &* 0x9E37_79B9_7F4A_7C15
         switch key {
-        case .permanent(let value): hasher.combine(UInt64(bitPattern: value) ^ entityBits)
-        case .temporary(let value): hasher.combine(value ^ entityBits ^ (1 << 63))
+        case .permanent(let value): return UInt64(bitPattern: value) ^ entityBits
+        case .temporary(let value): return value ^ entityBits ^ (1 << 63)
         }
     }
 
