@@ -26,6 +26,10 @@ extension ManagedObjectContext {
                 return typed
             }
         }
+        if request.resultType == .managedObjectID, Result.self == ObjectID.self {
+            // The same type: the array is handed over as it is, with no cast per ID.
+            return unsafeBitCast(try fetchObjectIDs(request), to: [Result].self)
+        }
         let results = try fetchAny(request)
         return results.map { value in
             guard let typed = value as? Result else {
@@ -129,9 +133,6 @@ extension ManagedObjectContext {
     func fetchAny<Result>(_ request: FetchRequest<Result>) throws -> [Any] {
         let entity = try entity(named: request.entityName)
         if request.includesPendingChanges { processPendingChanges() }
-        let pending = request.includesPendingChanges
-            && hasPendingChanges(for: entity, includingSubentities: request.includesSubentities)
-            && (request.resultType == .managedObject || request.resultType == .managedObjectID)
         switch request.resultType {
         case .count:
             return [try count(for: request)]
@@ -145,19 +146,28 @@ extension ManagedObjectContext {
             }
             return rows
         case .managedObjectID:
-            let entityStores = try stores(for: entity)
-            if !pending && entityStores.count == 1 {
-                var storeRequest = try makeStoreRequest(request, entity: entity, resultType: .objectIDs)
-                storeRequest.propertiesToFetch = nil
-                if case .objectIDs(let ids) = try persistentStoreCoordinator!.withStores({ try entityStores[0].execute(storeRequest) }) {
-                    return ids
-                }
-                return []
-            }
-            return try fetchObjects(request, entity: entity, pending: pending, idsOnly: true).map(\.objectID)
+            return try fetchObjectIDs(request)
         case .managedObject:
             return try fetchManagedObjects(request)
         }
+    }
+
+    /// The IDs a `.managedObjectID` request returns: straight from the store when no unsaved
+    /// change can alter the result, else through the objects.
+    func fetchObjectIDs<Result>(_ request: FetchRequest<Result>) throws -> [ObjectID] {
+        let entity = try entity(named: request.entityName)
+        if request.includesPendingChanges { processPendingChanges() }
+        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, includingSubentities: request.includesSubentities)
+        let entityStores = try stores(for: entity)
+        guard !pending && entityStores.count == 1 else {
+            return try fetchObjects(request, entity: entity, pending: pending, idsOnly: true).map(\.objectID)
+        }
+        var storeRequest = try makeStoreRequest(request, entity: entity, resultType: .objectIDs)
+        storeRequest.propertiesToFetch = nil
+        guard case .objectIDs(let ids) = try persistentStoreCoordinator!.withStores({ try entityStores[0].execute(storeRequest) }) else {
+            return []
+        }
+        return ids
     }
 
     /// The objects a `.managedObject` request returns, prefetching included.
