@@ -205,14 +205,14 @@ extension ManagedObjectContext {
                 found += materialize(snapshots, asFault: request.returnsObjectsAsFaults && request.propertiesToFetch == nil)
             case .objectIDs(let ids):
                 let batch = useBatches ? FaultBatch(objectIDs: ids, size: request.fetchBatchSize) : nil
-                found += ids.enumerated().map { position, id in
-                    let object = object(with: id)
-                    if object.isFault {
+                let objects = objects(with: ids)
+                if let batch {
+                    for (position, object) in objects.enumerated() where object.isFault {
                         object.faultBatch = batch
                         object.faultBatchPosition = position
                     }
-                    return object
                 }
+                found += objects
             default:
                 break
             }
@@ -245,29 +245,10 @@ extension ManagedObjectContext {
     /// all under one lock of the cache.
     func materialize(_ snapshots: [Snapshot], asFault: Bool) -> [ManagedObject] {
         guard let cache = persistentStoreCoordinator?.rowCache else { return snapshots.map { materialize($0, asFault: asFault) } }
-        var objects: [ManagedObject] = []
-        objects.reserveCapacity(snapshots.count)
+        let objects = objects(with: snapshots.lazy.map(\.objectID))
         var faults: [(ManagedObject, Snapshot)] = []
         faults.reserveCapacity(snapshots.count)
-        registry.reserveCapacity(registry.count + snapshots.count)
-        // Rows come in runs of one entity: its class is looked up once per run.
-        var runEntity: EntityDescription?
-        var runClass: ManagedObject.Type = ManagedObject.self
-        for snapshot in snapshots {
-            let id = snapshot.objectID
-            let object: ManagedObject
-            if let registered = registry[id]?.object {
-                object = registered
-            } else {
-                if id.entity !== runEntity {
-                    runEntity = id.entity
-                    runClass = managedObjectClass(for: id.entity)
-                }
-                object = makeFault(for: id, of: runClass)
-            }
-            objects.append(object)
-            if object.isFault { faults.append((object, snapshot)) }
-        }
+        for (object, snapshot) in zip(objects, snapshots) where object.isFault { faults.append((object, snapshot)) }
         guard asFault else {
             fill(faults)
             return objects
@@ -285,6 +266,28 @@ extension ManagedObjectContext {
         }
         if cache.retain(newRows) {
             for object in newUsers { object.committedSnapshotGeneration = generation }
+        }
+        return objects
+    }
+
+    /// The object for each of `ids`, as ``object(with:)`` gives it: the registered one or a new
+    /// fault. IDs come in runs of one entity, whose class is looked up once per run.
+    func objects(with ids: some Collection<ObjectID>) -> [ManagedObject] {
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(ids.count)
+        registry.reserveCapacity(registry.count + ids.count)
+        var runEntity: EntityDescription?
+        var runClass: ManagedObject.Type = ManagedObject.self
+        for id in ids {
+            if let registered = registry[id]?.object {
+                objects.append(registered)
+                continue
+            }
+            if id.entity !== runEntity {
+                runEntity = id.entity
+                runClass = managedObjectClass(for: id.entity)
+            }
+            objects.append(makeFault(for: id, of: runClass))
         }
         return objects
     }

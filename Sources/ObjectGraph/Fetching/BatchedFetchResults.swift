@@ -40,7 +40,7 @@ public final class BatchedFetchResults<Result>: RandomAccessCollection {
 
     private func load(batchFrom start: Int) {
         let ids = objectIDs[start..<Swift.min(start + batchSize, objectIDs.count)]
-        let objects = ids.map { context.object(with: $0) }
+        let objects = context.objects(with: ids)
         do {
             try context.fillFaults(objects)
         } catch {
