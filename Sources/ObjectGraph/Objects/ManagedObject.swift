@@ -129,6 +129,12 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// Sets and dictionaries of objects (relationship contents, change sets) ask for this: the
+    /// object's address, mixed cheaply (``HashMixing``).
+    public func _rawHashValue(seed: Int) -> Int {
+        HashMixing.mix(UInt64(UInt(bitPattern: ObjectIdentifier(self))), seed: seed)
+    }
+
     public var description: String {
         let head = "<\(entity.name): \(objectID)>"
         if faulted { return head + " (fault)" }

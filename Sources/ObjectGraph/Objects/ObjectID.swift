@@ -93,14 +93,10 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
         hasher.combine(hashWord)
     }
 
-    /// Dictionaries and sets ask for this: the word mixed with the process's hash seed by
-    /// SplitMix64's finalizer, a few instructions instead of a SipHash run. Object IDs key the
-    /// registry and the row cache, hashed several times per fetched or saved object.
+    /// Dictionaries and sets ask for this: one word, mixed cheaply (``HashMixing``). Object IDs
+    /// key the registry and the row cache, hashed several times per fetched or saved object.
     public func _rawHashValue(seed: Int) -> Int {
-        var x = hashWord ^ UInt64(UInt(bitPattern: seed))
-        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int(truncatingIfNeeded: x ^ (x >> 31))
+        HashMixing.mix(hashWord, seed: seed)
     }
 
     /// The key mixed with the entity's address (a multiplicative mix keeps keys of different

@@ -25,6 +25,8 @@ public struct OrderedSet<Element: Hashable>: RandomAccessCollection, Hashable,
     /// Creates an ordered set of the distinct elements of `sequence`, first occurrences first.
     public init<S: Sequence>(_ sequence: S) where S.Element == Element {
         self.init()
+        elements.reserveCapacity(sequence.underestimatedCount)
+        members.reserveCapacity(sequence.underestimatedCount)
         for element in sequence { append(element) }
     }
 
