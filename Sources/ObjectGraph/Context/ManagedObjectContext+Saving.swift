@@ -173,16 +173,18 @@ extension ManagedObjectContext {
     /// Marks the saved objects clean, updates the row cache, posts didSave and calls didSave(),
     /// all in the order of `changes`.
     private func finishSave(_ changes: [ManagedObject], saved: [SavedRow], coordinator: PersistentStoreCoordinator) {
+        var insertedRows: [Snapshot] = []
         var updatedRows: [Snapshot] = []
         for row in saved {
             let committed = mergedCommitted(row.snapshot, row.object)
             row.object.committedSnapshot = committed
             if row.object.isInserted {
-                coordinator.rowCache.retain(committed)
+                insertedRows.append(committed)
             } else {
                 updatedRows.append(committed)
             }
         }
+        coordinator.rowCache.retain(insertedRows)
         coordinator.rowCache.update(updatedRows)
         // Observers' sets are built only when someone observes.
         let notifies = !observers.isEmpty
@@ -226,7 +228,7 @@ extension ManagedObjectContext {
         deletedByID = [:]
         if !retainsRegisteredObjects { retainedObjects = [:] }
         coordinator.rowCache.invalidate(deleted.map(\.objectID))
-        for object in deleted { unregister(object) }
+        for object in deleted { unregister(object, releasingCachedRow: false) }
         if notifies { post(.didSave(payload, objects: objects)) }
         for object in savedObjects { object.didSave() }
     }
