@@ -236,9 +236,10 @@ extension SQLiteStore {
     private func appendValues(of row: Snapshot, _ plan: SQLiteWritePlan, storeIdentifier: String,
                               to arguments: inout [SQLiteValue]) throws -> Bool {
         var writesAll = true
-        for column in plan.columns {
-            let value = row.values[column.slot]
-            switch column {
+        // By index: iterating the columns would copy each one, retaining its names and description.
+        for index in plan.columns.indices {
+            let value = row.values[plan.columns[index].slot]
+            switch plan.columns[index] {
             case .attribute(_, _, let attribute, let type, let allowsExternalStorage):
                 switch value {
                 case .value(let value):
