@@ -106,8 +106,35 @@ extension ManagedObjectContext {
         }
         for (store, objects) in groups {
             let ids = try coordinator.withStores { try store.obtainPermanentIDs(for: objects.map(\.objectID)) }
-            for (object, id) in zip(objects, ids) { reassign(object, to: id) }
+            reassign(objects, to: ids)
         }
+    }
+
+    /// Moves `objects` to `ids`, their permanent IDs. When they are a good part of the registry
+    /// (a save's new objects, say), the registry is built afresh with every key: removing a key
+    /// from a dictionary moves the keys after it, so removing many costs more than inserting all.
+    private func reassign(_ objects: [ManagedObject], to ids: [ObjectID]) {
+        guard objects.count * 4 >= registry.count else {
+            for (object, id) in zip(objects, ids) { reassign(object, to: id) }
+            return
+        }
+        for (object, id) in zip(objects, ids) {
+            if !retainedObjects.isEmpty, let retained = retainedObjects.removeValue(forKey: object.objectID) {
+                retainedObjects[id] = retained
+            }
+            object.objectID = id
+        }
+        var rebuilt: [ObjectID: Registration] = [:]
+        rebuilt.reserveCapacity(registry.count)
+        for (id, registration) in registry {
+            // A moved object is registered under its temporary ID still.
+            if id.isTemporaryID, case let current = registration.storedObject.objectID, current != id {
+                rebuilt[current] = registration
+            } else {
+                rebuilt[id] = registration
+            }
+        }
+        registry = rebuilt
     }
 
     /// A row a store wrote, with the object it belongs to.
@@ -173,16 +200,18 @@ extension ManagedObjectContext {
     /// Marks the saved objects clean, updates the row cache, posts didSave and calls didSave(),
     /// all in the order of `changes`.
     private func finishSave(_ changes: [ManagedObject], saved: [SavedRow], coordinator: PersistentStoreCoordinator) {
+        var insertedRows: [Snapshot] = []
         var updatedRows: [Snapshot] = []
         for row in saved {
             let committed = mergedCommitted(row.snapshot, row.object)
             row.object.committedSnapshot = committed
             if row.object.isInserted {
-                coordinator.rowCache.retain(committed)
+                insertedRows.append(committed)
             } else {
                 updatedRows.append(committed)
             }
         }
+        coordinator.rowCache.retain(insertedRows)
         coordinator.rowCache.update(updatedRows)
         // Observers' sets are built only when someone observes.
         let notifies = !observers.isEmpty
@@ -226,7 +255,7 @@ extension ManagedObjectContext {
         deletedByID = [:]
         if !retainsRegisteredObjects { retainedObjects = [:] }
         coordinator.rowCache.invalidate(deleted.map(\.objectID))
-        for object in deleted { unregister(object) }
+        for object in deleted { unregister(object, releasingCachedRow: false) }
         if notifies { post(.didSave(payload, objects: objects)) }
         for object in savedObjects { object.didSave() }
     }

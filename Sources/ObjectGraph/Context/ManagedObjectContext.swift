@@ -227,14 +227,19 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if retainsRegisteredObjects { retainedObjects[object.objectID] = object }
     }
 
-    /// Removes `object` from the registry and from every change set.
-    func unregister(_ object: ManagedObject) {
-        registry[object.objectID] = nil
-        retainedObjects[object.objectID] = nil
-        insertedByID[ObjectIdentifier(object)] = nil
-        updatedByID[ObjectIdentifier(object)] = nil
-        deletedByID[ObjectIdentifier(object)] = nil
-        if object.committedSnapshot != nil { persistentStoreCoordinator?.rowCache.release(object.objectID) }
+    /// Removes `object` from the registry and from every change set; `releasingCachedRow` false
+    /// when its row cache entry is gone already (a saved deletion invalidated it).
+    func unregister(_ object: ManagedObject, releasingCachedRow: Bool = true) {
+        let id = object.objectID
+        registry[id] = nil
+        // A save unregisters its deleted objects with these emptied: an empty dictionary is not
+        // searched (searching hashes the key).
+        if !retainedObjects.isEmpty { retainedObjects[id] = nil }
+        let identity = ObjectIdentifier(object)
+        if !insertedByID.isEmpty { insertedByID[identity] = nil }
+        if !updatedByID.isEmpty { updatedByID[identity] = nil }
+        if !deletedByID.isEmpty { deletedByID[identity] = nil }
+        if releasingCachedRow, object.committedSnapshot != nil { persistentStoreCoordinator?.rowCache.release(id) }
         object.managedObjectContext = nil
     }
 
@@ -250,8 +255,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Moves `object` to a new ID (a permanent one after obtainPermanentIDs).
     func reassign(_ object: ManagedObject, to newID: ObjectID) {
-        registry[object.objectID] = nil
-        let wasRetained = retainedObjects.removeValue(forKey: object.objectID) != nil
+        let oldID = object.objectID
+        registry[oldID] = nil
+        let wasRetained = !retainedObjects.isEmpty && retainedObjects.removeValue(forKey: oldID) != nil
         object.objectID = newID
         registry[newID] = Registration(object: object)
         if wasRetained { retainedObjects[newID] = object }
@@ -444,16 +450,19 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let finishedSequence = eventSequence
         eventSequence += 1
         if !event.isEmpty {
-            let changes = ObjectsDidChange(inserted: Set(event.inserted.values), updated: Set(event.updated.values),
-                                           deleted: Set(event.deleted.values), refreshed: Set(event.refreshed.values),
-                                           invalidated: Set(event.invalidated.values), invalidatedAll: event.invalidatedAll)
             let finished = event
             event = EventChanges()
-            notifiedEvent = finished
-            notifiedEventSequence = finishedSequence
-            post(.objectsDidChange(changes))
-            notifiedEvent = nil
-            notifiedEventSequence = 0
+            // The sets are built only when someone observes.
+            if !observers.isEmpty {
+                let changes = ObjectsDidChange(inserted: Set(finished.inserted.values), updated: Set(finished.updated.values),
+                                               deleted: Set(finished.deleted.values), refreshed: Set(finished.refreshed.values),
+                                               invalidated: Set(finished.invalidated.values), invalidatedAll: finished.invalidatedAll)
+                notifiedEvent = finished
+                notifiedEventSequence = finishedSequence
+                post(.objectsDidChange(changes))
+                notifiedEvent = nil
+                notifiedEventSequence = 0
+            }
         }
         undoManager?.closeEventGroup()
     }

@@ -45,38 +45,70 @@ extension ManagedObject {
     func makeSnapshot() -> Snapshot {
         // A fault has not changed: its row is the committed one.
         if faulted, let committedSnapshot { return committedSnapshot }
-        // Slots hold values of their attribute's type, so comparing types and one cast usually
-        // do where looking the type up among all storable ones takes many casts.
-        func modelValue<Value: Hashable & Sendable>(_ value: Any, as _: Value.Type) -> ModelValue? {
-            guard type(of: value) == Value.self else { return nil }
-            let typed: Value = value as! Value
-            return typed
-        }
+        let layout = self.layout
         let missing = missingSlots
-        var values = [SnapshotValue](repeating: .unloaded, count: layout.properties.count)
-        for index in layout.storedIndexes where !(missing?.contains(index) ?? false) {
-            guard let relationship = layout.properties[index] as? RelationshipDescription else {
-                guard let value = slots[index] else {
-                    values[index] = .null
-                    continue
+        let count = layout.properties.count
+        // Each value written once, in place, by what its slot holds.
+        let values = [SnapshotValue](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<count {
+                let value: SnapshotValue
+                if !layout.isStoredSlot[index] || missing?.contains(index) == true {
+                    value = .unloaded
+                } else {
+                    switch layout.kinds[index] {
+                    case .attribute(let type):
+                        if let slot = slots[index] { value = Self.snapshotValue(of: slot, type) } else { value = .null }
+                    case .toOne:
+                        switch slots[index] {
+                        case let object as ManagedObject: value = .object(object.objectID)
+                        case let id as ObjectID: value = .object(id)
+                        default: value = .null
+                        }
+                    case .toMany:
+                        if isInserted || changedSlots[index], let storage = slots[index] as? ToManyStorage {
+                            value = .objects(storage.objects.map(\.objectID))
+                        } else {
+                            value = .unloaded
+                        }
+                    case .fetched:
+                        value = .unloaded
+                    }
                 }
-                let typed = layout.validation[index].valueType.flatMap { modelValue(value, as: $0) }
-                values[index] = (typed ?? StorableValues.modelValue(value)).map { .value($0) } ?? .null
-                continue
+                (buffer.baseAddress! + index).initialize(to: value)
             }
-            if relationship.isToMany {
-                if isInserted || changedSlots[index], let storage = slots[index] as? ToManyStorage {
-                    values[index] = .objects(storage.objects.map(\.objectID))
-                }
-            } else {
-                switch slots[index] {
-                case let object as ManagedObject: values[index] = .object(object.objectID)
-                case let id as ObjectID: values[index] = .object(id)
-                default: values[index] = .null
-                }
-            }
+            initialized = count
         }
         return Snapshot(objectID: objectID, version: committedSnapshot?.version ?? 0, values: values)
+    }
+
+    /// An attribute slot's value as a snapshot holds it. Slots hold values of their attribute
+    /// type's Swift type, so comparing types and one cast usually do where looking the type up
+    /// among all storable ones takes many casts.
+    private static func snapshotValue(of value: Any, _ type: AttributeType) -> SnapshotValue {
+        let typed: ModelValue?
+        switch type {
+        case .integer16: typed = exactly(value, Int16.self)
+        case .integer32: typed = exactly(value, Int32.self)
+        case .integer64: typed = exactly(value, Int64.self)
+        case .decimal: typed = exactly(value, Decimal.self)
+        case .double: typed = exactly(value, Double.self)
+        case .float: typed = exactly(value, Float.self)
+        case .string: typed = exactly(value, String.self)
+        case .boolean: typed = exactly(value, Bool.self)
+        case .date: typed = exactly(value, Date.self)
+        case .binaryData: typed = exactly(value, Data.self)
+        case .uuid: typed = exactly(value, UUID.self)
+        case .uri: typed = exactly(value, URL.self)
+        case .objectID: typed = exactly(value, ObjectID.self)
+        case .undefined, .transformable, .composite: typed = nil
+        }
+        return (typed ?? StorableValues.modelValue(value)).map { .value($0) } ?? .null
+    }
+
+    /// `value` when it is of type `Value` exactly (not bridged or converted).
+    private static func exactly<Value: Hashable & Sendable>(_ value: Any, _: Value.Type) -> ModelValue? {
+        guard type(of: value) == Value.self else { return nil }
+        return value as! Value
     }
 
     /// Releases the values and makes the object a fault again (they reload on next access).

@@ -21,7 +21,8 @@ final class SQLiteStatement {
 
     /// Binds `values` to parameters 1...n, replacing earlier bindings.
     func bind(_ values: [SQLiteValue]) -> Int32 {
-        sqlite3_clear_bindings(handle)
+        // Parameters left out are NULL; when every one is bound, none is left to clear.
+        if values.count != Int(sqlite3_bind_parameter_count(handle)) { sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
@@ -29,9 +30,14 @@ final class SQLiteStatement {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let v): code = sqlite3_bind_int64(handle, index, v)
             case .double(let v): code = sqlite3_bind_double(handle, index, v)
-            case .text(let v):
+            case .text(var v):
                 // The byte count, not NUL-termination, bounds the text: it may hold NUL characters.
-                code = sqlite3_bind_text(handle, index, v, Int32(v.utf8.count), transientDestructor)
+                // The UTF-8 in place (small strings on the stack), not a C string copied to the
+                // heap; an empty string still needs a non-null pointer to stay text, not NULL.
+                code = v.withUTF8 { bytes in
+                    let start = UnsafeRawPointer(bytes.baseAddress) ?? UnsafeRawPointer(bitPattern: 1)!
+                    return sqlite3_bind_text(handle, index, start.assumingMemoryBound(to: CChar.self), Int32(bytes.count), transientDestructor)
+                }
             case .blob(let v):
                 code = v.withUnsafeBytes { bytes in
                     // A zero-length blob still needs a non-null pointer to stay a blob, not NULL.

@@ -36,13 +36,13 @@ extension SQLiteStore {
     private func write(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try connection.transaction {
             try checkVersions(of: request)
-            // In key order, as the rows lie in the table: each B-tree page is visited once.
-            for (id, version) in request.deleted.sorted(by: { $0.objectID.primaryKey! < $1.objectID.primaryKey! }) {
-                try delete(id, version: version)
-            }
-            try releaseConstrainedValues(of: request.updated)
             // One buffer holds each row's values in turn, so rows allocate no argument arrays.
             var arguments: [SQLiteValue] = []
+            // In key order, as the rows lie in the table: each B-tree page is visited once.
+            for (id, version) in request.deleted.sorted(by: { $0.objectID.primaryKey! < $1.objectID.primaryKey! }) {
+                try delete(id, version: version, arguments: &arguments)
+            }
+            try releaseConstrainedValues(of: request.updated)
             let storeIdentifier = identifier
             for row in request.updated { try update(row, storeIdentifier: storeIdentifier, arguments: &arguments) }
             for row in request.inserted { try insert(row, storeIdentifier: storeIdentifier, arguments: &arguments) }
@@ -81,25 +81,59 @@ extension SQLiteStore {
     /// Throws the conflicts of every updated, deleted or locked row not at its expected version,
     /// each with the row as stored now (nil when it is gone).
     private func checkVersions(of request: StoreSaveRequest) throws {
-        let expected = request.updated.map { (objectID: $0.objectID, version: $0.version) } + request.deleted + request.locked
-        guard !expected.isEmpty else { return }
-        // Per table (by root entity), each key with the entity number it is expected with (the
-        // first ID's) and the version of its row, when one with that number is stored.
-        var rows: [ObjectIdentifier: [Int64: (entity: Int64, version: Int64?)]] = [:]
-        for (id, _) in expected {
-            let root = ObjectIdentifier(schema.table(of: id.entity).root)
-            let key = id.primaryKey!
-            if rows[root]?[key] == nil { rows[root, default: [:]][key] = (schema.number(of: id.entity), nil) }
+        let count = request.updated.count + request.deleted.count + request.locked.count
+        guard count > 0 else { return }
+        // Per table (by root entity), its keys in request order, each with the entity number it
+        // is expected with (the first ID's) and the version of its row, when one with that
+        // number is stored.
+        struct Versions {
+            let root: ObjectIdentifier
+            let sql: String
+            var keys: [Int64] = []
+            var rows: [Int64: (entity: Int64, version: Int64?)] = [:]
         }
-        for root in Array(rows.keys) {
-            try connection.forEachRow(schema.tables[root]!.versionsByKeys, [Self.jsonArray(rows[root]!.keys)]) { statement in
-                let key = statement.int64(0)
-                if rows[root]?[key]?.entity == statement.int64(1) { rows[root]?[key]?.version = statement.int64(2) }
+        var tables: [Versions] = []
+        // Rows come in runs of one entity: each run looks its table and number up once.
+        var lastEntity: EntityDescription?
+        var table = 0
+        var number: Int64 = 0
+        func locate(_ entity: EntityDescription) {
+            guard entity !== lastEntity else { return }
+            lastEntity = entity
+            let stored = schema.table(of: entity)
+            let root = ObjectIdentifier(stored.root)
+            table = tables.firstIndex { $0.root == root } ?? tables.endIndex
+            if table == tables.endIndex {
+                tables.append(Versions(root: root, sql: stored.versionsByKeys))
+                tables[table].rows.reserveCapacity(count)
+            }
+            number = schema.number(of: entity)
+        }
+        func expect(_ id: ObjectID) {
+            locate(id.entity)
+            let key = id.primaryKey!
+            guard tables[table].rows[key] == nil else { return }
+            tables[table].rows[key] = (number, nil)
+            tables[table].keys.append(key)
+        }
+        for row in request.updated { expect(row.objectID) }
+        for (id, _) in request.deleted { expect(id) }
+        for (id, _) in request.locked { expect(id) }
+        for index in tables.indices {
+            try connection.forEachRow(tables[index].sql, [Self.jsonArray(tables[index].keys)]) { statement in
+                guard let row = tables[index].rows.index(forKey: statement.int64(0)),
+                      tables[index].rows.values[row].entity == statement.int64(1) else { return }
+                tables[index].rows.values[row].version = statement.int64(2)
             }
         }
-        let mismatched = expected.filter { id, version in
-            rows[ObjectIdentifier(schema.table(of: id.entity).root)]?[id.primaryKey!]?.version != version
+        var mismatched: [(objectID: ObjectID, version: Int64)] = []
+        func check(_ id: ObjectID, _ version: Int64) {
+            locate(id.entity)
+            if tables[table].rows[id.primaryKey!]?.version != version { mismatched.append((id, version)) }
         }
+        for row in request.updated { check(row.objectID, row.version) }
+        for (id, version) in request.deleted { check(id, version) }
+        for (id, version) in request.locked { check(id, version) }
         guard !mismatched.isEmpty else { return }
         let current = try storedSnapshots(for: mismatched.map(\.objectID))
         throw StoreError.conflicts(mismatched.map {
@@ -136,9 +170,11 @@ extension SQLiteStore {
 
     /// The write plan of `entity`.
     func plan(for entity: EntityDescription) -> SQLiteWritePlan {
-        if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
-        let plan = SQLiteWritePlan(entity: entity, schema: schema)
+        // Saves write runs of rows of one entity: the last plan is usually the one.
+        if let last = lastWritePlan, last.entity === entity { return last }
+        let plan = writePlans[ObjectIdentifier(entity)] ?? SQLiteWritePlan(entity: entity, schema: schema)
         writePlans[ObjectIdentifier(entity)] = plan
+        lastWritePlan = plan
         return plan
     }
 
@@ -196,17 +232,29 @@ extension SQLiteStore {
 
     /// Appends the values `row` writes to `arguments`: the columns of `plan` whose slots are
     /// loaded, in order (a to-one writes its key, then its entity number when it has a column).
-    private func appendValues(of row: Snapshot, _ plan: SQLiteWritePlan, storeIdentifier: String, to arguments: inout [SQLiteValue]) throws {
-        for column in plan.columns {
-            let value = row.values[column.slot]
-            guard value.isLoaded else { continue }
-            switch column {
-            case .attribute(_, _, let attribute, let allowsExternalStorage):
-                if allowsExternalStorage, case .value(let value) = value, let data = value as? Data, data.count >= externalData.threshold {
-                    let file = try externalData.write(data)
-                    externalFilesWritten.append(file.name)
-                    arguments.append(.blob(file.stored))
-                } else {
+    /// Returns whether every column's slot was loaded (the row then writes them all).
+    private func appendValues(of row: Snapshot, _ plan: SQLiteWritePlan, storeIdentifier: String,
+                              to arguments: inout [SQLiteValue]) throws -> Bool {
+        var writesAll = true
+        // By index: iterating the columns would copy each one, retaining its names and description.
+        for index in plan.columns.indices {
+            let value = row.values[plan.columns[index].slot]
+            switch plan.columns[index] {
+            case .attribute(_, _, let attribute, let type, let allowsExternalStorage):
+                switch value {
+                case .value(let value):
+                    if allowsExternalStorage, let data = value as? Data, data.count >= externalData.threshold {
+                        let file = try externalData.write(data)
+                        externalFilesWritten.append(file.name)
+                        arguments.append(.blob(file.stored))
+                    } else {
+                        arguments.append(try SQLiteValueCoding.encode(value, of: attribute, as: type))
+                    }
+                case .null:
+                    arguments.append(.null)
+                case .unloaded:
+                    writesAll = false
+                case .object, .objects:
                     arguments.append(try SQLiteValueCoding.encode(value, of: attribute))
                 }
             case .toOne(_, _, let entityColumn, let relationship):
@@ -218,17 +266,19 @@ extension SQLiteStore {
                 case .null:
                     arguments.append(.null)
                     if entityColumn != nil { arguments.append(.null) }
+                case .unloaded:
+                    writesAll = false
                 default:
                     throw StoreError.unsupportedRequest("\(relationship.qualifiedName) is a to-one relationship but was given \(value)")
                 }
             }
         }
+        return writesAll
     }
 
-    /// The columns `row` writes when some of `plan`'s slots are unloaded; nil when it writes them all.
-    private func partialColumns(of row: Snapshot, _ plan: SQLiteWritePlan) -> [String]? {
-        guard plan.columns.contains(where: { !row.values[$0.slot].isLoaded }) else { return nil }
-        return plan.columns.filter { row.values[$0.slot].isLoaded }.flatMap(\.names)
+    /// The columns `row` writes when some of `plan`'s slots are unloaded.
+    private func partialColumns(of row: Snapshot, _ plan: SQLiteWritePlan) -> [String] {
+        plan.columns.filter { row.values[$0.slot].isLoaded }.flatMap(\.names)
     }
 
     private func insert(_ row: Snapshot, storeIdentifier: String, arguments: inout [SQLiteValue]) throws {
@@ -236,8 +286,8 @@ extension SQLiteStore {
         arguments.removeAll(keepingCapacity: true)
         arguments.append(.integer(row.objectID.primaryKey!))
         arguments.append(.integer(plan.entityNumber))
-        try appendValues(of: row, plan, storeIdentifier: storeIdentifier, to: &arguments)
-        try writing(row) { try plan.insert.run(columns: partialColumns(of: row, plan), arguments, on: connection) }
+        let writesAll = try appendValues(of: row, plan, storeIdentifier: storeIdentifier, to: &arguments)
+        try writing(row) { try plan.insert.run(columns: writesAll ? nil : partialColumns(of: row, plan), arguments, on: connection) }
     }
 
     private func update(_ row: Snapshot, storeIdentifier: String, arguments: inout [SQLiteValue]) throws {
@@ -246,20 +296,23 @@ extension SQLiteStore {
             try noteExternalFiles(of: row.objectID, columns: plan.externalColumns.filter { row.values[$0.slot].isLoaded }.map(\.column))
         }
         arguments.removeAll(keepingCapacity: true)
-        try appendValues(of: row, plan, storeIdentifier: storeIdentifier, to: &arguments)
+        let writesAll = try appendValues(of: row, plan, storeIdentifier: storeIdentifier, to: &arguments)
         arguments.append(.integer(row.objectID.primaryKey!))
         arguments.append(.integer(row.version))
-        try writing(row) { try plan.update.run(columns: partialColumns(of: row, plan), arguments, on: connection) }
+        try writing(row) { try plan.update.run(columns: writesAll ? nil : partialColumns(of: row, plan), arguments, on: connection) }
         guard connection.changes == 1 else {
             throw StoreError.conflicts([StoreConflict(objectID: row.objectID, expectedVersion: row.version,
                                                       currentSnapshot: try storedSnapshots(for: [row.objectID])[row.objectID])])
         }
     }
 
-    private func delete(_ id: ObjectID, version: Int64) throws {
+    private func delete(_ id: ObjectID, version: Int64, arguments: inout [SQLiteValue]) throws {
         let plan = plan(for: id.entity)
         if !plan.externalColumns.isEmpty { try noteExternalFiles(of: id, columns: plan.externalColumns.map(\.column)) }
-        try plan.delete.run(columns: nil, [.integer(id.primaryKey!), .integer(version)], on: connection)
+        arguments.removeAll(keepingCapacity: true)
+        arguments.append(.integer(id.primaryKey!))
+        arguments.append(.integer(version))
+        try plan.delete.run(columns: nil, arguments, on: connection)
         guard connection.changes == 1 else {
             throw StoreError.conflicts([StoreConflict(objectID: id, expectedVersion: version,
                                                       currentSnapshot: try storedSnapshots(for: [id])[id])])
@@ -346,7 +399,10 @@ extension SQLiteStore {
         for index in rows.indices {
             let plan = plan(for: rows[index].objectID.entity)
             for slot in plan.unstoredSlots { rows[index].values[slot] = .unloaded }
-            if plan.requiredSlots.contains(where: { !rows[index].values[$0].isLoaded }) { incomplete.append(rows[index].objectID) }
+            for slot in plan.requiredSlots where !rows[index].values[slot].isLoaded {
+                incomplete.append(rows[index].objectID)
+                break
+            }
         }
         guard !incomplete.isEmpty else { return rows }
         let stored = try storedSnapshots(for: incomplete)

@@ -56,6 +56,8 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     var externalFilesReplaced: [String] = []
     /// How rows of each entity are written, built on first use.
     var writePlans: [ObjectIdentifier: SQLiteWritePlan] = [:]
+    /// The plan `plan(for:)` gave last.
+    var lastWritePlan: SQLiteWritePlan?
 
     /// Opens (creating it if needed) the store file at `url` for the entities of
     /// `configurationName`. Options: `"identifier"` (String) names a new store;
@@ -140,6 +142,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             self.model = model
             readers = [:]
             writePlans = [:]
+            lastWritePlan = nil
         }
     }
 
@@ -200,9 +203,16 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     public func obtainPermanentIDs(for temporaryIDs: [ObjectID]) throws -> [ObjectID] {
         try lock.withLock {
             var counts: [ObjectIdentifier: Int64] = [:]
+            // IDs come in runs of one entity: each run looks its table up once.
+            var lastEntity: EntityDescription?
+            var root: ObjectIdentifier?
             for id in temporaryIDs where id.isTemporaryID {
-                guard schema.holds(id.entity) else { throw unheld(id.entity) }
-                counts[ObjectIdentifier(schema.table(of: id.entity).root), default: 0] += 1
+                if id.entity !== lastEntity {
+                    guard schema.holds(id.entity) else { throw unheld(id.entity) }
+                    lastEntity = id.entity
+                    root = ObjectIdentifier(schema.table(of: id.entity).root)
+                }
+                counts[root!, default: 0] += 1
             }
             guard !counts.isEmpty else { return temporaryIDs }
             var next: [ObjectIdentifier: Int64] = [:]
@@ -217,12 +227,17 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                     next[root] = last - count + 1
                 }
             }
+            let storeIdentifier = identifier
+            lastEntity = nil
             return temporaryIDs.map { id in
                 guard id.isTemporaryID else { return id }
-                let root = ObjectIdentifier(schema.table(of: id.entity).root)
-                let key = next[root]!
-                next[root] = key + 1
-                return ObjectID(entity: id.entity, storeIdentifier: identifier, primaryKey: key)
+                if id.entity !== lastEntity {
+                    lastEntity = id.entity
+                    root = ObjectIdentifier(schema.table(of: id.entity).root)
+                }
+                let key = next[root!]!
+                next[root!] = key + 1
+                return ObjectID(entity: id.entity, storeIdentifier: storeIdentifier, primaryKey: key)
             }
         }
     }

@@ -55,15 +55,21 @@ enum SQLiteValueCoding {
     /// An attribute value as SQLite stores it; throws naming the attribute when the value does
     /// not fit its type.
     static func encode(_ value: any Hashable & Sendable, of attribute: AttributeDescription) throws -> SQLiteValue {
+        try encode(value, of: attribute, as: attribute.attributeType)
+    }
+
+    /// An attribute value as SQLite stores it, `type` being the attribute's type (which callers
+    /// encoding many rows look up once).
+    static func encode(_ value: any Hashable & Sendable, of attribute: AttributeDescription, as type: AttributeType) throws -> SQLiteValue {
         func mismatch() -> StoreError {
             StoreError.unsupportedRequest(
-                "\(attribute.qualifiedName) (\(attribute.attributeType.xcodeName)) cannot store a value of type \(type(of: value))")
+                "\(attribute.qualifiedName) (\(type.xcodeName)) cannot store a value of type \(Swift.type(of: value))")
         }
         // Numbers first try the Swift type `decode` gives their attribute (what contexts hold),
         // one cast, before the casts `Number` tries in turn.
-        switch attribute.attributeType {
+        switch type {
         case .integer16, .integer32, .integer64, .boolean:
-            guard let integer = nativeInteger(value, attribute.attributeType) ?? Number(value)?.integerValue else { throw mismatch() }
+            guard let integer = nativeInteger(value, type) ?? Number(value)?.integerValue else { throw mismatch() }
             return .integer(integer)
         case .double, .float:
             guard let double = (value as? Double) ?? (value as? Float).map(Double.init) ?? Number(value)?.doubleValue else { throw mismatch() }

@@ -8,23 +8,27 @@ import Foundation
 final class SQLiteWritePlan {
     /// A stored attribute or to-one relationship: the slot it is read from and the columns it
     /// writes (a to-one whose destination has sub-entities writes the entity number too).
+    /// An attribute's type is kept beside it: rows encode every value by it.
     enum Column {
-        case attribute(slot: Int, column: String, AttributeDescription, allowsExternalStorage: Bool)
+        case attribute(slot: Int, column: String, AttributeDescription, AttributeType, allowsExternalStorage: Bool)
         case toOne(slot: Int, column: String, entityColumn: String?, RelationshipDescription)
 
         var slot: Int {
             switch self {
-            case .attribute(let slot, _, _, _), .toOne(let slot, _, _, _): return slot
+            case .attribute(let slot, _, _, _, _), .toOne(let slot, _, _, _): return slot
             }
         }
 
         var names: [String] {
             switch self {
-            case .attribute(_, let column, _, _): return [column]
+            case .attribute(_, let column, _, _, _): return [column]
             case .toOne(_, let column, let entityColumn, _): return [column] + (entityColumn.map { [$0] } ?? [])
             }
         }
     }
+
+    /// The entity the plan writes.
+    let entity: EntityDescription
 
     /// The entity's number (`Z_ENT`).
     let entityNumber: Int64
@@ -57,12 +61,14 @@ final class SQLiteWritePlan {
     init(entity: EntityDescription, schema: SQLiteSchema) {
         let q = SQLiteSchema.quoted
         let layout = entity.layout
+        self.entity = entity
         entityNumber = schema.number(of: entity)
         columns = layout.properties.indices.compactMap { slot in
             let property = layout.properties[slot]
             switch schema.storage(of: property) {
             case .attribute(let column, let attribute)?:
-                return .attribute(slot: slot, column: column, attribute, allowsExternalStorage: attribute.allowsExternalBinaryDataStorage)
+                return .attribute(slot: slot, column: column, attribute, attribute.attributeType,
+                                  allowsExternalStorage: attribute.allowsExternalBinaryDataStorage)
             case .foreignKey(let column, let entityColumn, _)?:
                 return (property as? RelationshipDescription).map { .toOne(slot: slot, column: column, entityColumn: entityColumn, $0) }
             default:
@@ -75,7 +81,7 @@ final class SQLiteWritePlan {
         }
         toManySlots = layout.properties.indices.filter { (layout.properties[$0] as? RelationshipDescription)?.isToMany == true }
         externalColumns = columns.compactMap { column in
-            guard case .attribute(let slot, let name, _, true) = column else { return nil }
+            guard case .attribute(let slot, let name, _, _, true) = column else { return nil }
             return (slot, name)
         }
         constrainedColumns = Set(entity.uniquenessConstraints.flatMap { $0 }).sorted().compactMap { name in
