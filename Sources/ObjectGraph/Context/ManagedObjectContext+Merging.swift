@@ -14,7 +14,7 @@ extension ManagedObjectContext {
         for id in local.updatedObjectIDs.sorted() {
             guard let object = registry[id]?.object else { continue }
             if object.isFault {
-                event.refreshed[ObjectIdentifier(object)] = object
+                event.refreshed[ObjectKey(object)] = object
             } else {
                 refresh(object, mergeChanges: true)
             }
@@ -23,11 +23,11 @@ extension ManagedObjectContext {
             guard let object = registry[id]?.object else { continue }
             detachDeletedElsewhere(object)
             object.isDeleted = true
-            event.deleted[ObjectIdentifier(object)] = object
+            event.deleted[ObjectKey(object)] = object
             unregister(object)
         }
         for id in local.insertedObjectIDs.sorted() {
-            if let object = registry[id]?.object { event.inserted[ObjectIdentifier(object)] = object }
+            if let object = registry[id]?.object { event.inserted[ObjectKey(object)] = object }
         }
         processPendingChanges()
     }

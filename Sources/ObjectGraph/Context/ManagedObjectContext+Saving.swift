@@ -302,7 +302,7 @@ extension ManagedObjectContext {
                 if newValuesWin || original.toOneObject(atSlot: index) == nil { original.setToOne(target, atSlot: index) }
             }
         }
-        let id = ObjectIdentifier(duplicate)
+        let id = ObjectKey(duplicate)
         insertedByID[id] = nil
         updatedByID[id] = nil
         registry[duplicate.objectID] = nil
@@ -338,11 +338,11 @@ extension ManagedObjectContext {
             case .rollback:
                 if object.isDeleted {
                     object.isDeleted = false
-                    deletedByID[ObjectIdentifier(object)] = nil
+                    deletedByID[ObjectKey(object)] = nil
                 }
                 object.apply(current)
                 object.clearChanges()
-                updatedByID[ObjectIdentifier(object)] = nil
+                updatedByID[ObjectKey(object)] = nil
             case .overwrite:
                 object.committedSnapshot?.version = current.version
                 // A deletion writes no values (and its object may be a fault, without slots).
@@ -354,7 +354,7 @@ extension ManagedObjectContext {
                 guard !object.isDeleted else {
                     if mergePolicy == .mergeByPropertyStoreTrump {
                         object.isDeleted = false
-                        deletedByID[ObjectIdentifier(object)] = nil
+                        deletedByID[ObjectKey(object)] = nil
                         object.apply(current)
                         object.clearChanges()
                     } else {
@@ -373,7 +373,7 @@ extension ManagedObjectContext {
                         object.changedSlots[index] = true
                     }
                 }
-                if !object.changedSlots.contains(true) { updatedByID[ObjectIdentifier(object)] = nil }
+                if !object.changedSlots.contains(true) { updatedByID[ObjectKey(object)] = nil }
             }
             object.awake(fromSnapshotEvents: .mergePolicy)
         }

@@ -71,9 +71,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Registered objects kept alive while ``retainsRegisteredObjects`` is on. (Objects with
     /// unsaved changes are kept alive by the change sets below.)
     @exclusivity(unchecked) var retainedObjects: [ObjectID: ManagedObject] = [:]
-    @exclusivity(unchecked) var insertedByID: [ObjectIdentifier: ManagedObject] = [:]
-    @exclusivity(unchecked) var updatedByID: [ObjectIdentifier: ManagedObject] = [:]
-    @exclusivity(unchecked) var deletedByID: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var insertedByID: [ObjectKey: ManagedObject] = [:]
+    @exclusivity(unchecked) var updatedByID: [ObjectKey: ManagedObject] = [:]
+    @exclusivity(unchecked) var deletedByID: [ObjectKey: ManagedObject] = [:]
 
     /// What happened in the current event, for objectsDidChange.
     @exclusivity(unchecked) var event = EventChanges()
@@ -235,10 +235,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         // A save unregisters its deleted objects with these emptied: an empty dictionary is not
         // searched (searching hashes the key).
         if !retainedObjects.isEmpty { retainedObjects[id] = nil }
-        let identity = ObjectIdentifier(object)
-        if !insertedByID.isEmpty { insertedByID[identity] = nil }
-        if !updatedByID.isEmpty { updatedByID[identity] = nil }
-        if !deletedByID.isEmpty { deletedByID[identity] = nil }
+        let key = ObjectKey(object)
+        if !insertedByID.isEmpty { insertedByID[key] = nil }
+        if !updatedByID.isEmpty { updatedByID[key] = nil }
+        if !deletedByID.isEmpty { deletedByID[key] = nil }
         if releasingCachedRow, object.committedSnapshot != nil { persistentStoreCoordinator?.rowCache.release(id) }
         object.managedObjectContext = nil
     }
@@ -277,11 +277,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
         register(object)
         object.isInserted = true
-        insertedByID[ObjectIdentifier(object)] = object
+        insertedByID[ObjectKey(object)] = object
         for index in object.changedSlots.indices where object.slots[index] != nil {
             object.changedSlots[index] = true
         }
-        event.inserted[ObjectIdentifier(object)] = object
+        event.inserted[ObjectKey(object)] = object
         undoManager?.registerUndo(withTarget: self) { context in context.uninsert(object) }
         object.awakeFromInsert()
     }
@@ -302,7 +302,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Undoes an insertion: the object leaves the context (a redo inserts it again).
     func uninsert(_ object: ManagedObject) {
-        let id = ObjectIdentifier(object)
+        let id = ObjectKey(object)
         // Undoing the insertion of an object saved since deletes it: the next save removes the row.
         if !object.isInserted && !object.objectID.isTemporaryID && registry[object.objectID]?.object === object {
             delete(object)
@@ -328,8 +328,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func reinsert(_ object: ManagedObject) {
         register(object)
         object.isInserted = true
-        insertedByID[ObjectIdentifier(object)] = object
-        event.inserted[ObjectIdentifier(object)] = object
+        insertedByID[ObjectKey(object)] = object
+        event.inserted[ObjectKey(object)] = object
         undoManager?.registerUndo(withTarget: self) { context in context.uninsert(object) }
     }
 
@@ -346,17 +346,17 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
         guard !object.isDeleted else { return }
         object.isDeleted = true
-        deletedByID[ObjectIdentifier(object)] = object
-        updatedByID[ObjectIdentifier(object)] = nil
+        deletedByID[ObjectKey(object)] = object
+        updatedByID[ObjectKey(object)] = nil
         retainedObjects[object.objectID] = object
-        event.deleted[ObjectIdentifier(object)] = object
+        event.deleted[ObjectKey(object)] = object
         pendingDeletions.append(object)
         undoManager?.registerUndo(withTarget: self) { context in context.undelete(object) }
     }
 
     /// Undoes a deletion.
     func undelete(_ object: ManagedObject) {
-        let id = ObjectIdentifier(object)
+        let id = ObjectKey(object)
         object.isDeleted = false
         deletedByID[id] = nil
         event.deleted[id] = nil
@@ -386,7 +386,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// (nothing is written for them); undo brings them back.
     func forgetDeletedNewObjects() {
         for object in deletedByID.values where object.isInserted {
-            let id = ObjectIdentifier(object)
+            let id = ObjectKey(object)
             insertedByID[id] = nil
             deletedByID[id] = nil
             updatedByID[id] = nil
@@ -404,7 +404,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func objectDidChange(_ object: ManagedObject, slot: Int, oldValue: Any?, undo makeUndo: @autoclosure () -> (ManagedObject) -> Void) {
         guard !object.isAwakingFromFetch else { return }
         object.changedSlots[slot] = true
-        let id = ObjectIdentifier(object)
+        let id = ObjectKey(object)
         if !object.isInserted && !object.isDeleted {
             updatedByID[id] = object
         }
@@ -493,7 +493,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         assertOnQueue()
         pendingDeletions = []
         for object in insertedByID.values {
-            event.invalidated[ObjectIdentifier(object)] = object
+            event.invalidated[ObjectKey(object)] = object
             object.isInserted = false
             object.isDeleted = false
             unregister(object)
@@ -546,9 +546,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             }
         } else if !object.isInserted {
             discardChanges(of: object, event: .refresh)
-            updatedByID[ObjectIdentifier(object)] = nil
+            updatedByID[ObjectKey(object)] = nil
         }
-        event.refreshed[ObjectIdentifier(object)] = object
+        event.refreshed[ObjectKey(object)] = object
     }
 
     /// Refreshes every registered object, keeping unsaved changes (Core Data's
@@ -563,7 +563,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func discardChanges(of object: ManagedObject, event kind: SnapshotEvents) {
         guard !object.isFault else { return }
         object.turnIntoFault()
-        updatedByID[ObjectIdentifier(object)] = nil
+        updatedByID[ObjectKey(object)] = nil
         retainedObjects[object.objectID] = retainsRegisteredObjects ? object : nil
         object.awake(fromSnapshotEvents: kind)
     }
@@ -590,13 +590,25 @@ public enum ContextError: Error, Sendable, CustomStringConvertible, Equatable {
     }
 }
 
+/// A managed object's identity as a key of the context's change sets: hashed as one word
+/// (``HashMixing``) where `ObjectIdentifier` would run SipHash.
+struct ObjectKey: Hashable {
+    let identity: ObjectIdentifier
+
+    init(_ object: ManagedObject) { identity = ObjectIdentifier(object) }
+
+    func _rawHashValue(seed: Int) -> Int {
+        HashMixing.mix(UInt64(UInt(bitPattern: identity)), seed: seed)
+    }
+}
+
 /// What changed during the current event.
 struct EventChanges {
-    var inserted: [ObjectIdentifier: ManagedObject] = [:]
-    var updated: [ObjectIdentifier: ManagedObject] = [:]
-    var deleted: [ObjectIdentifier: ManagedObject] = [:]
-    var refreshed: [ObjectIdentifier: ManagedObject] = [:]
-    var invalidated: [ObjectIdentifier: ManagedObject] = [:]
+    var inserted: [ObjectKey: ManagedObject] = [:]
+    var updated: [ObjectKey: ManagedObject] = [:]
+    var deleted: [ObjectKey: ManagedObject] = [:]
+    var refreshed: [ObjectKey: ManagedObject] = [:]
+    var invalidated: [ObjectKey: ManagedObject] = [:]
     var invalidatedAll = false
 
     var isEmpty: Bool {

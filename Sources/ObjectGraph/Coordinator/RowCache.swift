@@ -47,17 +47,18 @@ final class RowCache: Sendable {
 
     /// False when the cache keeps a newer version than `snapshot`.
     private func retain(_ snapshot: Snapshot, in entries: inout [ObjectID: Entry]) -> Bool {
-        guard var entry = entries[snapshot.objectID] else {
+        // One hash lookup; the entry is changed in place.
+        guard let index = entries.index(forKey: snapshot.objectID) else {
             entries[snapshot.objectID] = Entry(snapshot: snapshot, users: 1)
             return true
         }
-        let current = snapshot.version >= entry.snapshot.version
+        let cached = entries.values[index].snapshot
+        let current = snapshot.version >= cached.version
         if current {
-            if snapshot.version > entry.snapshot.version { changes.add(1, ordering: .releasing) }
-            entry.snapshot = merged(entry.snapshot, snapshot)
+            if snapshot.version > cached.version { changes.add(1, ordering: .releasing) }
+            entries.values[index].snapshot = merged(cached, snapshot)
         }
-        entry.users += 1
-        entries[snapshot.objectID] = entry
+        entries.values[index].users += 1
         return current
     }
 
@@ -66,11 +67,11 @@ final class RowCache: Sendable {
     func update(_ snapshots: [Snapshot]) {
         entries.withLock { entries in
             for snapshot in snapshots {
-                guard var entry = entries[snapshot.objectID] else { continue }
-                guard snapshot.version >= entry.snapshot.version else { continue }
+                guard let index = entries.index(forKey: snapshot.objectID) else { continue }
+                let cached = entries.values[index].snapshot
+                guard snapshot.version >= cached.version else { continue }
                 changes.add(1, ordering: .releasing)
-                entry.snapshot = merged(entry.snapshot, snapshot)
-                entries[snapshot.objectID] = entry
+                entries.values[index].snapshot = merged(cached, snapshot)
             }
         }
     }
@@ -99,7 +100,8 @@ final class RowCache: Sendable {
     /// A newer snapshot keeps the older one's loaded to-many slots when it left them unloaded
     /// and its version is the same.
     private func merged(_ old: Snapshot, _ new: Snapshot) -> Snapshot {
-        guard old.version == new.version, old.values.count == new.values.count else { return new }
+        guard old.version == new.version, old.values.count == new.values.count,
+              new.values.contains(where: { !$0.isLoaded }) else { return new }
         var result = new
         for index in result.values.indices where !result.values[index].isLoaded {
             result.values[index] = old.values[index]
