@@ -72,6 +72,29 @@ final class GeneratedModelTests: XCTestCase {
         XCTAssertEqual(chore.done, true)
     }
 
+    func testTypedSettersTrackChangesLikeKeyValueSetters() throws {
+        let gardener = Gardener(context: context)
+        gardener.name = "Ada"
+        gardener.age = 36
+        try context.save()
+        context.processPendingChanges()
+        // Setting the stored value again is no change; a different one is, with its old value.
+        gardener.name = "Ada"
+        gardener.age = 36
+        XCTAssertFalse(gardener.hasChanges)
+        gardener.name = "Grace"
+        gardener.homepage = nil
+        XCTAssertEqual(gardener.changedValues().keys.sorted(), ["name"])
+        XCTAssertEqual(gardener.changedValuesForCurrentEvent()["name"] as? String, "Ada")
+        XCTAssertTrue(context.updatedObjects.contains(gardener))
+        // The same calls through key-value coding agree.
+        gardener.setValue("Grace", forKey: "name")
+        XCTAssertEqual(gardener.changedValues().keys.sorted(), ["name"])
+        // A value of another type than the slot's goes through the general conversion.
+        gardener.setAttribute(Int(7), atSlot: gardener.entity.layout.index(of: "age")!)
+        XCTAssertEqual(gardener.value(forKey: "age") as? Int16, 7)
+    }
+
     func testObjectAttributesAreOptionalsOfTheirSwiftType() {
         let gardener = Gardener(context: context)
         XCTAssertNil(gardener.name)

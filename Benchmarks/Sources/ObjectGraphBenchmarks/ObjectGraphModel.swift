@@ -71,23 +71,23 @@ final class Person: ManagedObject {
 
     var age: Int32 {
         get { value(atSlot: PersonSlots.age) as? Int32 ?? 0 }
-        set { setValue(newValue, atSlot: PersonSlots.age) }
+        set { setAttribute(newValue, atSlot: PersonSlots.age) }
     }
     var created: Date? {
         get { value(atSlot: PersonSlots.created) as? Date }
-        set { setValue(newValue, atSlot: PersonSlots.created) }
+        set { setAttribute(newValue, atSlot: PersonSlots.created) }
     }
     var email: String? {
         get { value(atSlot: PersonSlots.email) as? String }
-        set { setValue(newValue, atSlot: PersonSlots.email) }
+        set { setAttribute(newValue, atSlot: PersonSlots.email) }
     }
     var name: String? {
         get { value(atSlot: PersonSlots.name) as? String }
-        set { setValue(newValue, atSlot: PersonSlots.name) }
+        set { setAttribute(newValue, atSlot: PersonSlots.name) }
     }
     var score: Double {
         get { value(atSlot: PersonSlots.score) as? Double ?? 0 }
-        set { setValue(newValue, atSlot: PersonSlots.score) }
+        set { setAttribute(newValue, atSlot: PersonSlots.score) }
     }
 
     func read(into checksum: inout Checksum) {
@@ -100,7 +100,7 @@ final class Department: ManagedObject {
 
     var name: String? {
         get { value(atSlot: DepartmentSlots.name) as? String }
-        set { setValue(newValue, atSlot: DepartmentSlots.name) }
+        set { setAttribute(newValue, atSlot: DepartmentSlots.name) }
     }
     var employees: Set<Employee> {
         Set(objects(atSlot: DepartmentSlots.employees).map { $0 as! Employee })
@@ -112,7 +112,7 @@ final class Employee: ManagedObject {
 
     var name: String? {
         get { value(atSlot: EmployeeSlots.name) as? String }
-        set { setValue(newValue, atSlot: EmployeeSlots.name) }
+        set { setAttribute(newValue, atSlot: EmployeeSlots.name) }
     }
     var department: Department? {
         get { value(atSlot: EmployeeSlots.department) as? Department }

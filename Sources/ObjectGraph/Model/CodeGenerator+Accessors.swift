@@ -43,7 +43,10 @@ extension CodeGenerator {
         // MARK: Attributes
 
         func attributeProperty(_ attribute: AttributeDescription) -> String {
-            let setter = "setValue(newValue, atSlot: \(slot))"
+            // Attributes of a type with one Swift type take the typed setter (no conversion of a
+            // value of that type); transformable and untyped ones the general one.
+            let typed = PropertyRules.valueType(of: attribute.attributeType) != nil
+            let setter = typed ? "setAttribute(newValue, atSlot: \(slot))" : "setValue(newValue, atSlot: \(slot))"
             if let scalar = Self.scalar(attribute) {
                 return computedProperty(type: scalar.type, getter: "value(atSlot: \(slot)) as? \(scalar.type) ?? \(scalar.zero)",
                                         setter: setter)

@@ -35,6 +35,9 @@ public final class EntityLayout: @unchecked Sendable {
     let unchangedSlots: [Bool]
     /// Nil in every slot; shared the same way.
     let absentValues: [Any?]
+    /// For each attribute slot whose type has one Swift type, that type (values of it are
+    /// stored as they are); nil elsewhere.
+    let valueTypes: [ObjectIdentifier?]
     /// Whether some slot is a to-many relationship (a new object then needs storages of its own).
     let hasToManySlots: Bool
     /// What validating each slot's value takes.
@@ -57,6 +60,10 @@ public final class EntityLayout: @unchecked Sendable {
         initialSlots = defaultValues.map { $0 }
         unchangedSlots = Array(repeating: false, count: all.count)
         absentValues = Array(repeating: nil, count: all.count)
+        valueTypes = kinds.map { kind in
+            guard case .attribute(let type) = kind, let valueType = PropertyRules.valueType(of: type) else { return nil }
+            return ObjectIdentifier(valueType)
+        }
         hasToManySlots = kinds.contains { if case .toMany = $0 { return true } else { return false } }
         validation = all.map(SlotValidation.init)
     }

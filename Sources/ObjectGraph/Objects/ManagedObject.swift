@@ -230,6 +230,25 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         if ManagedObjectContext.concurrencyDebug { managedObjectContext?.assertOnQueue(function) }
     }
 
+    /// Sets attribute slot `index` as ``setValue(_:atSlot:)`` does, for accessors that know the
+    /// attribute's Swift type (generated ones): a value of exactly the attribute's type needs no
+    /// conversion, and comparing it with the current value takes one cast. Other values take
+    /// the general path.
+    public final func setAttribute<Value: Equatable>(_ value: Value?, atSlot index: Int) {
+        guard layout.valueTypes[index] == ObjectIdentifier(Value.self) else {
+            setValue(value, atSlot: index)
+            return
+        }
+        assertOnContextQueue()
+        fireFaultIfNeeded()
+        guard let value else {
+            if slots[index] != nil { changePrimitive(slot: index, to: nil) }
+            return
+        }
+        if let current = slots[index] as? Value, current == value { return }
+        changePrimitive(slot: index, to: value)
+    }
+
     /// Loads what a partial fetch left out, if slot `index` is among it.
     @inline(__always)
     func completeIfMissing(_ index: Int) {
