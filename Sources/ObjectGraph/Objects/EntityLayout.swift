@@ -37,7 +37,7 @@ public final class EntityLayout: @unchecked Sendable {
     let absentValues: [Any?]
     /// For each attribute slot whose type has one Swift type, that type (values of it are
     /// stored as they are); nil elsewhere.
-    let valueTypes: [ObjectIdentifier?]
+    @usableFromInline let valueTypes: [ObjectIdentifier?]
     /// Whether some slot is a to-many relationship (a new object then needs storages of its own).
     let hasToManySlots: Bool
     /// What validating each slot's value takes.

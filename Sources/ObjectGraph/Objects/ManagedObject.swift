@@ -225,7 +225,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
 
     /// In concurrency debug mode, traps when called off the context's queue. Checks the flag
     /// before loading the (weak) context reference, which costs atomic operations per access.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func assertOnContextQueue(_ function: StaticString = #function) {
         if ManagedObjectContext.concurrencyDebug { managedObjectContext?.assertOnQueue(function) }
     }
@@ -234,6 +234,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// attribute's Swift type (generated ones): a value of exactly the attribute's type needs no
     /// conversion, and comparing it with the current value takes one cast. Other values take
     /// the general path.
+    @inlinable
     public final func setAttribute<Value: Equatable>(_ value: Value?, atSlot index: Int) {
         guard layout.valueTypes[index] == ObjectIdentifier(Value.self) else {
             setValue(value, atSlot: index)
@@ -279,6 +280,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     }
 
     /// Sets slot `index` to `value` with undo and change tracking (no inverse maintenance).
+    @usableFromInline
     func changePrimitive(slot index: Int, to value: Any?) {
         let oldValue = slots[index]
         slots[index] = value
