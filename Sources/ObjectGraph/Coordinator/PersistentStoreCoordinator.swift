@@ -47,7 +47,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     let rowCache = RowCache()
     /// Serializes every call into a store.
     private let lock = NSRecursiveLock()
-    private var stores: [any PersistentStore] = []
+    private var stores: [any PersistentStore] = [] {
+        didSet { storesByTag = Dictionary(stores.map { (StoreTag(interning: $0.identifier), $0) }, uniquingKeysWith: { first, _ in first }) }
+    }
+    /// The stores by their identifiers' tags (the first added, of stores that share one): object
+    /// IDs carry tags, so routing one to its store compares no strings.
+    private var storesByTag: [StoreTag: any PersistentStore] = [:]
 
     /// A coordinator for `model`, which becomes read-only.
     public init(managedObjectModel model: ManagedObjectModel) {
@@ -194,8 +199,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// The store holding `objectID`.
     func store(for objectID: ObjectID) -> (any PersistentStore)? {
-        guard let identifier = objectID.storeIdentifier else { return nil }
-        return persistentStore(withIdentifier: identifier)
+        lock.withLock { storesByTag[objectID.storeTag] }
     }
 
     /// Runs `body` with the stores locked (one request at a time into stores).

@@ -28,29 +28,44 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
     /// retain per copy was a large share of fetching. An entity lives as long as the process
     /// once an ID names it (``EntityLifetime``).
     public unowned(unsafe) let entity: EntityDescription
-    /// The identifier (UUID) of the store holding the object; nil while the ID is temporary.
-    public let storeIdentifier: String?
     @usableFromInline let key: Key
+    /// The store holding the object (``StoreTag/none`` while the ID is temporary), as a tag
+    /// rather than its identifier string, so that the ID holds no reference at all: copying and
+    /// destroying one is a plain memory copy. Declared after `key` so that it fills the padding
+    /// behind the key's case byte (24 bytes in all).
+    let storeTag: StoreTag
+
+    /// The identifier (UUID) of the store holding the object; nil while the ID is temporary.
+    /// Looked up in the process's table of identifiers (under a lock): stores compare
+    /// ``storeTag`` instead.
+    public var storeIdentifier: String? { storeTag.identifier }
 
     private static let nextTemporaryKey = Atomic<UInt64>(1)
 
     /// A new temporary ID for an object of `entity`, unique in this process.
     public static func temporary(for entity: EntityDescription) -> ObjectID {
         let key = nextTemporaryKey.add(1, ordering: .relaxed).oldValue
-        return ObjectID(entity: entity, storeIdentifier: nil, key: .temporary(key))
+        return ObjectID(entity: entity, storeTag: .none, key: .temporary(key))
     }
 
     /// The permanent ID of the row with primary key `primaryKey` of `entity` in the store
-    /// identified by `storeIdentifier`. Stores make these; so does the coordinator from a URI.
+    /// identified by `storeIdentifier`. The coordinator makes these from URIs; stores, which make
+    /// them per row, use ``init(entity:storeTag:primaryKey:)`` with their tag.
     public init(entity: EntityDescription, storeIdentifier: String, primaryKey: Int64) {
-        self.init(entity: entity, storeIdentifier: storeIdentifier, key: .permanent(primaryKey))
+        self.init(entity: entity, storeTag: StoreTag(interning: storeIdentifier), key: .permanent(primaryKey))
     }
 
-    init(entity: EntityDescription, storeIdentifier: String?, key: Key) {
+    /// The permanent ID of the row with primary key `primaryKey` of `entity` in the store tagged
+    /// `storeTag`.
+    init(entity: EntityDescription, storeTag: StoreTag, primaryKey: Int64) {
+        self.init(entity: entity, storeTag: storeTag, key: .permanent(primaryKey))
+    }
+
+    private init(entity: EntityDescription, storeTag: StoreTag, key: Key) {
         EntityLifetime.keepAlive(entity)
         self.entity = entity
-        self.storeIdentifier = storeIdentifier
         self.key = key
+        self.storeTag = storeTag
     }
 
     /// Whether the object has not been saved yet (its ID will change when it is).
@@ -83,12 +98,12 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
     public var description: String { uriRepresentation.absoluteString }
 
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.storeIdentifier == rhs.storeIdentifier && lhs.entity === rhs.entity
+        lhs.key == rhs.key && lhs.storeTag == rhs.storeTag && lhs.entity === rhs.entity
     }
 
-    /// Hashes the key and the entity's identity; the store identifier (a UUID string, the same
-    /// for nearly every ID in a process) is left to `==`, so that hashing stays cheap on the
-    /// registry and row cache lookups every object access makes.
+    /// Hashes the key and the entity's identity; the store (the same for nearly every ID in a
+    /// process) is left to `==`, so that hashing stays cheap on the registry and row cache
+    /// lookups every object access makes.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(hashWord)
     }
@@ -100,7 +115,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
     }
 
     /// The key mixed with the entity's address (a multiplicative mix keeps keys of different
-    /// entities apart), and the key's kind in the top bit. The store identifier is left to `==`:
+    /// entities apart), and the key's kind in the top bit. The store is left to `==`:
     /// nearly every ID in a process has the same one.
     private var hashWord: UInt64 {
         let entityBits = UInt64(UInt(bitPattern: ObjectIdentifier(entity))) &* 0x9E37_79B9_7F4A_7C15
@@ -110,10 +125,11 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
         }
     }
 
-    /// Orders by store, entity name, then key: a stable order for printing and batching.
+    /// Orders by store identifier, entity name, then key: a stable order for printing and
+    /// batching. Identifiers are looked up only for IDs of different stores.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        if lhs.entity === rhs.entity && lhs.storeIdentifier == rhs.storeIdentifier { return lhs.key < rhs.key }
-        if lhs.storeIdentifier != rhs.storeIdentifier { return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "") }
+        if lhs.storeTag != rhs.storeTag { return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "") }
+        if lhs.entity === rhs.entity { return lhs.key < rhs.key }
         if lhs.entity.name != rhs.entity.name { return lhs.entity.name < rhs.entity.name }
         return lhs.key < rhs.key
     }

@@ -40,7 +40,7 @@ extension InMemoryStore {
         let snapshots = request.inserted + request.updated
         let ids = snapshots.map(\.objectID) + request.deleted.map(\.objectID) + request.locked.map(\.objectID)
         for id in ids {
-            guard id.storeIdentifier == identifier, !id.isTemporaryID else { throw StoreError.foreignObjectID(id) }
+            guard id.storeTag == storeTag, !id.isTemporaryID else { throw StoreError.foreignObjectID(id) }
             guard heldEntities.contains(ObjectIdentifier(id.entity)) else {
                 throw StoreError.unsupportedRequest(
                     "the in-memory store (configuration \(configurationName ?? "default")) does not hold \(id.entity.name) objects")

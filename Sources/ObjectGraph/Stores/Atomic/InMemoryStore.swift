@@ -18,6 +18,8 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
     public let type = StoreType.inMemory
     /// The store's UUID, or the `"identifier"` option when one was given.
     public let identifier: String
+    /// The tag of ``identifier``: what the store's object IDs carry and its saves compare.
+    let storeTag: StoreTag
     /// The URL the store was added with; nothing is read or written there.
     public let url: URL?
     /// The configuration whose entities the store holds; nil holds every entity.
@@ -37,6 +39,7 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
     /// `options["identifier"]` (a String) fixes the store's identifier instead of a fresh UUID.
     public init(configurationName: String? = nil, url: URL? = nil, options: [String: any Sendable] = [:]) {
         identifier = options["identifier"] as? String ?? UUID().uuidString
+        storeTag = StoreTag(interning: identifier)
         self.url = url
         self.configurationName = configurationName
         storedMetadata = ["StoreType": StoreType.inMemory.rawValue, "UUID": identifier]
@@ -94,7 +97,7 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
                 let root = table.info(for: id.entity).root
                 let key = nextPrimaryKeys[root, default: 1]
                 nextPrimaryKeys[root] = key + 1
-                return ObjectID(entity: id.entity, storeIdentifier: identifier, primaryKey: key)
+                return ObjectID(entity: id.entity, storeTag: storeTag, primaryKey: key)
             }
         }
     }

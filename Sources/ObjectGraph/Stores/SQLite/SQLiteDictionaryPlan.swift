@@ -176,7 +176,7 @@ struct SQLiteDictionaryPlan {
     }
 
     /// The dictionary of the statement's current row (nil values left out).
-    func dictionary(_ statement: SQLiteStatement, storeIdentifier: String, schema: SQLiteSchema,
+    func dictionary(_ statement: SQLiteStatement, storeTag: StoreTag, schema: SQLiteSchema,
                     external: SQLiteExternalData) throws -> [String: any Sendable] {
         var result: [String: any Sendable] = [:]
         var index: Int32 = 0
@@ -190,7 +190,7 @@ struct SQLiteDictionaryPlan {
                 }
             case .object(let destination):
                 let entity = statement.isNull(index + 1) ? destination : schema.entitiesByNumber[statement.int64(index + 1)] ?? destination
-                result[output.name] = ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: statement.int64(index))
+                result[output.name] = ObjectID(entity: entity, storeTag: storeTag, primaryKey: statement.int64(index))
             case .number:
                 switch statement.value(index) {
                 case .integer(let v): result[output.name] = Int(v)

@@ -71,7 +71,7 @@ extension SQLitePredicateTranslator {
             switch constant {
             case .null, .nullObject: return "\(key) IS NULL"
             case .opaque(let opaque):
-                guard let id = opaque.value as? ObjectID, id.storeIdentifier == storeIdentifier, let pk = id.primaryKey,
+                guard let id = opaque.value as? ObjectID, id.storeTag == storeTag, let pk = id.primaryKey,
                       id.entity.isKind(of: destination) || destination.isKind(of: id.entity) else { return "0" }
                 if let entity { return "(\(key) IS \(bind(.integer(pk))) AND \(entity) IS \(schema.number(of: id.entity)))" }
                 return id.entity === destination ? "\(key) IS \(bind(.integer(pk)))" : "0"
@@ -90,7 +90,7 @@ extension SQLitePredicateTranslator {
             var keysByEntity: [ObjectIdentifier: (entity: EntityDescription, keys: [Int64])] = [:]
             var others: [String] = []
             for item in items {
-                if case .opaque(let opaque) = item, let id = opaque.value as? ObjectID, id.storeIdentifier == storeIdentifier,
+                if case .opaque(let opaque) = item, let id = opaque.value as? ObjectID, id.storeTag == storeTag,
                    let pk = id.primaryKey, id.entity.isKind(of: destination) || destination.isKind(of: id.entity) {
                     keysByEntity[ObjectIdentifier(id.entity), default: (id.entity, [])].keys.append(pk)
                 } else {

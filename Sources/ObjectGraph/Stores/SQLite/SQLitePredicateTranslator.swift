@@ -40,7 +40,7 @@ final class SQLitePredicateTranslator {
     }
 
     let schema: SQLiteSchema
-    let storeIdentifier: String
+    let storeTag: StoreTag
     /// The main rows (`t0`).
     let root: SQLiteQueryScope
     /// Bound values, `?1` being the first.
@@ -61,9 +61,9 @@ final class SQLitePredicateTranslator {
     /// its dictionaries).
     var resolvesOnlyNamedValues = false
 
-    init(schema: SQLiteSchema, storeIdentifier: String, entity: EntityDescription) {
+    init(schema: SQLiteSchema, storeTag: StoreTag, entity: EntityDescription) {
         self.schema = schema
-        self.storeIdentifier = storeIdentifier
+        self.storeTag = storeTag
         root = SQLiteQueryScope(alias: "t0", entity: entity)
     }
 

@@ -63,8 +63,8 @@ final class SQLiteRowReader {
 
     /// The snapshot of the statement's current row (selected with the table's `selectList`),
     /// with only the slots in `loaded` filled when it is given.
-    func snapshot(_ statement: SQLiteStatement, storeIdentifier: String, loading loaded: Set<Int>? = nil) throws -> Snapshot {
-        let id = ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: statement.int64(0))
+    func snapshot(_ statement: SQLiteStatement, storeTag: StoreTag, loading loaded: Set<Int>? = nil) throws -> Snapshot {
+        let id = ObjectID(entity: entity, storeTag: storeTag, primaryKey: statement.int64(0))
         // Each value initialized once, in place (no array of placeholders to overwrite).
         let values = try [SnapshotValue](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
             for (index, slot) in slots.enumerated() {
@@ -79,7 +79,7 @@ final class SQLiteRowReader {
                         value = .null
                     } else {
                         let target = entityColumn.flatMap { statement.isNull($0) ? nil : schema.entitiesByNumber[statement.int64($0)] } ?? destination
-                        value = .object(ObjectID(entity: target, storeIdentifier: storeIdentifier, primaryKey: statement.int64(column)))
+                        value = .object(ObjectID(entity: target, storeTag: storeTag, primaryKey: statement.int64(column)))
                     }
                 case .unloaded:
                     value = .unloaded

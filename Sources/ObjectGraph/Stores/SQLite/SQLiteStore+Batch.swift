@@ -17,7 +17,7 @@ extension SQLiteStore {
             let entity = request.entity
             guard schema.holds(entity) else { throw unheld(entity) }
             let q = SQLiteSchema.quoted
-            let translator = SQLitePredicateTranslator(schema: schema, storeIdentifier: identifier, entity: entity)
+            let translator = SQLitePredicateTranslator(schema: schema, storeTag: storeTag, entity: entity)
             var assignments: [String] = []
             for (name, expression) in request.propertiesToUpdate.sorted(by: { $0.key < $1.key }) {
                 guard let property = entity.propertiesByName[name] else {
@@ -76,7 +76,7 @@ extension SQLiteStore {
                 if let entityColumn { values.append((entityColumn, .null)) }
                 return values
             }
-            guard case .opaque(let opaque) = constant, let id = opaque.value as? ObjectID, id.storeIdentifier == identifier,
+            guard case .opaque(let opaque) = constant, let id = opaque.value as? ObjectID, id.storeTag == storeTag,
                   let key = id.primaryKey, let destination = (property as? RelationshipDescription)?.destinationEntity,
                   id.entity.isKind(of: destination) else {
                 throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): \(constant) is not an object of this store it can point to")
@@ -166,7 +166,7 @@ extension SQLiteStore {
     /// version), external files noted for removal, join-table rows removed, then the rows.
     private func delete(_ rows: [ObjectID]) throws {
         let q = SQLiteSchema.quoted
-        let storeIdentifier = identifier
+        let storeTag = self.storeTag
         var keysByEntity: [ObjectIdentifier: (entity: EntityDescription, keys: [Int64])] = [:]
         for id in rows { keysByEntity[ObjectIdentifier(id.entity), default: (id.entity, [])].keys.append(id.primaryKey!) }
         var keysByRoot: [ObjectIdentifier: [Int64]] = [:]
@@ -187,7 +187,7 @@ extension SQLiteStore {
             }
             if !plan.externalColumns.isEmpty {
                 for key in entityKeys {
-                    try noteExternalFiles(of: ObjectID(entity: entity, storeIdentifier: storeIdentifier, primaryKey: key),
+                    try noteExternalFiles(of: ObjectID(entity: entity, storeTag: storeTag, primaryKey: key),
                                           columns: plan.externalColumns.map(\.column))
                 }
             }

@@ -15,7 +15,7 @@ extension SQLiteStore {
     public func execute(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         try lock.withLock {
             let statement = try fetchStatement(for: request)
-            let storeIdentifier = identifier
+            let storeTag = self.storeTag
             switch request.resultType {
             case .count:
                 return .count(Int(try connection.scalar(statement.sql, statement.arguments)?.integerValue ?? 0))
@@ -36,14 +36,14 @@ extension SQLiteStore {
                         }
                         run = (number, reader(for: entity), loaded[number])
                     }
-                    rows.append(try run!.reader.snapshot(row, storeIdentifier: storeIdentifier, loading: run!.loaded))
+                    rows.append(try run!.reader.snapshot(row, storeTag: storeTag, loading: run!.loaded))
                 }
                 return .snapshots(rows)
             case .dictionaries:
                 guard let plan = statement.dictionaries else { return .dictionaries([]) }
                 var results: [[String: any Sendable]] = []
                 try connection.forEachRow(statement.sql, statement.arguments) { row in
-                    results.append(try plan.dictionary(row, storeIdentifier: storeIdentifier, schema: schema, external: externalData))
+                    results.append(try plan.dictionary(row, storeTag: storeTag, schema: schema, external: externalData))
                 }
                 return .dictionaries(results)
             }
@@ -55,7 +55,7 @@ extension SQLiteStore {
     func fetchStatement(for request: StoreFetchRequest) throws -> (sql: String, arguments: [SQLiteValue], dictionaries: SQLiteDictionaryPlan?) {
         guard schema.holds(request.entity) else { throw unheld(request.entity) }
         let q = SQLiteSchema.quoted
-        let translator = SQLitePredicateTranslator(schema: schema, storeIdentifier: identifier, entity: request.entity)
+        let translator = SQLitePredicateTranslator(schema: schema, storeTag: storeTag, entity: request.entity)
         var conditions: [String] = []
         if let numbers = schema.entityNumbers(of: request.entity, subentities: request.includesSubentities) {
             conditions.append("t0.Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")")

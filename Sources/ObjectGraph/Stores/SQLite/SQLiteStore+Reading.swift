@@ -30,12 +30,12 @@ extension SQLiteStore {
 
     /// `snapshots(for:)` with the lock held.
     func storedSnapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot] {
-        let storeIdentifier = identifier
+        let storeTag = self.storeTag
         var wanted: [ObjectIdentifier: WantedRows] = [:]
         // IDs come in runs of one entity: each run looks its entity's table up once.
         var run: (entity: EntityDescription, root: ObjectIdentifier)?
         for id in objectIDs {
-            guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
+            guard id.storeTag == storeTag, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
             if id.entity !== run?.entity {
                 guard schema.holds(id.entity) else { throw unheld(id.entity) }
                 run = (id.entity, ObjectIdentifier(schema.table(of: id.entity).root))
@@ -54,7 +54,7 @@ extension SQLiteStore {
                 let entity = rows.entities?[statement.int64(0)] ?? rows.entity
                 if entity !== reader.entity { reader = self.reader(for: entity) }
                 guard reader.entityNumber == statement.int64(1) else { return }
-                let snapshot = try reader.snapshot(statement, storeIdentifier: storeIdentifier)
+                let snapshot = try reader.snapshot(statement, storeTag: storeTag)
                 result[snapshot.objectID] = snapshot
             }
         }
@@ -66,7 +66,7 @@ extension SQLiteStore {
     /// of its entity's.
     public func objectIDs(forRelationship relationship: RelationshipDescription, of objectID: ObjectID) throws -> [ObjectID] {
         try lock.withLock {
-            guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey else { throw StoreError.foreignObjectID(objectID) }
+            guard objectID.storeTag == storeTag, let key = objectID.primaryKey else { throw StoreError.foreignObjectID(objectID) }
             guard schema.holds(objectID.entity) else { throw unheld(objectID.entity) }
             let layout = objectID.entity.layout
             guard let slot = layout.index(of: relationship.name), layout.properties[slot] === relationship,
@@ -103,7 +103,7 @@ extension SQLiteStore {
 
     /// The object IDs a destination query selects.
     func destinations(_ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
-        let storeIdentifier = identifier
+        let storeTag = self.storeTag
         let entitiesByNumber = schema.entitiesByNumber
         // Rows mostly come in runs of one entity: its number is looked up once per run.
         var last: (number: Int64, entity: EntityDescription)?
@@ -114,7 +114,7 @@ extension SQLiteStore {
                 guard let entity = entitiesByNumber[number] else { return }
                 last = (number, entity)
             }
-            result.append(ObjectID(entity: last!.entity, storeIdentifier: storeIdentifier, primaryKey: statement.int64(0)))
+            result.append(ObjectID(entity: last!.entity, storeTag: storeTag, primaryKey: statement.int64(0)))
         }
         return result
     }

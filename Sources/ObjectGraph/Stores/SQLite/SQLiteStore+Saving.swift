@@ -43,9 +43,9 @@ extension SQLiteStore {
                 try delete(id, version: version, arguments: &arguments)
             }
             try releaseConstrainedValues(of: request.updated)
-            let storeIdentifier = identifier
-            for row in request.updated { try update(row, storeIdentifier: storeIdentifier, arguments: &arguments) }
-            for row in request.inserted { try insert(row, storeIdentifier: storeIdentifier, arguments: &arguments) }
+            let storeTag = self.storeTag
+            for row in request.updated { try update(row, storeTag: storeTag, arguments: &arguments) }
+            for row in request.inserted { try insert(row, storeTag: storeTag, arguments: &arguments) }
             for row in request.inserted where !plan(for: row.objectID.entity).toManySlots.isEmpty {
                 try writeToManyLists(of: row, isNew: true)
             }
@@ -59,11 +59,11 @@ extension SQLiteStore {
 
     /// Every ID must be a permanent one of this store, of an entity it holds, with one value per slot.
     private func checkOwnership(of request: StoreSaveRequest) throws {
-        let storeIdentifier = identifier
+        let storeTag = self.storeTag
         // Rows come in runs of one entity: each run checks its entity once.
         var held: EntityDescription?
         func check(_ id: ObjectID) throws {
-            guard id.storeIdentifier == storeIdentifier, !id.isTemporaryID else { throw StoreError.foreignObjectID(id) }
+            guard id.storeTag == storeTag, !id.isTemporaryID else { throw StoreError.foreignObjectID(id) }
             guard id.entity !== held else { return }
             guard schema.holds(id.entity), !id.entity.isAbstract else { throw unheld(id.entity) }
             held = id.entity
@@ -160,10 +160,11 @@ extension SQLiteStore {
         let columns = names.compactMap { schema.column(of: $0, in: entity) }
         let sql = "SELECT Z_PK, Z_ENT FROM \(q(table.name)) WHERE " + columns.map { "\(q($0)) = ?" }.joined(separator: " AND ")
             + " AND Z_ENT IN (" + holders.map { String(schema.number(of: $0)) }.joined(separator: ", ") + ")"
+        let storeTag = self.storeTag
         var result: [ObjectID] = []
         try connection.forEachRow(sql, values) { statement in
             guard let holder = schema.entitiesByNumber[statement.int64(1)] else { return }
-            result.append(ObjectID(entity: holder, storeIdentifier: identifier, primaryKey: statement.int64(0)))
+            result.append(ObjectID(entity: holder, storeTag: storeTag, primaryKey: statement.int64(0)))
         }
         return result
     }
@@ -233,7 +234,7 @@ extension SQLiteStore {
     /// Appends the values `row` writes to `arguments`: the columns of `plan` whose slots are
     /// loaded, in order (a to-one writes its key, then its entity number when it has a column).
     /// Returns whether every column's slot was loaded (the row then writes them all).
-    private func appendValues(of row: Snapshot, _ plan: SQLiteWritePlan, storeIdentifier: String,
+    private func appendValues(of row: Snapshot, _ plan: SQLiteWritePlan, storeTag: StoreTag,
                               to arguments: inout [SQLiteValue]) throws -> Bool {
         var writesAll = true
         // By index: iterating the columns would copy each one, retaining its names and description.
@@ -260,7 +261,7 @@ extension SQLiteStore {
             case .toOne(_, _, let entityColumn, let relationship):
                 switch value {
                 case .object(let id):
-                    guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
+                    guard id.storeTag == storeTag, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
                     arguments.append(.integer(key))
                     if entityColumn != nil { arguments.append(.integer(schema.number(of: id.entity))) }
                 case .null:
@@ -281,22 +282,22 @@ extension SQLiteStore {
         plan.columns.filter { row.values[$0.slot].isLoaded }.flatMap(\.names)
     }
 
-    private func insert(_ row: Snapshot, storeIdentifier: String, arguments: inout [SQLiteValue]) throws {
+    private func insert(_ row: Snapshot, storeTag: StoreTag, arguments: inout [SQLiteValue]) throws {
         let plan = plan(for: row.objectID.entity)
         arguments.removeAll(keepingCapacity: true)
         arguments.append(.integer(row.objectID.primaryKey!))
         arguments.append(.integer(plan.entityNumber))
-        let writesAll = try appendValues(of: row, plan, storeIdentifier: storeIdentifier, to: &arguments)
+        let writesAll = try appendValues(of: row, plan, storeTag: storeTag, to: &arguments)
         try writing(row) { try plan.insert.run(columns: writesAll ? nil : partialColumns(of: row, plan), arguments, on: connection) }
     }
 
-    private func update(_ row: Snapshot, storeIdentifier: String, arguments: inout [SQLiteValue]) throws {
+    private func update(_ row: Snapshot, storeTag: StoreTag, arguments: inout [SQLiteValue]) throws {
         let plan = plan(for: row.objectID.entity)
         if !plan.externalColumns.isEmpty {
             try noteExternalFiles(of: row.objectID, columns: plan.externalColumns.filter { row.values[$0.slot].isLoaded }.map(\.column))
         }
         arguments.removeAll(keepingCapacity: true)
-        let writesAll = try appendValues(of: row, plan, storeIdentifier: storeIdentifier, to: &arguments)
+        let writesAll = try appendValues(of: row, plan, storeTag: storeTag, to: &arguments)
         arguments.append(.integer(row.objectID.primaryKey!))
         arguments.append(.integer(row.version))
         try writing(row) { try plan.update.run(columns: writesAll ? nil : partialColumns(of: row, plan), arguments, on: connection) }
@@ -344,10 +345,11 @@ extension SQLiteStore {
     private func writeToManyLists(of row: Snapshot, isNew: Bool) throws {
         let q = SQLiteSchema.quoted
         let owner = Int64(row.objectID.primaryKey!)
+        let storeTag = self.storeTag
         for (index, property) in row.layout.properties.enumerated() {
             guard case .objects(let ids) = row.values[index], let relationship = property as? RelationshipDescription else { continue }
             let keys = try ids.map { id -> Int64 in
-                guard id.storeIdentifier == identifier, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
+                guard id.storeTag == storeTag, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
                 return key
             }
             switch schema.storage(of: relationship) {

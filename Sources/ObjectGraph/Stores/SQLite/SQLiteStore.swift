@@ -24,8 +24,10 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     public let type = StoreType.sqlite
     /// The store's UUID, kept in its metadata table; for a new file the `"identifier"` option
     /// or a fresh UUID (or, when another process creates the file first, the UUID it gave it).
-    public var identifier: String { storedIdentifier.withLock { $0 } }
-    private let storedIdentifier: Mutex<String>
+    public var identifier: String { storedIdentity.withLock { $0.identifier } }
+    /// The tag of ``identifier``: what the store's object IDs carry and its reads compare.
+    var storeTag: StoreTag { storedIdentity.withLock { $0.tag } }
+    private let storedIdentity: Mutex<StoreIdentity>
     /// The file.
     public var url: URL? { fileURL }
     public let configurationName: String?
@@ -72,7 +74,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         connection = try SQLiteConnection(path: url.path, busyTimeout: timeout)
         let stored = try Self.readMetadata(connection)
         let identifier = stored?[Self.uuidKey] as? String ?? options["identifier"] as? String ?? UUID().uuidString
-        storedIdentifier = Mutex(identifier)
+        storedIdentity = Mutex(StoreIdentity(identifier))
         storedMetadata = stored ?? [Self.storeTypeKey: StoreType.sqlite.rawValue, Self.uuidKey: identifier]
     }
 
@@ -107,7 +109,10 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             try connection.transaction {
                 if let current = try Self.readMetadata(connection) {
                     storedMetadata = current
-                    if let uuid = current[Self.uuidKey] as? String { storedIdentifier.withLock { $0 = uuid } }
+                    if let uuid = current[Self.uuidKey] as? String {
+                        let identity = StoreIdentity(uuid)
+                        storedIdentity.withLock { $0 = identity }
+                    }
                 }
                 if let stored = storedMetadata[Self.versionHashesKey] as? [String: Data] {
                     guard stored == hashes else {
@@ -227,7 +232,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                     next[root] = last - count + 1
                 }
             }
-            let storeIdentifier = identifier
+            let storeTag = self.storeTag
             lastEntity = nil
             return temporaryIDs.map { id in
                 guard id.isTemporaryID else { return id }
@@ -237,7 +242,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                 }
                 let key = next[root!]!
                 next[root!] = key + 1
-                return ObjectID(entity: id.entity, storeIdentifier: storeIdentifier, primaryKey: key)
+                return ObjectID(entity: id.entity, storeTag: storeTag, primaryKey: key)
             }
         }
     }
