@@ -381,12 +381,12 @@ extension ManagedObjectContext {
     func fillFaults(_ objects: [ManagedObject]) throws {
         let faults = objects.filter(\.isFault)
         guard let first = faults.first, let coordinator = persistentStoreCoordinator else { return }
-        // Nearly always one store: group only when the faults come from several.
-        let firstStore = first.objectID.storeIdentifier
-        let groups = faults.allSatisfy { $0.objectID.storeIdentifier == firstStore }
-            ? [firstStore ?? "": faults] : Dictionary(grouping: faults, by: { $0.objectID.storeIdentifier ?? "" })
-        for (identifier, group) in groups {
-            guard let store = coordinator.persistentStore(withIdentifier: identifier) else { continue }
+        // Nearly always one store: group (by store tag) only when the faults come from several.
+        let firstStore = first.objectID.storeTag
+        let groups = faults.allSatisfy { $0.objectID.storeTag == firstStore }
+            ? [firstStore: faults] : Dictionary(grouping: faults, by: \.objectID.storeTag)
+        for group in groups.values {
+            guard let store = coordinator.store(for: group[0].objectID) else { continue }
             let snapshots = try coordinator.withStores { try store.snapshots(for: group.map(\.objectID)) }
             fill(group.compactMap { object in
                 guard object.isFault, let snapshot = snapshots[object.objectID] else { return nil }

@@ -145,7 +145,9 @@ extension ManagedObjectContext {
 
     /// One store's part of a save, with the objects whose rows it inserts and updates.
     private struct StoreChanges {
-        let storeIdentifier: String
+        let storeTag: StoreTag
+        /// An object of the part, whose store is the part's.
+        let sample: ObjectID
         var request = StoreSaveRequest()
         var inserted: [ManagedObject] = []
         var updated: [ManagedObject] = []
@@ -157,10 +159,11 @@ extension ManagedObjectContext {
         // Nearly every save writes to one store: the part of the previous object is usually the one.
         var part = 0
         for object in changes {
-            let identifier = object.objectID.storeIdentifier ?? ""
-            if parts.isEmpty || parts[part].storeIdentifier != identifier {
-                part = parts.firstIndex { $0.storeIdentifier == identifier } ?? parts.endIndex
-                if part == parts.endIndex { parts.append(StoreChanges(storeIdentifier: identifier)) }
+            // Parts are told apart by store tag: comparing integers, no identifier strings.
+            let tag = object.objectID.storeTag
+            if parts.isEmpty || parts[part].storeTag != tag {
+                part = parts.firstIndex { $0.storeTag == tag } ?? parts.endIndex
+                if part == parts.endIndex { parts.append(StoreChanges(storeTag: tag, sample: object.objectID)) }
             }
             if object.isDeleted {
                 guard !object.isInserted, !object.objectID.isTemporaryID else { continue }
@@ -174,9 +177,9 @@ extension ManagedObjectContext {
             }
         }
         var saved: [SavedRow] = []
-        for var part in parts.sorted(by: { $0.storeIdentifier < $1.storeIdentifier }) {
-            guard let store = coordinator.persistentStore(withIdentifier: part.storeIdentifier) else {
-                throw StoreError.unknownStore("no store with identifier \(part.storeIdentifier)")
+        for var part in parts.sorted(by: { ($0.storeTag.identifier ?? "") < ($1.storeTag.identifier ?? "") }) {
+            guard let store = coordinator.store(for: part.sample) else {
+                throw StoreError.unknownStore("no store with identifier \(part.storeTag.identifier ?? "")")
             }
             part.request.author = transactionAuthor ?? name
             let request = part.request
