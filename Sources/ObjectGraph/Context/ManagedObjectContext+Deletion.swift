@@ -27,9 +27,11 @@ extension ManagedObjectContext {
     /// which the fault uses, holds all of its row (so firing would not reach the store either).
     func cachedRowDeletableAsFault(_ object: ManagedObject) -> Snapshot? {
         let layout = object.layout
-        guard layout.relationshipIndexes.isEmpty, object.committedSnapshot != nil,
-              undoManager?.isUndoRegistrationEnabled != true,
-              let cached = persistentStoreCoordinator?.rowCache.snapshot(for: object.objectID),
+        guard layout.relationshipIndexes.isEmpty, let committed = object.committedSnapshot,
+              undoManager?.isUndoRegistrationEnabled != true, let cache = persistentStoreCoordinator?.rowCache else { return nil }
+        // A fault fetched with its whole row holds what the cache holds while nothing newer came.
+        if object.committedSnapshotGeneration == cache.generation { return committed }
+        guard let cached = cache.snapshot(for: object.objectID),
               layout.storedIndexes.allSatisfy({ cached.values[$0].isLoaded }) else { return nil }
         return cached
     }

@@ -346,10 +346,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
         guard !object.isDeleted else { return }
         object.isDeleted = true
-        deletedByID[ObjectKey(object)] = object
-        updatedByID[ObjectKey(object)] = nil
-        retainedObjects[object.objectID] = object
-        event.deleted[ObjectKey(object)] = object
+        let key = ObjectKey(object)
+        deletedByID[key] = object
+        if !updatedByID.isEmpty { updatedByID[key] = nil }
+        event.deleted[key] = object
         pendingDeletions.append(object)
         undoManager?.registerUndo(withTarget: self) { context in context.undelete(object) }
     }
