@@ -43,20 +43,18 @@ extension CodeGenerator {
         // MARK: Attributes
 
         func attributeProperty(_ attribute: AttributeDescription) -> String {
-            // Attributes of a type with one Swift type take the typed accessors (specialized for
-            // the type, no conversion); transformable and untyped ones the general ones.
+            // Attributes of a type with one Swift type take the typed setter (no conversion of a
+            // value of that type); transformable and untyped ones the general one.
             let typed = PropertyRules.valueType(of: attribute.attributeType) != nil
             let setter = typed ? "setAttribute(newValue, atSlot: \(slot))" : "setValue(newValue, atSlot: \(slot))"
-            func getter(_ type: String) -> String {
-                typed ? "attribute(atSlot: \(slot), as: \(type).self)" : "value(atSlot: \(slot)) as? \(type)"
-            }
             if let scalar = Self.scalar(attribute) {
-                return computedProperty(type: scalar.type, getter: getter(scalar.type) + " ?? \(scalar.zero)", setter: setter)
+                return computedProperty(type: scalar.type, getter: "value(atSlot: \(slot)) as? \(scalar.type) ?? \(scalar.zero)",
+                                        setter: setter)
             }
             guard let type = Self.objectType(attribute) else {
                 return computedProperty(type: "Any?", getter: "value(atSlot: \(slot))", setter: setter)
             }
-            return computedProperty(type: type + "?", getter: getter(type), setter: setter)
+            return computedProperty(type: type + "?", getter: "value(atSlot: \(slot)) as? \(type)", setter: setter)
         }
 
         /// The non-optional scalar type and its zero, for a number or boolean attribute that uses

@@ -51,7 +51,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// The fault's position in `faultBatch`.
     @exclusivity(unchecked) var faultBatchPosition = 0
     /// Slots a partial fetch (propertiesToFetch) did not load; reading one loads them.
-    @exclusivity(unchecked) @usableFromInline var missingSlots: Set<Int>?
+    @exclusivity(unchecked) var missingSlots: Set<Int>?
     /// When the object was first registered with its context: orders saves and notifications
     /// deterministically without comparing object IDs.
     @exclusivity(unchecked) var registrationSequence: UInt64 = 0
@@ -230,17 +230,6 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         if ManagedObjectContext.concurrencyDebug { managedObjectContext?.assertOnQueue(function) }
     }
 
-    /// The value of attribute slot `index` as `type`, as ``value(atSlot:)`` answers it, for
-    /// accessors that know the attribute's Swift type (generated ones): specialized for the
-    /// type in the caller, it reads the slot with one cast.
-    @inlinable
-    public final func attribute<Value>(atSlot index: Int, as type: Value.Type = Value.self) -> Value? {
-        assertOnContextQueue()
-        fireFaultIfNeeded()
-        if missingSlots != nil { completeIfMissing(index) }
-        return slots[index] as? Value
-    }
-
     /// Sets attribute slot `index` as ``setValue(_:atSlot:)`` does, for accessors that know the
     /// attribute's Swift type (generated ones): a value of exactly the attribute's type needs no
     /// conversion, and comparing it with the current value takes one cast. Other values take
@@ -262,7 +251,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     }
 
     /// Loads what a partial fetch left out, if slot `index` is among it.
-    @usableFromInline @inline(__always)
+    @inline(__always)
     func completeIfMissing(_ index: Int) {
         if let missing = missingSlots, missing.contains(index) { managedObjectContext?.completePartialObject(self) }
     }
