@@ -27,7 +27,10 @@ extension ManagedObjectContext {
             unregister(object)
         }
         for id in local.insertedObjectIDs.sorted() {
-            if let object = registry[id]?.object { event.inserted[ObjectKey(object)] = object }
+            if let object = registry[id]?.object {
+                event.inserted[ObjectKey(object)] = object
+                object.insertedInEvent = eventSequence
+            }
         }
         processPendingChanges()
     }

@@ -282,6 +282,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             object.changedSlots[index] = true
         }
         event.inserted[ObjectKey(object)] = object
+        object.insertedInEvent = eventSequence
         undoManager?.registerUndo(withTarget: self) { context in context.uninsert(object) }
         object.awakeFromInsert()
     }
@@ -312,7 +313,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         deletedByID[id] = nil
         updatedByID[id] = nil
         event.inserted[id] = nil
-        event.updated[id] = nil
+        object.insertedInEvent = 0
         object.eventOldValues = []
         object.eventOldValuesEvent = 0
         event.deleted[id] = object
@@ -330,6 +331,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object.isInserted = true
         insertedByID[ObjectKey(object)] = object
         event.inserted[ObjectKey(object)] = object
+        object.insertedInEvent = eventSequence
         undoManager?.registerUndo(withTarget: self) { context in context.uninsert(object) }
     }
 
@@ -371,12 +373,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
                 object.changedSlots[index] = true
             }
             event.inserted[id] = object
+            object.insertedInEvent = eventSequence
         } else if !object.isInserted {
             if object.changedSlots.contains(true) { updatedByID[id] = object }
             event.inserted[id] = object
+            object.insertedInEvent = eventSequence
         } else {
             insertedByID[id] = object
             event.inserted[id] = object
+            object.insertedInEvent = eventSequence
         }
         undoManager?.registerUndo(withTarget: self) { context in context.delete(object) }
         object.awake(fromSnapshotEvents: .undoDeletion)
@@ -410,7 +415,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
         if object.eventOldValuesEvent != eventSequence {
             // The object's first change in this event.
-            if event.inserted[id] == nil { event.updated[id] = object }
+            if object.insertedInEvent != eventSequence { event.updated.append(object) }
             object.eventOldValuesEvent = eventSequence
             object.eventOldValues = object.layout.absentValues
         }
@@ -454,7 +459,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             event = EventChanges()
             // The sets are built only when someone observes.
             if !observers.isEmpty {
-                let changes = ObjectsDidChange(inserted: Set(finished.inserted.values), updated: Set(finished.updated.values),
+                // Objects whose change an undone insertion took back out of the event are stale.
+                let updated = Set(finished.updated.lazy.filter { $0.eventOldValuesEvent == finishedSequence })
+                let changes = ObjectsDidChange(inserted: Set(finished.inserted.values), updated: updated,
                                                deleted: Set(finished.deleted.values), refreshed: Set(finished.refreshed.values),
                                                invalidated: Set(finished.invalidated.values), invalidatedAll: finished.invalidatedAll)
                 notifiedEvent = finished
@@ -605,7 +612,9 @@ struct ObjectKey: Hashable {
 /// What changed during the current event.
 struct EventChanges {
     var inserted: [ObjectKey: ManagedObject] = [:]
-    var updated: [ObjectKey: ManagedObject] = [:]
+    /// Objects changed in the event that were not inserted in it, in the order of their first
+    /// change (an array: appended once per object, without hashing).
+    var updated: [ManagedObject] = []
     var deleted: [ObjectKey: ManagedObject] = [:]
     var refreshed: [ObjectKey: ManagedObject] = [:]
     var invalidated: [ObjectKey: ManagedObject] = [:]

@@ -63,6 +63,9 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var eventOldValues: [Any?] = []
     /// The context event `eventOldValues` belongs to; other events' values are stale.
     @exclusivity(unchecked) var eventOldValuesEvent: UInt64 = 0
+    /// The context event whose inserted objects include this one (0: none), so that recording a
+    /// change needs no lookup in the event's inserted objects.
+    @exclusivity(unchecked) var insertedInEvent: UInt64 = 0
 
     /// A new object of `entity`, inserted into `context` (with its default values and
     /// ``awakeFromInsert()``), or not inserted anywhere when `context` is nil.
