@@ -228,15 +228,25 @@ extension ManagedObject {
     func validateProperties() throws {
         var failures: [ValidationError.Failure] = []
         let validating = self as? any PropertyValidating
-        for (index, property) in layout.properties.enumerated() where !(property is FetchedPropertyDescription) {
+        let missing = missingSlots ?? []
+        // Slot kinds from the layout: no casts of property descriptions per slot.
+        for index in layout.kinds.indices {
+            let isAttribute: Bool
+            switch layout.kinds[index] {
+            case .fetched: continue
+            case .attribute: isAttribute = true
+            case .toOne: isAttribute = false
+            case .toMany:
+                // An unloaded to-many relationship was valid when stored and has not changed.
+                if slots[index] == nil || slots[index] is PendingToMany { continue }
+                isAttribute = false
+            }
             // Values a partial fetch left out were valid when stored and have not changed.
-            if missingSlots?.contains(index) == true { continue }
-            let relationship = property as? RelationshipDescription
-            // An unloaded to-many relationship was valid when stored and has not changed.
-            if let relationship, relationship.isToMany, slots[index] == nil || slots[index] is PendingToMany { continue }
+            if missing.contains(index) { continue }
             // Relationships pass by their rules alone; an attribute slot holds its public value.
             if validating == nil && layout.validation[index].passes(slots[index]) { continue }
-            var value = relationship == nil ? slots[index] : publicValue(ofSlot: index)
+            let property = layout.properties[index]
+            var value = isAttribute ? slots[index] : publicValue(ofSlot: index)
             if let failure = PropertyRules.check(value, for: property, of: self) {
                 failures.append(failure)
                 continue
