@@ -244,7 +244,8 @@ extension ManagedObjectContext {
     /// objects filled with them. New faults keep their row and become users of its cache entry,
     /// all under one lock of the cache.
     func materialize(_ snapshots: [Snapshot], asFault: Bool) -> [ManagedObject] {
-        guard let cache = persistentStoreCoordinator?.rowCache else { return snapshots.map { materialize($0, asFault: asFault) } }
+        // Rows come from a store, so there is a coordinator (and its cache).
+        guard let cache = persistentStoreCoordinator?.rowCache else { return [] }
         let objects = objects(with: snapshots.lazy.map(\.objectID))
         var faults: [(ManagedObject, Snapshot)] = []
         faults.reserveCapacity(snapshots.count)
@@ -305,22 +306,6 @@ extension ManagedObjectContext {
             object.committedSnapshot = snapshot  // a user of the cache entry already (see fill)
             fill(object, with: snapshot, cached: true)
         }
-    }
-
-    /// The registered object for a fetched row: a fault whose snapshot waits in the row cache,
-    /// or an object filled with it.
-    func materialize(_ snapshot: Snapshot, asFault: Bool) -> ManagedObject {
-        let object = object(with: snapshot.objectID)
-        guard object.isFault else { return object }
-        if asFault {
-            if let cache = persistentStoreCoordinator?.rowCache, object.committedSnapshot == nil {
-                cache.retain(snapshot)
-                object.committedSnapshot = snapshot
-            }
-        } else {
-            fill(object, with: snapshot)
-        }
-        return object
     }
 
     // MARK: Prefetching
