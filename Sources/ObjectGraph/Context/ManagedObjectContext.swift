@@ -407,7 +407,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// changedValuesForCurrentEvent, and registers `undo`.
     /// `undo` is only made when an undo manager records it (no closure is allocated otherwise).
     func objectDidChange(_ object: ManagedObject, slot: Int, oldValue: Any?, undo makeUndo: @autoclosure () -> (ManagedObject) -> Void) {
-        guard !object.isAwakingFromFetch else { return }
+        guard !object.isAwakingFromFetch else {
+            object.hasUntrackedEdits = true
+            return
+        }
         object.changedSlots[slot] = true
         let id = ObjectKey(object)
         if !object.isInserted && !object.isDeleted {

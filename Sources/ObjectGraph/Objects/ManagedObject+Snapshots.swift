@@ -38,6 +38,7 @@ extension ManagedObject {
         missingSlots = missing
         if changedSlots.count != count { changedSlots = layout.unchangedSlots }
         committedSnapshot = snapshot
+        hasUntrackedEdits = false
         faulted = false
     }
 
@@ -48,6 +49,9 @@ extension ManagedObject {
         let layout = self.layout
         let missing = missingSlots
         let count = layout.properties.count
+        // An attribute not changed since the committed row still holds the row's value (unless
+        // an untracked edit wrote it): the row's value is taken as it is, without converting.
+        let committed = hasUntrackedEdits ? nil : committedSnapshot.flatMap { $0.values.count == count ? $0.values : nil }
         // Each value written once, in place, by what its slot holds.
         let values = [SnapshotValue](unsafeUninitializedCapacity: count) { buffer, initialized in
             for index in 0..<count {
@@ -57,7 +61,13 @@ extension ManagedObject {
                 } else {
                     switch layout.kinds[index] {
                     case .attribute(let type):
-                        if let slot = slots[index] { value = Self.snapshotValue(of: slot, type) } else { value = .null }
+                        if let committed, !changedSlots[index], committed[index].isLoaded {
+                            value = committed[index]
+                        } else if let slot = slots[index] {
+                            value = Self.snapshotValue(of: slot, type)
+                        } else {
+                            value = .null
+                        }
                     case .toOne:
                         switch slots[index] {
                         case let object as ManagedObject: value = .object(object.objectID)

@@ -57,6 +57,10 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var registrationSequence: UInt64 = 0
     /// Whether awakeFromFetch is running: changes then are not tracked (as in Core Data).
     @exclusivity(unchecked) var isAwakingFromFetch = false
+    /// Whether a slot was written without being marked changed (primitive setters, changes in
+    /// awakeFromFetch) since the values were last applied from the committed row: a save then
+    /// converts every slot instead of reusing the row's values for unchanged ones.
+    @exclusivity(unchecked) var hasUntrackedEdits = false
     /// For changedValuesForCurrentEvent: the value each slot had before its first change in the
     /// context's event ``eventOldValuesEvent`` (nil: not changed in it; ``RecordedNil``: it was
     /// nil). Kept on the object, by slot, so that recording a change hashes no property name.
@@ -192,6 +196,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
             preconditionFailure("\(entity.name) has no property \"\(key)\"")
         }
         fireFaultIfNeeded()
+        hasUntrackedEdits = true
         if layout.properties[index] is RelationshipDescription, let relationship = layout.properties[index] as? RelationshipDescription, relationship.isToMany {
             slots[index] = ToManyStorage(objects(from: value))
         } else {

@@ -347,6 +347,25 @@ final class ObjectStateTests: XCTestCase {
         }
     }
 
+    func testAPrimitiveEditIsSavedWithTheObjectsNextChange() throws {
+        try forEachStore { stack in
+            let ada = stack.person("Ada")
+            try stack.context.save()
+            ada.setPrimitiveValue("Augusta", forKey: "firstName")
+            ada.setValue("King", forKey: "lastName")
+            try stack.context.save()
+            let stored = try stack.fetch("Person", in: stack.newContext())
+            XCTAssertEqual(stored.map { $0.value(forKey: "firstName") as? String }, ["Augusta"])
+            XCTAssertEqual(stored.map { $0.value(forKey: "lastName") as? String }, ["King"])
+            // Later saves write the unchanged attributes as stored.
+            ada.setValue("Lovelace", forKey: "lastName")
+            try stack.context.save()
+            let again = try stack.fetch("Person", in: stack.newContext())
+            XCTAssertEqual(again.map { $0.value(forKey: "firstName") as? String }, ["Augusta"])
+            XCTAssertEqual(again.map { $0.value(forKey: "lastName") as? String }, ["Lovelace"])
+        }
+    }
+
     func testPrimitiveValueOfARelationship() throws {
         try forEachStore { stack in
             let ada = stack.person("Ada")
