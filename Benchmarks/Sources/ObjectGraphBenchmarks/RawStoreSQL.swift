@@ -12,6 +12,8 @@ enum RawStoreSQL {
     static let selectByAge = "SELECT \(selectList) FROM \"ZPERSON\" t0 WHERE (t0.\"ZAGE\" = ?1) ORDER BY t0.Z_PK"
     static let countByScore = "SELECT COUNT(*) FROM \"ZPERSON\" t0 WHERE (t0.\"ZSCORE\" > ?1)"
     static let checkVersions = "SELECT Z_PK, Z_ENT, Z_OPT FROM \"ZPERSON\" WHERE Z_PK IN (SELECT value FROM json_each(?))"
+    /// The store's version check when a save changes one row.
+    static let checkVersion = "SELECT Z_PK, Z_ENT, Z_OPT FROM \"ZPERSON\" WHERE Z_PK = ?"
     static let update = "UPDATE \"ZPERSON\" SET Z_OPT = Z_OPT + 1, \"ZAGE\" = ?, \"ZCREATED\" = ?, \"ZEMAIL\" = ?, \"ZNAME\" = ?, \"ZSCORE\" = ? WHERE Z_PK = ? AND Z_OPT = ?"
     static let delete = "DELETE FROM \"ZPERSON\" WHERE Z_PK = ? AND Z_OPT = ?"
     static let deleteByKeys = "DELETE FROM \"ZPERSON\" WHERE Z_PK IN (SELECT value FROM json_each(?))"
@@ -47,7 +49,7 @@ enum RawStoreSQL {
 
     /// The store's version check at the start of a save: every row at its expected version.
     static func checkVersions(of rows: [RawPerson], with statement: RawStatement) throws {
-        statement.bind(1, jsonArray(rows.lazy.map(\.pk)))
+        if rows.count == 1 { statement.bind(1, rows[0].pk) } else { statement.bind(1, jsonArray(rows.lazy.map(\.pk))) }
         var stored: [Int64: Int64] = [:]
         stored.reserveCapacity(rows.count)
         while try statement.step() {

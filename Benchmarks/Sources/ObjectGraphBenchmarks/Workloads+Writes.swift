@@ -176,7 +176,7 @@ extension Workloads {
                 let connection = try RawConnection(path: url.path)
                 var rows = try RawStoreSQL.rows(connection.prepare(RawStoreSQL.selectAll))
                 return {
-                    let check = try connection.prepare(RawStoreSQL.checkVersions)
+                    let check = try connection.prepare(RawStoreSQL.checkVersion)
                     let update = try connection.prepare(RawStoreSQL.update)
                     for index in rows.indices {
                         rows[index].score += 1

@@ -24,6 +24,8 @@ final class SQLiteSchema: @unchecked Sendable {
         var selectByKeys = ""
         /// `Z_PK, Z_ENT, Z_OPT` of the rows with the keys of a JSON array (a save's version check).
         var versionsByKeys = ""
+        /// The same for one key: a keyed lookup, without `json_each`'s virtual table.
+        var versionByKey = ""
 
         init(name: String, root: EntityDescription) {
             self.name = name
@@ -117,6 +119,7 @@ final class SQLiteSchema: @unchecked Sendable {
             table.selectByKey = select + "= ?"
             table.selectByKeys = select + "IN (SELECT value FROM json_each(?))"
             table.versionsByKeys = "SELECT Z_PK, Z_ENT, Z_OPT FROM \(Self.quoted(table.name)) WHERE Z_PK IN (SELECT value FROM json_each(?))"
+            table.versionByKey = "SELECT Z_PK, Z_ENT, Z_OPT FROM \(Self.quoted(table.name)) WHERE Z_PK = ?"
         }
         for entity in entities { tablesByEntity[ObjectIdentifier(entity)] = tables[ObjectIdentifier(entity.rootEntity)] }
     }

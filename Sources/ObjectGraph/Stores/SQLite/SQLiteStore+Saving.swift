@@ -89,6 +89,7 @@ extension SQLiteStore {
         struct Versions {
             let root: ObjectIdentifier
             let sql: String
+            let singleKeySQL: String
             var keys: [Int64] = []
             var rows: [Int64: (entity: Int64, version: Int64?)] = [:]
         }
@@ -104,7 +105,7 @@ extension SQLiteStore {
             let root = ObjectIdentifier(stored.root)
             table = tables.firstIndex { $0.root == root } ?? tables.endIndex
             if table == tables.endIndex {
-                tables.append(Versions(root: root, sql: stored.versionsByKeys))
+                tables.append(Versions(root: root, sql: stored.versionsByKeys, singleKeySQL: stored.versionByKey))
                 tables[table].rows.reserveCapacity(count)
             }
             number = schema.number(of: entity)
@@ -120,7 +121,11 @@ extension SQLiteStore {
         for (id, _) in request.deleted { expect(id) }
         for (id, _) in request.locked { expect(id) }
         for index in tables.indices {
-            try connection.forEachRow(tables[index].sql, [Self.jsonArray(tables[index].keys)]) { statement in
+            // One key (a save of one object, the common interactive case) takes a keyed lookup.
+            let keys = tables[index].keys
+            let (sql, arguments) = keys.count == 1 ? (tables[index].singleKeySQL, [SQLiteValue.integer(keys[0])])
+                                                   : (tables[index].sql, [Self.jsonArray(keys)])
+            try connection.forEachRow(sql, arguments) { statement in
                 guard let row = tables[index].rows.index(forKey: statement.int64(0)),
                       tables[index].rows.values[row].entity == statement.int64(1) else { return }
                 tables[index].rows.values[row].version = statement.int64(2)
