@@ -132,7 +132,7 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
             var request = request
             request.resultType = .objectIDs
             let result = try store.execute(request)
-            guard case .objectIDs(let ids) = result else { throw SQLiteStoreFixture.UnexpectedResult(result: result) }
+            guard case .objectIDs(let ids) = result else { throw UnexpectedResult(result: result) }
             return ids
         }
     }
