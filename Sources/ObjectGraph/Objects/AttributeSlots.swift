@@ -1,16 +1,17 @@
 // How attribute values enter a managed object's slots: converted to the attribute type's own Swift
 // type (so that stored values have one type per attribute), and compared with the value already
 // there. Setting a value is the hottest path of an import, so the common case (the value already
-// has the attribute's type) costs one concrete cast; only other values take the general path.
+// has the attribute's type) costs a type comparison; only other values take the general path.
 import Foundation
 
 enum AttributeSlots {
     /// `value` as the slot of an attribute of `type` keeps it: numbers in the attribute's own
     /// type (`Int` to `Int16`...), optionals unwrapped, `NSNull` as nil. `type` is nil for slots
-    /// that are not attributes.
-    static func normalized(_ value: Any?, as type: AttributeType?) -> Any? {
+    /// that are not attributes; `valueType` is the slot's Swift type (``EntityLayout/valueTypes``).
+    static func normalized(_ value: Any?, as type: AttributeType?, valueType: ObjectIdentifier?) -> Any? {
         guard let value else { return nil }
-        if let type, let exact = exactValue(value, of: type) { return exact }
+        // The common case: a value of the attribute's own Swift type is kept as it is.
+        if let valueType, ObjectIdentifier(Swift.type(of: value)) == valueType { return value }
         if let storable = StorableValues.modelValue(value) {
             return type.map { AttributeValueParser.coerce(storable, to: $0) } ?? storable
         }
@@ -18,27 +19,6 @@ enum AttributeSlots {
         guard let unwrapped = unwrapOptional(value), !(unwrapped is NSNull) else { return nil }
         guard let type, let storable = StorableValues.modelValue(unwrapped) else { return unwrapped }
         return AttributeValueParser.coerce(storable, to: type)
-    }
-
-    /// `value` when it already has the Swift type of `type` (nil otherwise, or for types with
-    /// no single Swift type).
-    @inline(__always)
-    private static func exactValue(_ value: Any, of type: AttributeType) -> Any? {
-        switch type {
-        case .string: return value as? String
-        case .integer16: return value as? Int16
-        case .integer32: return value as? Int32
-        case .integer64: return value as? Int64
-        case .double: return value as? Double
-        case .float: return value as? Float
-        case .boolean: return value as? Bool
-        case .date: return value as? Date
-        case .decimal: return value as? Decimal
-        case .binaryData: return value as? Data
-        case .uuid: return value as? UUID
-        case .uri: return value as? URL
-        case .undefined, .transformable, .objectID, .composite: return nil
-        }
     }
 
     /// Whether two normalized values of an attribute of `type` are equal, comparing them as

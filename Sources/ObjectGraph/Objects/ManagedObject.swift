@@ -282,7 +282,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
 
     /// Stores an attribute value, recording the change when it differs.
     private func setAttribute(_ value: Any?, of type: AttributeType, atSlot index: Int) {
-        let newValue = AttributeSlots.normalized(value, as: type)
+        let newValue = AttributeSlots.normalized(value, as: type, valueType: layout.valueTypes[index])
         guard !AttributeSlots.equal(slots[index], newValue, as: type) else { return }
         changePrimitive(slot: index, to: newValue)
     }
@@ -299,8 +299,8 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// Converts numbers to the attribute's own type (`Int` to `Int16`...), so that stored values
     /// have one type per attribute.
     func normalized(_ value: Any?, forSlot index: Int) -> Any? {
-        guard case .attribute(let type) = layout.kinds[index] else { return AttributeSlots.normalized(value, as: nil) }
-        return AttributeSlots.normalized(value, as: type)
+        guard case .attribute(let type) = layout.kinds[index] else { return AttributeSlots.normalized(value, as: nil, valueType: nil) }
+        return AttributeSlots.normalized(value, as: type, valueType: layout.valueTypes[index])
     }
 
     /// Whether two slot values are equal (objects by identity, values by value).
