@@ -16,10 +16,16 @@ extension ManagedObjectContext {
     public func fetch<Result>(_ request: FetchRequest<Result>) throws -> [Result] {
         assertOnQueue()
         if request.resultType == .managedObject {
-            // Objects come back typed: an object of exactly the requested class is reinterpreted
-            // (comparing class pointers), any other takes a class cast, never a cast out of `Any`.
-            return try fetchManagedObjects(request).map { object in
-                if ObjectIdentifier(type(of: object)) == ObjectIdentifier(Result.self) { return unsafeBitCast(object, to: Result.self) }
+            // Objects come back typed. When every object is of exactly the requested class (or
+            // the request asks for `ManagedObject`), the array is handed over as it is: arrays of
+            // class references share one representation. Otherwise each takes a class cast.
+            let objects = try fetchManagedObjects(request)
+            if objects.isEmpty { return [] }
+            let requested = ObjectIdentifier(Result.self)
+            if requested == ObjectIdentifier(ManagedObject.self) || objects.allSatisfy({ ObjectIdentifier(type(of: $0)) == requested }) {
+                return unsafeBitCast(objects, to: [Result].self)
+            }
+            return objects.map { object in
                 guard let typed = object as? Result else {
                     preconditionFailure("a \(request.resultType) fetch cannot return \(Result.self)")
                 }

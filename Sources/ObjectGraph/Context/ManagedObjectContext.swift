@@ -198,9 +198,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func makeFault(for objectID: ObjectID, of type: ManagedObject.Type) -> ManagedObject {
         let object = type.init(entity: objectID.entity, insertInto: nil)
         object.objectID = objectID
+        // The slots stay the layout's shared arrays (a fault's slots are not read): clearing them
+        // would cost a release now and a retain when the fault fires.
         object.faulted = true
-        object.slots = []
-        object.changedSlots = []
         register(object)
         return object
     }

@@ -21,6 +21,8 @@ public final class EntityLayout: @unchecked Sendable {
     let storedAttributeIndexes: [Int]
     /// Whether a store keeps each slot.
     let isStoredSlot: [Bool]
+    /// Whether each slot is an attribute a store keeps: its value can be read from the row.
+    let isStoredAttributeSlot: [Bool]
     /// The default value of each slot (attributes' defaults; nil elsewhere).
     public let defaultValues: [(any Sendable)?]
     /// For each relationship slot, the slot of its inverse in the destination entity's layout.
@@ -54,6 +56,7 @@ public final class EntityLayout: @unchecked Sendable {
         storedIndexes = all.indices.filter { all[$0].isStored }
         storedAttributeIndexes = all.indices.filter { all[$0].isStored && all[$0] is AttributeDescription }
         isStoredSlot = all.map(\.isStored)
+        isStoredAttributeSlot = all.map { $0.isStored && $0 is AttributeDescription }
         defaultValues = all.map { ($0 as? AttributeDescription)?.defaultValue }
         inverseNames = all.map { ($0 as? RelationshipDescription)?.inverseName }
         kinds = all.map(SlotKind.init)

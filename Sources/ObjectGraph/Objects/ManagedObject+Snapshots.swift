@@ -4,42 +4,44 @@
 import Foundation
 
 extension ManagedObject {
-    /// Fills the slots from `snapshot` (the object stops being a fault). Unloaded slots keep a
-    /// to-many relationship as a fault; transient attributes get their defaults.
+    /// Fills the object from `snapshot` (it stops being a fault). The row's values stay as they
+    /// are (``rowValues``) until the slots are needed; a partial fetch's left-out attributes are
+    /// noted as missing (they load when read).
     func apply(_ snapshot: Snapshot) {
-        var missing: Set<Int>?
         let layout = self.layout
-        let count = layout.kinds.count
-        // Each slot initialized once, in place: transient attributes get their defaults, stored
-        // slots their snapshot value.
-        slots = [Any?](unsafeUninitializedCapacity: count) { buffer, initialized in
-            snapshot.values.withUnsafeBufferPointer { values in
-                for index in 0..<count {
-                    let slot = buffer.baseAddress! + index
-                    guard layout.isStoredSlot[index] else {
-                        slot.initialize(to: layout.initialSlots[index])
-                        continue
-                    }
-                    switch values[index] {
-                    case .null: slot.initialize(to: nil)
-                    case .value(let stored): slot.initialize(to: stored)
-                    case .object(let id): slot.initialize(to: id)
-                    case .objects(let ids): slot.initialize(to: PendingToMany(objectIDs: ids))
-                    case .unloaded:
-                        // A to-many relationship stays a fault; anything else was left out by a
-                        // partial fetch and loads when read.
-                        if case .toMany = layout.kinds[index] {} else { missing = (missing ?? []).union([index]) }
-                        slot.initialize(to: nil)
-                    }
-                }
-            }
-            initialized = count
+        var missing: Set<Int>?
+        for index in snapshot.values.indices where layout.isStoredSlot[index] {
+            guard case .unloaded = snapshot.values[index] else { continue }
+            // A to-many relationship stays a fault; anything else was left out.
+            if case .toMany = layout.kinds[index] { continue }
+            missing = (missing ?? []).union([index])
         }
+        // The slots' storage stays as it is (unpacking replaces it): `rowValues` holds the values.
+        rowValues = snapshot.values
         missingSlots = missing
-        if changedSlots.count != count { changedSlots = layout.unchangedSlots }
+        if changedSlots.count != layout.kinds.count { changedSlots = layout.unchangedSlots }
         committedSnapshot = snapshot
         hasUntrackedEdits = false
         faulted = false
+    }
+
+    /// Makes ``slots`` from ``rowValues``: transient attributes get their defaults, stored slots
+    /// their row's value.
+    @usableFromInline
+    func unpackRowValues() {
+        let layout = self.layout
+        storedSlots = rowValues.withUnsafeBufferPointer { values in
+            [Any?](count: layout.kinds.count) { index -> Any? in
+                guard layout.isStoredSlot[index] else { return layout.initialSlots[index] }
+                switch values[index] {
+                case .null, .unloaded: return nil
+                case .value(let stored): return stored
+                case .object(let id): return id
+                case .objects(let ids): return PendingToMany(objectIDs: ids)
+                }
+            }
+        }
+        rowValues = []
     }
 
     /// The row a save writes: every stored slot; to-many relationships only when changed or new.
@@ -52,41 +54,28 @@ extension ManagedObject {
         // An attribute not changed since the committed row still holds the row's value (unless
         // an untracked edit wrote it): the row's value is taken as it is, without converting.
         let committed = hasUntrackedEdits ? nil : committedSnapshot.flatMap { $0.values.count == count ? $0.values : nil }
-        // Each value written once, in place, by what its slot holds.
-        let values = [SnapshotValue](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for index in 0..<count {
-                let value: SnapshotValue
-                if !layout.isStoredSlot[index] || missing?.contains(index) == true {
-                    value = .unloaded
-                } else {
-                    switch layout.kinds[index] {
-                    case .attribute(let type):
-                        if let committed, !changedSlots[index], committed[index].isLoaded {
-                            value = committed[index]
-                        } else if let slot = slots[index] {
-                            value = Self.snapshotValue(of: slot, type)
-                        } else {
-                            value = .null
-                        }
-                    case .toOne:
-                        switch slots[index] {
-                        case let object as ManagedObject: value = .object(object.objectID)
-                        case let id as ObjectID: value = .object(id)
-                        default: value = .null
-                        }
-                    case .toMany:
-                        if isInserted || changedSlots[index], let storage = slots[index] as? ToManyStorage {
-                            value = .objects(storage.objects.map(\.objectID))
-                        } else {
-                            value = .unloaded
-                        }
-                    case .fetched:
-                        value = .unloaded
-                    }
+        // Each value made once, by what its slot holds.
+        let values = [SnapshotValue](count: count) { index -> SnapshotValue in
+            if !layout.isStoredSlot[index] || missing?.contains(index) == true { return .unloaded }
+            switch layout.kinds[index] {
+            case .attribute(let type):
+                if let committed, !changedSlots[index], committed[index].isLoaded { return committed[index] }
+                guard let slot = slots[index] else { return .null }
+                return Self.snapshotValue(of: slot, type)
+            case .toOne:
+                switch slots[index] {
+                case let object as ManagedObject: return .object(object.objectID)
+                case let id as ObjectID: return .object(id)
+                default: return .null
                 }
-                (buffer.baseAddress! + index).initialize(to: value)
+            case .toMany:
+                if isInserted || changedSlots[index], let storage = slots[index] as? ToManyStorage {
+                    return .objects(storage.objects.map(\.objectID))
+                }
+                return .unloaded
+            case .fetched:
+                return .unloaded
             }
-            initialized = count
         }
         return Snapshot(objectID: objectID, version: committedSnapshot?.version ?? 0, values: values)
     }

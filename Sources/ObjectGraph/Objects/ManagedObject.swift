@@ -32,7 +32,29 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// Current values, one per slot: attribute values; for a to-one relationship a
     /// `ManagedObject` or (not yet resolved) an `ObjectID`; for a to-many relationship a
     /// `ToManyStorage`, or nil while the relationship is a fault. Empty while the object is a fault.
-    @exclusivity(unchecked) @usableFromInline var slots: [Any?]
+    ///
+    /// An object filled from a row keeps the row's values (``rowValues``) instead, until
+    /// something other than reading a stored attribute touches the slots: they are unpacked then.
+    @usableFromInline var slots: [Any?] {
+        @inline(__always) _read {
+            if !rowValues.isEmpty { unpackRowValues() }
+            yield storedSlots
+        }
+        @inline(__always) set {
+            rowValues = []
+            storedSlots = newValue
+        }
+        @inline(__always) _modify {
+            if !rowValues.isEmpty { unpackRowValues() }
+            yield &storedSlots
+        }
+    }
+    /// The slots' storage (see ``slots``): empty while ``rowValues`` holds the values.
+    @exclusivity(unchecked) @usableFromInline var storedSlots: [Any?]
+    /// The row an object was filled from, while its slots are not unpacked (empty otherwise).
+    /// Filling a fault then costs no conversion per value and no array of its own; reading a
+    /// stored attribute takes the value from the row.
+    @exclusivity(unchecked) @usableFromInline var rowValues: [SnapshotValue] = []
     /// Whether the values are not loaded yet.
     @exclusivity(unchecked) @usableFromInline var faulted: Bool
     /// Which slots changed since the last save (or since insertion).
@@ -73,13 +95,13 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
 
     /// A new object of `entity`, inserted into `context` (with its default values and
     /// ``awakeFromInsert()``), or not inserted anywhere when `context` is nil.
-    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+    public required init(entity: __shared EntityDescription, insertInto context: __shared ManagedObjectContext?) {
         precondition(!entity.isAbstract, "cannot make an object of the abstract entity \(entity.name)")
         self.entity = entity
         layout = entity.layout
         objectID = ObjectID.temporary(for: entity)
         // The layout's shared arrays: nothing is copied until the object changes a value.
-        slots = layout.initialSlots
+        storedSlots = layout.initialSlots
         changedSlots = layout.unchangedSlots
         faulted = false
         if layout.hasToManySlots {
@@ -211,6 +233,13 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         assertOnContextQueue()
         fireFaultIfNeeded()
         completeIfMissing(index)
+        if !rowValues.isEmpty, layout.isStoredAttributeSlot[index] {
+            switch rowValues[index] {
+            case .value(let value): return value
+            case .null: return nil
+            default: break
+            }
+        }
         return publicValue(ofSlot: index)
     }
 

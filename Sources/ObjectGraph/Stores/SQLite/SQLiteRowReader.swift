@@ -5,10 +5,11 @@ import Foundation
 
 /// Reads rows of one concrete entity into snapshots.
 final class SQLiteRowReader {
-    /// How one slot is filled.
+    /// How one slot is filled. Descriptions are held unretained (the reader's entity keeps them):
+    /// reading a row copies each slot's case.
     enum Slot {
-        case attribute(column: Int32, AttributeDescription, AttributeType)
-        case toOne(column: Int32, entityColumn: Int32?, destination: EntityDescription)
+        case attribute(column: Int32, Unowned<AttributeDescription>, AttributeType)
+        case toOne(column: Int32, entityColumn: Int32?, destination: Unowned<EntityDescription>)
         case unloaded
     }
 
@@ -37,10 +38,10 @@ final class SQLiteRowReader {
         slots = entity.layout.properties.map { property -> Slot in
             switch schema.storage(of: property) {
             case .attribute(let column, let attribute)?:
-                return .attribute(column: positions[column]!, attribute, attribute.attributeType)
+                return .attribute(column: positions[column]!, Unowned(attribute), attribute.attributeType)
             case .foreignKey(let column, let entityColumn, _)?:
                 guard let destination = (property as? RelationshipDescription)?.destinationEntity else { return .unloaded }
-                return .toOne(column: positions[column]!, entityColumn: entityColumn.map { positions[$0]! }, destination: destination)
+                return .toOne(column: positions[column]!, entityColumn: entityColumn.map { positions[$0]! }, destination: Unowned(destination))
             default:
                 return .unloaded
             }
@@ -65,27 +66,17 @@ final class SQLiteRowReader {
     /// with only the slots in `loaded` filled when it is given.
     func snapshot(_ statement: SQLiteStatement, storeTag: StoreTag, loading loaded: Set<Int>? = nil) throws -> Snapshot {
         let id = ObjectID(entity: entity, storeTag: storeTag, primaryKey: statement.int64(0))
-        // Each value initialized once, in place (no array of placeholders to overwrite).
-        let values = try [SnapshotValue](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
-            for (index, slot) in slots.enumerated() {
-                let value: SnapshotValue
-                switch slot {
-                case _ where loaded.map({ !$0.contains(index) }) ?? false:
-                    value = .unloaded
-                case .attribute(let column, let attribute, let type):
-                    value = try SQLiteValueCoding.decode(statement, column, of: attribute, type, external: external)
-                case .toOne(let column, let entityColumn, let destination):
-                    if statement.isNull(column) {
-                        value = .null
-                    } else {
-                        let target = entityColumn.flatMap { statement.isNull($0) ? nil : schema.entitiesByNumber[statement.int64($0)] } ?? destination
-                        value = .object(ObjectID(entity: target, storeTag: storeTag, primaryKey: statement.int64(column)))
-                    }
-                case .unloaded:
-                    value = .unloaded
-                }
-                (buffer.baseAddress! + index).initialize(to: value)
-                initialized = index + 1
+        let values = try [SnapshotValue](count: slots.count) { index -> SnapshotValue in
+            if let loaded, !loaded.contains(index) { return .unloaded }
+            switch slots[index] {
+            case .attribute(let column, let attribute, let type):
+                return try attribute.with { try SQLiteValueCoding.decode(statement, column, of: $0, type, external: external) }
+            case .toOne(let column, let entityColumn, let destination):
+                if statement.isNull(column) { return .null }
+                let target = entityColumn.flatMap { statement.isNull($0) ? nil : schema.entitiesByNumber[statement.int64($0)] } ?? destination.object
+                return .object(ObjectID(entity: target, storeTag: storeTag, primaryKey: statement.int64(column)))
+            case .unloaded:
+                return .unloaded
             }
         }
         return Snapshot(objectID: id, version: statement.int64(2), values: values)

@@ -254,14 +254,14 @@ extension SQLiteStore {
                         externalFilesWritten.append(file.name)
                         arguments.append(.blob(file.stored))
                     } else {
-                        arguments.append(try SQLiteValueCoding.encode(value, of: attribute, as: type))
+                        arguments.append(try attribute.with { try SQLiteValueCoding.encode(value, of: $0, as: type) })
                     }
                 case .null:
                     arguments.append(.null)
                 case .unloaded:
                     writesAll = false
                 case .object, .objects:
-                    arguments.append(try SQLiteValueCoding.encode(value, of: attribute))
+                    arguments.append(try SQLiteValueCoding.encode(value, of: attribute.object))
                 }
             case .toOne(_, _, let entityColumn, let relationship):
                 switch value {
@@ -275,7 +275,7 @@ extension SQLiteStore {
                 case .unloaded:
                     writesAll = false
                 default:
-                    throw StoreError.unsupportedRequest("\(relationship.qualifiedName) is a to-one relationship but was given \(value)")
+                    throw StoreError.unsupportedRequest("\(relationship.object.qualifiedName) is a to-one relationship but was given \(value)")
                 }
             }
         }

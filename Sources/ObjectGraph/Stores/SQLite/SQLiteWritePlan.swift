@@ -8,10 +8,11 @@ import Foundation
 final class SQLiteWritePlan {
     /// A stored attribute or to-one relationship: the slot it is read from and the columns it
     /// writes (a to-one whose destination has sub-entities writes the entity number too).
-    /// An attribute's type is kept beside it: rows encode every value by it.
+    /// An attribute's type is kept beside it: rows encode every value by it. Descriptions are
+    /// held unretained (the plan's entity keeps them): writing a row copies each column's case.
     enum Column {
-        case attribute(slot: Int, column: String, AttributeDescription, AttributeType, allowsExternalStorage: Bool)
-        case toOne(slot: Int, column: String, entityColumn: String?, RelationshipDescription)
+        case attribute(slot: Int, column: String, Unowned<AttributeDescription>, AttributeType, allowsExternalStorage: Bool)
+        case toOne(slot: Int, column: String, entityColumn: String?, Unowned<RelationshipDescription>)
 
         var slot: Int {
             switch self {
@@ -67,10 +68,10 @@ final class SQLiteWritePlan {
             let property = layout.properties[slot]
             switch schema.storage(of: property) {
             case .attribute(let column, let attribute)?:
-                return .attribute(slot: slot, column: column, attribute, attribute.attributeType,
+                return .attribute(slot: slot, column: column, Unowned(attribute), attribute.attributeType,
                                   allowsExternalStorage: attribute.allowsExternalBinaryDataStorage)
             case .foreignKey(let column, let entityColumn, _)?:
-                return (property as? RelationshipDescription).map { .toOne(slot: slot, column: column, entityColumn: entityColumn, $0) }
+                return (property as? RelationshipDescription).map { .toOne(slot: slot, column: column, entityColumn: entityColumn, Unowned($0)) }
             default:
                 return nil
             }

@@ -1,0 +1,98 @@
+// An object filled from a fetched row reads its stored attributes from the row until something
+// else needs its slots (a change, a relationship, a transient): the values seen through every
+// accessor stay the same across that switch, and changes, undo, saves and refreshes behave as
+// for any object.
+import Foundation
+import XCTest
+@testable import ObjectGraph
+
+final class RowValuesTests: XCTestCase {
+    static let model = ManagedObjectModel {
+        Entity("Contact") {
+            Attribute("name", .string)
+            Attribute("email", .string)
+            Attribute("age", .integer32)
+            Attribute("born", .date)
+            Attribute("label", .string, default: "none").transient()
+            Relationship("company", to: "Company", inverse: "staff")
+        }
+        Entity("Company") {
+            Attribute("name", .string)
+            Relationship("staff", to: "Contact", inverse: "company", toMany: true)
+        }
+    }
+
+    private let born = Date(timeIntervalSinceReferenceDate: 12_345)
+
+    /// A SQLite stack holding one saved contact (and its company), and a second context in
+    /// which the contact is fetched fresh, filled from its row.
+    private func fetchedContact() throws -> (Stack, ManagedObject) {
+        let stack = try Stack(storeType: .sqlite, model: Self.model, undo: true)
+        let company = stack.insert("Company", ["name": "Analytical Engines"])
+        stack.insert("Contact", ["name": "Ada", "email": "ada@example.com", "age": 36, "born": born, "company": company])
+        try stack.context.save()
+        let other = stack.newContext()
+        other.undoManager = UndoManager()
+        let contacts = try stack.fetch("Contact", in: other)
+        let contact = try XCTUnwrap(contacts.first)
+        return (stack, contact)
+    }
+
+    private func slot(_ name: String, of object: ManagedObject) -> Int {
+        object.layout.index(of: name)!
+    }
+
+    func testStoredAttributesReadTheSameBeforeAndAfterTheSlotsAreNeeded() throws {
+        let (stack, contact) = try fetchedContact()
+        defer { withExtendedLifetime(stack) {} }  // the contact's context lives as long as the stack
+        XCTAssertEqual(contact.value(atSlot: slot("name", of: contact)) as? String, "Ada")
+        XCTAssertEqual(contact.value(atSlot: slot("age", of: contact)) as? Int32, 36)
+        XCTAssertEqual(contact.value(atSlot: slot("born", of: contact)) as? Date, born)
+        XCTAssertFalse(contact.rowValues.isEmpty, "a filled fault keeps its row until its slots are needed")
+        // A transient attribute is not in the row: reading it unpacks the slots, with its default.
+        XCTAssertEqual(contact.value(forKey: "label") as? String, "none")
+        XCTAssertTrue(contact.rowValues.isEmpty)
+        XCTAssertEqual(contact.value(forKey: "email") as? String, "ada@example.com")
+        XCTAssertEqual(contact.value(atSlot: slot("name", of: contact)) as? String, "Ada")
+        XCTAssertEqual((contact.value(forKey: "company") as? ManagedObject)?.value(forKey: "name") as? String, "Analytical Engines")
+        XCTAssertFalse(contact.hasChanges)
+    }
+
+    func testAChangeToARowBackedObjectIsTrackedUndoneAndSaved() throws {
+        let (stack, contact) = try fetchedContact()
+        let context = try XCTUnwrap(contact.managedObjectContext)
+        XCTAssertEqual(contact.value(atSlot: slot("email", of: contact)) as? String, "ada@example.com")
+        contact.setValue("ada@engines.example", forKey: "email")
+        XCTAssertEqual(contact.changedValues().keys.sorted(), ["email"])
+        XCTAssertEqual(contact.committedValues(forKeys: ["email"])["email"] as? String, "ada@example.com")
+        XCTAssertEqual(contact.value(atSlot: slot("name", of: contact)) as? String, "Ada", "unchanged values survive unpacking")
+        context.processPendingChanges()
+        context.undoManager?.undo()
+        XCTAssertEqual(contact.value(forKey: "email") as? String, "ada@example.com")
+        contact.setValue(37, forKey: "age")
+        try context.save()
+
+        let third = stack.newContext()
+        let rereads = try stack.fetch("Contact", in: third)
+        let reread = try XCTUnwrap(rereads.first)
+        XCTAssertEqual(reread.value(forKey: "age") as? Int32, 37)
+        XCTAssertEqual(reread.value(forKey: "email") as? String, "ada@example.com")
+        XCTAssertEqual(reread.value(forKey: "name") as? String, "Ada")
+    }
+
+    func testARefreshedRowBackedObjectShowsTheStoresNewValues() throws {
+        let (stack, contact) = try fetchedContact()
+        let context = try XCTUnwrap(contact.managedObjectContext)
+        XCTAssertEqual(contact.value(atSlot: slot("name", of: contact)) as? String, "Ada")
+        // Another context changes the row; a refresh makes the object read the new one.
+        let originals = try stack.fetch("Contact")
+        let original = try XCTUnwrap(originals.first)
+        original.setValue("Augusta Ada", forKey: "name")
+        try stack.context.save()
+        XCTAssertEqual(contact.value(atSlot: slot("name", of: contact)) as? String, "Ada", "no refresh yet: the snapshot it was filled with")
+        context.refresh(contact, mergeChanges: false)
+        XCTAssertTrue(contact.isFault)
+        XCTAssertEqual(contact.value(atSlot: slot("name", of: contact)) as? String, "Augusta Ada")
+        XCTAssertEqual(contact.value(forKey: "email") as? String, "ada@example.com")
+    }
+}
