@@ -24,14 +24,16 @@ extension ManagedObjectContext {
     /// Loads `object`'s values (and those of the other faults of its batch).
     func fulfillFault(_ object: ManagedObject) {
         assertOnQueue()
-        if let cache = persistentStoreCoordinator?.rowCache {
+        if let cache = rowCacheReference {
             // A fault fetched with its whole row fills from it while the cache holds nothing
             // newer (only complete rows record a generation).
-            if let snapshot = object.committedSnapshot, object.committedSnapshotGeneration == cache.generation {
-                fill(object, with: snapshot, cached: true)
+            if object.committedSnapshotGeneration == cache.with(\.generation), object.committedSnapshot != nil {
+                object.applyCommittedSnapshot()
+                object.clearChanges()
+                awakeFromFetch(object)
                 return
             }
-            if let snapshot = cache.snapshot(for: object.objectID), isComplete(snapshot) {
+            if let snapshot = cache.with({ $0.snapshot(for: object.objectID) }), isComplete(snapshot) {
                 fill(object, with: snapshot, cached: true)
                 return
             }
@@ -95,6 +97,11 @@ extension ManagedObjectContext {
                 cache.update([snapshot])
             }
         }
+        awakeFromFetch(object)
+    }
+
+    /// Calls `object`'s awakeFromFetch, with its changes untracked (as in Core Data).
+    private func awakeFromFetch(_ object: ManagedObject) {
         object.isAwakingFromFetch = true
         object.awakeFromFetch()
         object.isAwakingFromFetch = false

@@ -251,28 +251,29 @@ extension ManagedObjectContext {
     /// all under one lock of the cache.
     func materialize(_ snapshots: [Snapshot], asFault: Bool) -> [ManagedObject] {
         // Rows come from a store, so there is a coordinator (and its cache).
-        guard let cache = persistentStoreCoordinator?.rowCache else { return [] }
+        guard let cache = rowCacheReference else { return [] }
         let objects = objects(with: snapshots.lazy.map(\.objectID))
-        var faults: [(ManagedObject, Snapshot)] = []
-        faults.reserveCapacity(snapshots.count)
-        for (object, snapshot) in zip(objects, snapshots) where object.isFault { faults.append((object, snapshot)) }
         guard asFault else {
-            fill(faults)
+            fill(zip(objects, snapshots).filter { object, _ in object.isFault })
             return objects
         }
-        // New faults keep their row: users of its cache entry from now on.
-        let generation = cache.generation
-        var newUsers: [ManagedObject] = []
+        // New faults keep their row: users of its cache entry from now on. They record the
+        // cache's generation unless the cache turns out to hold a newer version of a row.
+        let generation = cache.with(\.generation)
+        var newUsers: [Int] = []
         var newRows: [Snapshot] = []
-        newUsers.reserveCapacity(faults.count)
-        newRows.reserveCapacity(faults.count)
-        for (object, snapshot) in faults where object.committedSnapshot == nil {
-            object.committedSnapshot = snapshot
-            newUsers.append(object)
-            newRows.append(snapshot)
+        newUsers.reserveCapacity(objects.count)
+        newRows.reserveCapacity(objects.count)
+        for index in objects.indices {
+            let object = objects[index]
+            guard object.isFault, object.committedSnapshot == nil else { continue }
+            object.committedSnapshot = snapshots[index]
+            object.committedSnapshotGeneration = generation
+            newUsers.append(index)
+            newRows.append(snapshots[index])
         }
-        if cache.retain(newRows) {
-            for object in newUsers { object.committedSnapshotGeneration = generation }
+        if !cache.with({ $0.retain(newRows) }) {
+            for index in newUsers { objects[index].committedSnapshotGeneration = 0 }
         }
         return objects
     }

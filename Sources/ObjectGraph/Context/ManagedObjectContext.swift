@@ -48,7 +48,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     static let concurrencyDebug = ProcessInfo.processInfo.environment["OBJECTGRAPH_CONCURRENCY_DEBUG"] == "1"
 
     /// The coordinator the context fetches from and saves to.
-    @exclusivity(unchecked) public var persistentStoreCoordinator: PersistentStoreCoordinator?
+    @exclusivity(unchecked) public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+        didSet { rowCacheReference = persistentStoreCoordinator.map { Unowned($0.rowCache) } }
+    }
+    /// The coordinator's row cache, unretained (the coordinator, which the context holds, keeps
+    /// it): the per-object paths (filling a fault, an object's deallocation) reach it without
+    /// retaining and releasing the coordinator and the cache.
+    @exclusivity(unchecked) var rowCacheReference: Unowned<RowCache>?
     /// A name for debugging and for history (who saved).
     public var name: String?
     /// Who makes the changes, recorded with each save.
@@ -250,7 +256,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             registry[objectID] = registration  // another object holds the ID now
             return
         }
-        if retainedCache { persistentStoreCoordinator?.rowCache.release(objectID) }
+        if retainedCache { rowCacheReference?.with { $0.release(objectID) } }
     }
 
     /// Moves `object` to a new ID (a permanent one after obtainPermanentIDs).

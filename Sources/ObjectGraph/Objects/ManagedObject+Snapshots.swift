@@ -8,19 +8,27 @@ extension ManagedObject {
     /// are (``rowValues``) until the slots are needed; a partial fetch's left-out attributes are
     /// noted as missing (they load when read).
     func apply(_ snapshot: Snapshot) {
+        committedSnapshot = snapshot
+        applyCommittedSnapshot()
+    }
+
+    /// ``apply(_:)`` with the committed snapshot the object holds already (a fault fetched with
+    /// its row): its values become the object's, unchanged.
+    func applyCommittedSnapshot() {
         let layout = self.layout
+        let values = committedSnapshot!.values
         var missing: Set<Int>?
-        for index in snapshot.values.indices where layout.isStoredSlot[index] {
-            guard case .unloaded = snapshot.values[index] else { continue }
-            // A to-many relationship stays a fault; anything else was left out.
-            if case .toMany = layout.kinds[index] { continue }
-            missing = (missing ?? []).union([index])
+        values.withUnsafeBufferPointer { values in
+            for index in values.indices where layout.isStoredSlot[index] && !values[index].isLoaded {
+                // A to-many relationship stays a fault; anything else was left out.
+                if case .toMany = layout.kinds[index] { continue }
+                missing = (missing ?? []).union([index])
+            }
         }
         // The slots' storage stays as it is (unpacking replaces it): `rowValues` holds the values.
-        rowValues = snapshot.values
+        rowValues = values
         missingSlots = missing
         if changedSlots.count != layout.kinds.count { changedSlots = layout.unchangedSlots }
-        committedSnapshot = snapshot
         hasUntrackedEdits = false
         faulted = false
     }

@@ -25,18 +25,24 @@ extension SQLiteStore {
                 let names = request.propertiesToFetch.map { Set($0.map(\.name)) }
                 var loaded: [Int64: Set<Int>] = [:]
                 var rows: [Snapshot] = []
-                // Rows come in runs of one entity: its reader and loaded slots are looked up once per run.
-                var run: (number: Int64, reader: SQLiteRowReader, loaded: Set<Int>?)?
+                // Rows come in runs of one entity: its reader and loaded slots are looked up once
+                // per run. The reader is held unretained (the store keeps its readers): a row
+                // then costs no retain and release of it.
+                var runNumber: Int64?
+                var runReader: Unowned<SQLiteRowReader>?
+                var runLoaded: Set<Int>?
                 try connection.forEachRow(statement.sql, statement.arguments) { row in
                     let number = row.int64(1)
-                    if run?.number != number {
+                    if runNumber != number {
                         guard let entity = schema.entitiesByNumber[number] else { return }
                         if let names, loaded[number] == nil {
                             loaded[number] = Set(entity.layout.properties.indices.filter { names.contains(entity.layout.properties[$0].name) })
                         }
-                        run = (number, reader(for: entity), loaded[number])
+                        runNumber = number
+                        runReader = Unowned(reader(for: entity))
+                        runLoaded = loaded[number]
                     }
-                    rows.append(try run!.reader.snapshot(row, storeTag: storeTag, loading: run!.loaded))
+                    rows.append(try runReader!.with { try $0.snapshot(row, storeTag: storeTag, loading: runLoaded) })
                 }
                 return .snapshots(rows)
             case .dictionaries:
