@@ -28,9 +28,7 @@ extension ManagedObjectContext {
             // A fault fetched with its whole row fills from it while the cache holds nothing
             // newer (only complete rows record a generation).
             if object.committedSnapshotGeneration == cache.with(\.generation), object.committedSnapshot != nil {
-                object.applyCommittedSnapshot()
-                object.clearChanges()
-                awakeFromFetch(object)
+                fillFromCommittedSnapshot(object)
                 return
             }
             if let snapshot = cache.with({ $0.snapshot(for: object.objectID) }), isComplete(snapshot) {
@@ -97,6 +95,14 @@ extension ManagedObjectContext {
                 cache.update([snapshot])
             }
         }
+        awakeFromFetch(object)
+    }
+
+    /// Fills `object` from the committed snapshot it holds (fetched with it, and the cache's
+    /// user of it already), as ``fill(_:with:cached:)`` does.
+    func fillFromCommittedSnapshot(_ object: ManagedObject) {
+        object.applyCommittedSnapshot()
+        object.clearChanges()
         awakeFromFetch(object)
     }
 

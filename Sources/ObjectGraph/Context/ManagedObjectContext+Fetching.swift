@@ -253,20 +253,21 @@ extension ManagedObjectContext {
         // Rows come from a store, so there is a coordinator (and its cache).
         guard let cache = rowCacheReference else { return [] }
         let objects = objects(with: snapshots.lazy.map(\.objectID))
-        guard asFault else {
-            fill(zip(objects, snapshots).filter { object, _ in object.isFault })
-            return objects
-        }
         // New faults keep their row: users of its cache entry from now on. They record the
         // cache's generation unless the cache turns out to hold a newer version of a row.
         let generation = cache.with(\.generation)
         var newUsers: [Int] = []
         var newRows: [Snapshot] = []
+        var refetched: [Int] = []
         newUsers.reserveCapacity(objects.count)
         newRows.reserveCapacity(objects.count)
         for index in objects.indices {
             let object = objects[index]
-            guard object.isFault, object.committedSnapshot == nil else { continue }
+            guard object.isFault else { continue }
+            guard object.committedSnapshot == nil else {
+                if !asFault { refetched.append(index) }
+                continue
+            }
             object.committedSnapshot = snapshots[index]
             object.committedSnapshotGeneration = generation
             newUsers.append(index)
@@ -275,6 +276,11 @@ extension ManagedObjectContext {
         if !cache.with({ $0.retain(newRows) }) {
             for index in newUsers { objects[index].committedSnapshotGeneration = 0 }
         }
+        guard !asFault else { return objects }
+        // Objects wanted with their values: new ones take the row they now hold; faults that
+        // had an older row take the fetched one, which the cache records.
+        for index in newUsers { fillFromCommittedSnapshot(objects[index]) }
+        if !refetched.isEmpty { fill(refetched.map { (objects[$0], snapshots[$0]) }) }
         return objects
     }
 
@@ -348,12 +354,9 @@ extension ManagedObjectContext {
             let targets = try fetch(request)
             var grouped: [ObjectID: [ManagedObject]] = [:]
             for target in targets {
-                guard let inverseIndex = target.layout.index(of: inverse.name) else { continue }
-                switch target.slots[inverseIndex] {
-                case let owner as ManagedObject: grouped[owner.objectID, default: []].append(target)
-                case let id as ObjectID: grouped[id, default: []].append(target)
-                default: break
-                }
+                guard let inverseIndex = target.layout.index(of: inverse.name),
+                      let owner = target.toOneObjectID(atSlot: inverseIndex) else { continue }
+                grouped[owner, default: []].append(target)
             }
             for source in unloaded {
                 var members = grouped[source.objectID] ?? []

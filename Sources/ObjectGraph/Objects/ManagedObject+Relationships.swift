@@ -22,6 +22,21 @@ extension ManagedObject {
         }
     }
 
+    /// The ID of the destination of the to-one relationship in slot `index`, without resolving
+    /// it to an object or unpacking a fetched row (prefetching groups many objects by it).
+    func toOneObjectID(atSlot index: Int) -> ObjectID? {
+        completeIfMissing(index)
+        if !rowValues.isEmpty {
+            if case .object(let id) = rowValues[index] { return id }
+            return nil
+        }
+        switch storedSlots[index] {
+        case let object as ManagedObject: return object.objectID
+        case let id as ObjectID: return id
+        default: return nil
+        }
+    }
+
     /// The storage of the to-many relationship in slot `index`, loading the relationship fault.
     func toManyStorage(atSlot index: Int) -> ToManyStorage {
         if let storage = slots[index] as? ToManyStorage { return storage }
