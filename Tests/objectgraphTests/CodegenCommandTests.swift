@@ -55,9 +55,9 @@ final class CodegenCommandTests: XCTestCase {
 
     func testAttributesHaveXcodesSwiftTypes() throws {
         let task = try XCTUnwrap(try generate(organizer)["Task+CoreDataProperties.swift"])
-        XCTAssertTrue(task.contains("public var priority: Int16 {\n        get { value(atSlot: TaskSlots.priority) as? Int16 ?? 0 }\n"
+        XCTAssertTrue(task.contains("public var priority: Int16 {\n        get { attribute(atSlot: TaskSlots.priority, as: Int16.self) ?? 0 }\n"
                                     + "        set { setAttribute(newValue, atSlot: TaskSlots.priority) }"))
-        XCTAssertTrue(task.contains("public var done: Bool {\n        get { value(atSlot: TaskSlots.done) as? Bool ?? false }"))
+        XCTAssertTrue(task.contains("public var done: Bool {\n        get { attribute(atSlot: TaskSlots.done, as: Bool.self) ?? false }"))
         XCTAssertTrue(task.contains("public var due: Date? {"))
         XCTAssertTrue(task.contains("public var owner: Person? {\n        get { value(atSlot: TaskSlots.owner) as? Person }"))
     }

@@ -70,23 +70,23 @@ final class Person: ManagedObject {
     override class var entityName: String { "Person" }
 
     var age: Int32 {
-        get { value(atSlot: PersonSlots.age) as? Int32 ?? 0 }
+        get { attribute(atSlot: PersonSlots.age, as: Int32.self) ?? 0 }
         set { setAttribute(newValue, atSlot: PersonSlots.age) }
     }
     var created: Date? {
-        get { value(atSlot: PersonSlots.created) as? Date }
+        get { attribute(atSlot: PersonSlots.created, as: Date.self) }
         set { setAttribute(newValue, atSlot: PersonSlots.created) }
     }
     var email: String? {
-        get { value(atSlot: PersonSlots.email) as? String }
+        get { attribute(atSlot: PersonSlots.email, as: String.self) }
         set { setAttribute(newValue, atSlot: PersonSlots.email) }
     }
     var name: String? {
-        get { value(atSlot: PersonSlots.name) as? String }
+        get { attribute(atSlot: PersonSlots.name, as: String.self) }
         set { setAttribute(newValue, atSlot: PersonSlots.name) }
     }
     var score: Double {
-        get { value(atSlot: PersonSlots.score) as? Double ?? 0 }
+        get { attribute(atSlot: PersonSlots.score, as: Double.self) ?? 0 }
         set { setAttribute(newValue, atSlot: PersonSlots.score) }
     }
 
@@ -99,7 +99,7 @@ final class Department: ManagedObject {
     override class var entityName: String { "Department" }
 
     var name: String? {
-        get { value(atSlot: DepartmentSlots.name) as? String }
+        get { attribute(atSlot: DepartmentSlots.name, as: String.self) }
         set { setAttribute(newValue, atSlot: DepartmentSlots.name) }
     }
     var employees: Set<Employee> {
@@ -111,7 +111,7 @@ final class Employee: ManagedObject {
     override class var entityName: String { "Employee" }
 
     var name: String? {
-        get { value(atSlot: EmployeeSlots.name) as? String }
+        get { attribute(atSlot: EmployeeSlots.name, as: String.self) }
         set { setAttribute(newValue, atSlot: EmployeeSlots.name) }
     }
     var department: Department? {

@@ -48,13 +48,13 @@ extension CodeGenerator {
             let typed = PropertyRules.valueType(of: attribute.attributeType) != nil
             let setter = typed ? "setAttribute(newValue, atSlot: \(slot))" : "setValue(newValue, atSlot: \(slot))"
             if let scalar = Self.scalar(attribute) {
-                return computedProperty(type: scalar.type, getter: "value(atSlot: \(slot)) as? \(scalar.type) ?? \(scalar.zero)",
+                return computedProperty(type: scalar.type, getter: "attribute(atSlot: \(slot), as: \(scalar.type).self) ?? \(scalar.zero)",
                                         setter: setter)
             }
             guard let type = Self.objectType(attribute) else {
                 return computedProperty(type: "Any?", getter: "value(atSlot: \(slot))", setter: setter)
             }
-            return computedProperty(type: type + "?", getter: "value(atSlot: \(slot)) as? \(type)", setter: setter)
+            return computedProperty(type: type + "?", getter: "attribute(atSlot: \(slot), as: \(type).self)", setter: setter)
         }
 
         /// The non-optional scalar type and its zero, for a number or boolean attribute that uses

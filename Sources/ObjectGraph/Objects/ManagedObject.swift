@@ -243,6 +243,15 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         return publicValue(ofSlot: index)
     }
 
+    /// The value of attribute slot `index` as a `Value`: what `value(atSlot: index) as? Value`
+    /// answers, for accessors that know the attribute's Swift type (generated ones). A value of
+    /// exactly that type is taken out of its box without a dynamic cast.
+    @inlinable
+    public final func attribute<Value>(atSlot index: Int, as _: Value.Type = Value.self) -> Value? {
+        guard let value = value(atSlot: index) else { return nil }
+        return ExactValue.unbox(value, as: Value.self) ?? (value as? Value)
+    }
+
     /// Sets slot `index` as ``setValue(_:forKey:)`` does.
     public final func setValue(_ value: Any?, atSlot index: Int) {
         assertOnContextQueue()

@@ -1,7 +1,8 @@
 // An object filled from a fetched row reads its stored attributes from the row until something
 // else needs its slots (a change, a relationship, a transient): the values seen through every
 // accessor stay the same across that switch, and changes, undo, saves and refreshes behave as
-// for any object.
+// for any object. Typed reads (`attribute(atSlot:as:)`, what generated getters call) answer what
+// `value(atSlot:) as?` answers, from the row and from unpacked slots.
 import Foundation
 import XCTest
 @testable import ObjectGraph
@@ -94,5 +95,26 @@ final class RowValuesTests: XCTestCase {
         XCTAssertTrue(contact.isFault)
         XCTAssertEqual(contact.value(atSlot: slot("name", of: contact)) as? String, "Augusta Ada")
         XCTAssertEqual(contact.value(forKey: "email") as? String, "ada@example.com")
+    }
+
+    func testTypedReadsAnswerWhatACastAnswers() throws {
+        let (stack, contact) = try fetchedContact()
+        defer { withExtendedLifetime(stack) {} }
+        for unpacked in [false, true] {
+            if unpacked { contact.setValue("ada@engines.example", forKey: "email") }
+            XCTAssertEqual(contact.attribute(atSlot: slot("name", of: contact), as: String.self), "Ada")
+            XCTAssertEqual(contact.rowValues.isEmpty, unpacked)
+            XCTAssertEqual(contact.attribute(atSlot: slot("age", of: contact), as: Int32.self), 36)
+            XCTAssertEqual(contact.attribute(atSlot: slot("born", of: contact), as: Date.self), born)
+            // Another type: nil, as `as?` gives (no conversion of Int32 to Int).
+            XCTAssertNil(contact.attribute(atSlot: slot("age", of: contact), as: Int.self))
+            XCTAssertNil(contact.attribute(atSlot: slot("name", of: contact), as: Date.self))
+            // A protocol the value conforms to: the general cast answers.
+            XCTAssertEqual(contact.attribute(atSlot: slot("name", of: contact), as: (any StringProtocol).self) as? String, "Ada")
+            XCTAssertEqual(contact.attribute(atSlot: slot("age", of: contact), as: (any BinaryInteger).self) as? Int32, 36)
+        }
+        XCTAssertEqual(contact.attribute(atSlot: slot("email", of: contact), as: String.self), "ada@engines.example")
+        contact.setValue(nil, forKey: "email")
+        XCTAssertNil(contact.attribute(atSlot: slot("email", of: contact), as: String.self))
     }
 }

@@ -1,0 +1,19 @@
+// Taking a value of a known type out of an `Any` without a dynamic cast. `as?` goes through the
+// runtime's general cast (unwrapping, bridging, protocol checks: a hundred-odd instructions);
+// when the boxed value's type is exactly the one wanted, opening the box and comparing two type
+// pointers is enough, and the value is copied out as that type.
+
+@usableFromInline
+enum ExactValue {
+    /// The value in `box` when its type is exactly `Value`; nil otherwise (the caller then
+    /// casts, which handles subclasses, protocols and bridging).
+    @inlinable
+    static func unbox<Value>(_ box: Any, as _: Value.Type) -> Value? {
+        func project<Stored>(_ stored: Stored) -> Value? {
+            guard Stored.self == Value.self else { return nil }
+            // The same type: its bytes are a Value's (copied, retaining what it holds).
+            return unsafeBitCast(stored, to: Value.self)
+        }
+        return _openExistential(box, do: project)
+    }
+}
