@@ -114,8 +114,7 @@ extension ManagedObject {
 
     /// `value` when it is of type `Value` exactly (not bridged or converted).
     private static func exactly<Value: Hashable & Sendable>(_ value: Any, _: Value.Type) -> ModelValue? {
-        guard type(of: value) == Value.self else { return nil }
-        return value as! Value
+        ExactValue.unbox(value, as: Value.self)
     }
 
     /// Releases the values and makes the object a fault again (they reload on next access).

@@ -55,8 +55,19 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// Filling a fault then costs no conversion per value and no array of its own; reading a
     /// stored attribute takes the value from the row.
     @exclusivity(unchecked) @usableFromInline var rowValues: [SnapshotValue] = []
+    // The flags are declared together, so that they share one word of the object.
     /// Whether the values are not loaded yet.
     @exclusivity(unchecked) @usableFromInline var faulted: Bool
+    /// Whether the context will insert the object at the next save.
+    @exclusivity(unchecked) public internal(set) var isInserted = false
+    /// Whether the context will delete the object at the next save.
+    @exclusivity(unchecked) public internal(set) var isDeleted = false
+    /// Whether awakeFromFetch is running: changes then are not tracked (as in Core Data).
+    @exclusivity(unchecked) var isAwakingFromFetch = false
+    /// Whether a slot was written without being marked changed (primitive setters, changes in
+    /// awakeFromFetch) since the values were last applied from the committed row: a save then
+    /// converts every slot instead of reusing the row's values for unchanged ones.
+    @exclusivity(unchecked) var hasUntrackedEdits = false
     /// Which slots changed since the last save (or since insertion).
     @exclusivity(unchecked) var changedSlots: [Bool]
     /// The values as last fetched or saved, with their version; nil for new objects.
@@ -64,10 +75,6 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// The row cache's generation when a fetch gave this fault its `committedSnapshot`: while the
     /// cache's generation is the same, firing the fault needs no cache lookup (0: never recorded).
     @exclusivity(unchecked) var committedSnapshotGeneration: UInt64 = 0
-    /// Whether the context will insert the object at the next save.
-    @exclusivity(unchecked) public internal(set) var isInserted = false
-    /// Whether the context will delete the object at the next save.
-    @exclusivity(unchecked) public internal(set) var isDeleted = false
     /// The batch this fault was fetched with: firing it loads the whole batch in one request.
     @exclusivity(unchecked) var faultBatch: FaultBatch?
     /// The fault's position in `faultBatch`.
@@ -77,12 +84,6 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// When the object was first registered with its context: orders saves and notifications
     /// deterministically without comparing object IDs.
     @exclusivity(unchecked) var registrationSequence: UInt64 = 0
-    /// Whether awakeFromFetch is running: changes then are not tracked (as in Core Data).
-    @exclusivity(unchecked) var isAwakingFromFetch = false
-    /// Whether a slot was written without being marked changed (primitive setters, changes in
-    /// awakeFromFetch) since the values were last applied from the committed row: a save then
-    /// converts every slot instead of reusing the row's values for unchanged ones.
-    @exclusivity(unchecked) var hasUntrackedEdits = false
     /// For changedValuesForCurrentEvent: the value each slot had before its first change in the
     /// context's event ``eventOldValuesEvent`` (nil: not changed in it; ``RecordedNil``: it was
     /// nil). Kept on the object, by slot, so that recording a change hashes no property name.
@@ -249,7 +250,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     @inlinable
     public final func attribute<Value>(atSlot index: Int, as _: Value.Type = Value.self) -> Value? {
         guard let value = value(atSlot: index) else { return nil }
-        return ExactValue.unbox(value, as: Value.self) ?? (value as? Value)
+        return ExactValue.cast(value, as: Value.self)
     }
 
     /// Sets slot `index` as ``setValue(_:forKey:)`` does.
@@ -292,7 +293,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
             if slots[index] != nil { changePrimitive(slot: index, to: nil) }
             return
         }
-        if let current = slots[index] as? Value, current == value { return }
+        if let current = slots[index], ExactValue.cast(current, as: Value.self) == value { return }
         changePrimitive(slot: index, to: value)
     }
 

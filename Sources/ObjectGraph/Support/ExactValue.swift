@@ -16,4 +16,26 @@ enum ExactValue {
         }
         return _openExistential(box, do: project)
     }
+
+    /// The value in `box` when its type is exactly `Value` (snapshots hold values so).
+    @inlinable
+    static func unbox<Value>(_ box: any Hashable & Sendable, as _: Value.Type) -> Value? {
+        func project<Stored: Hashable & Sendable>(_ stored: Stored) -> Value? {
+            guard Stored.self == Value.self else { return nil }
+            return unsafeBitCast(stored, to: Value.self)
+        }
+        return _openExistential(box, do: project)
+    }
+
+    /// `box` as a `Value`: unboxed when it is exactly one, else cast (`as?`).
+    @inlinable
+    static func cast<Value>(_ box: Any, as _: Value.Type) -> Value? {
+        unbox(box, as: Value.self) ?? (box as? Value)
+    }
+
+    /// `box` as a `Value`: unboxed when it is exactly one, else cast (`as?`).
+    @inlinable
+    static func cast<Value>(_ box: any Hashable & Sendable, as _: Value.Type) -> Value? {
+        unbox(box, as: Value.self) ?? (box as? Value)
+    }
 }

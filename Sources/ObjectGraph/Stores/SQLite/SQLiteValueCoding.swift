@@ -72,28 +72,28 @@ enum SQLiteValueCoding {
             guard let integer = nativeInteger(value, type) ?? Number(value)?.integerValue else { throw mismatch() }
             return .integer(integer)
         case .double, .float:
-            guard let double = (value as? Double) ?? (value as? Float).map(Double.init) ?? Number(value)?.doubleValue else { throw mismatch() }
+            guard let double = ExactValue.cast(value, as: Double.self) ?? ExactValue.cast(value, as: Float.self).map(Double.init) ?? Number(value)?.doubleValue else { throw mismatch() }
             return .double(double)
         case .decimal:
             guard let number = Number(value) else { throw mismatch() }
             return .text(text(of: number.decimalValue))
         case .string:
-            guard let string = value as? String else { throw mismatch() }
+            guard let string = ExactValue.cast(value, as: String.self) else { throw mismatch() }
             return .text(string)
         case .date:
-            guard let date = value as? Date else { throw mismatch() }
+            guard let date = ExactValue.cast(value, as: Date.self) else { throw mismatch() }
             return .double(date.timeIntervalSinceReferenceDate)
         case .binaryData:
-            guard let data = value as? Data else { throw mismatch() }
+            guard let data = ExactValue.cast(value, as: Data.self) else { throw mismatch() }
             return .blob(attribute.allowsExternalBinaryDataStorage ? Data([inlineDataTag]) + data : data)
         case .uuid:
-            guard let uuid = value as? UUID else { throw mismatch() }
+            guard let uuid = ExactValue.cast(value, as: UUID.self) else { throw mismatch() }
             return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
         case .uri:
-            guard let url = value as? URL else { throw mismatch() }
+            guard let url = ExactValue.cast(value, as: URL.self) else { throw mismatch() }
             return .text(url.absoluteString)
         case .objectID:
-            guard let id = value as? ObjectID, !id.isTemporaryID else { throw mismatch() }
+            guard let id = ExactValue.cast(value, as: ObjectID.self), !id.isTemporaryID else { throw mismatch() }
             return .text(id.uriRepresentation.absoluteString)
         case .transformable:
             return try encodeTransformable(value, of: attribute)
@@ -107,10 +107,10 @@ enum SQLiteValueCoding {
     /// gives it; nil when it is held in another type.
     private static func nativeInteger(_ value: any Hashable & Sendable, _ type: AttributeType) -> Int64? {
         switch type {
-        case .integer16: return (value as? Int16).map(Int64.init)
-        case .integer32: return (value as? Int32).map(Int64.init)
-        case .boolean: return (value as? Bool).map { $0 ? 1 : 0 }
-        default: return value as? Int64
+        case .integer16: return ExactValue.cast(value, as: Int16.self).map(Int64.init)
+        case .integer32: return ExactValue.cast(value, as: Int32.self).map(Int64.init)
+        case .boolean: return ExactValue.cast(value, as: Bool.self).map { $0 ? 1 : 0 }
+        default: return ExactValue.cast(value, as: Int64.self)
         }
     }
 
