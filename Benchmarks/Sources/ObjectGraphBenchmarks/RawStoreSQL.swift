@@ -16,7 +16,8 @@ enum RawStoreSQL {
     static let checkVersion = "SELECT Z_PK, Z_ENT, Z_OPT FROM \"ZPERSON\" WHERE Z_PK = ?"
     static let update = "UPDATE \"ZPERSON\" SET Z_OPT = Z_OPT + 1, \"ZAGE\" = ?, \"ZCREATED\" = ?, \"ZEMAIL\" = ?, \"ZNAME\" = ?, \"ZSCORE\" = ? WHERE Z_PK = ? AND Z_OPT = ?"
     static let delete = "DELETE FROM \"ZPERSON\" WHERE Z_PK = ? AND Z_OPT = ?"
-    static let deleteByKeys = "DELETE FROM \"ZPERSON\" WHERE Z_PK IN (SELECT value FROM json_each(?))"
+    /// A batch delete of every row of a table no rule or join table follows (W7b).
+    static let deleteAll = "DELETE FROM \"ZPERSON\""
 
     /// Binds person `i`'s values, with primary key `key`, to the store's INSERT.
     static func bindInsert(of i: Int, key: Int64, to statement: RawStatement) {

@@ -140,12 +140,10 @@ extension Workloads {
                 let connection = try RawConnection(path: url.path)
                 return {
                     try connection.execute("BEGIN IMMEDIATE")
-                    let keys = try RawStoreSQL.keys(on: connection)
-                    let delete = try connection.prepare(RawStoreSQL.deleteByKeys)
-                    delete.bind(1, RawStoreSQL.jsonArray(keys))
-                    try delete.run()
+                    try connection.execute(RawStoreSQL.deleteAll)
+                    let count = Int(connection.changes)
                     try connection.execute("COMMIT")
-                    return keys.count
+                    return count
                 }
             }
         case .grdbRecord, .grdbStruct:

@@ -151,6 +151,51 @@ final class SQLiteBatchTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: f.store.externalData.directory.path).count, 0)
     }
 
+    func testBatchDeleteOfAWholeTableCountsAndKeepsOtherTables() throws {
+        // No relationships, so nothing follows the rows: deleting every row of the table is one
+        // statement. A sub-entity sharing its parent's table still deletes only its own rows.
+        let model = ManagedObjectModel {
+            Entity("Note") { Attribute("text", .string) }
+            Entity("Entry") { Attribute("text", .string) }
+            Entity("Reminder", parent: "Entry") { Attribute("due", .date) }
+        }
+        let stack = try Stack(storeType: .sqlite, model: model)
+        for index in 0..<5 { stack.insert("Note", ["text": "note \(index)"]) }
+        for index in 0..<3 { stack.insert("Entry", ["text": "entry \(index)"]) }
+        for index in 0..<2 { stack.insert("Reminder", ["text": "reminder \(index)"]) }
+        try stack.context.save()
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first as? SQLiteStore)
+        func count(_ entity: String, subentities: Bool = true) throws -> Int {
+            var request = FetchRequest<ManagedObject>(entityName: entity)
+            request.includesSubentities = subentities
+            return try stack.newContext().count(for: request)
+        }
+
+        var reminders = BatchDeleteRequest(entity: model.entitiesByName["Reminder"]!)
+        reminders.resultType = .count
+        guard case .count(let deletedReminders) = try store.execute(reminders) else { return XCTFail("no count") }
+        XCTAssertEqual(deletedReminders, 2)
+        XCTAssertEqual(try count("Entry", subentities: false), 3)
+
+        var notes = BatchDeleteRequest(entity: model.entitiesByName["Note"]!)
+        notes.resultType = .count
+        guard case .count(let deletedNotes) = try store.execute(notes) else { return XCTFail("no count") }
+        XCTAssertEqual(deletedNotes, 5)
+        XCTAssertEqual(try count("Note"), 0)
+        XCTAssertEqual(try count("Entry"), 3)
+        // The emptied table takes new rows with new keys.
+        let note = stack.insert("Note", ["text": "again"])
+        try stack.context.save()
+        XCTAssertEqual(try count("Note"), 1)
+        XCTAssertFalse(note.objectID.isTemporaryID)
+
+        var entries = BatchDeleteRequest(entity: model.entitiesByName["Entry"]!)
+        entries.resultType = .statusOnly
+        guard case .status(true) = try store.execute(entries) else { return XCTFail("no status") }
+        XCTAssertEqual(try count("Entry"), 0)
+        XCTAssertEqual(try count("Note"), 1)
+    }
+
     // MARK: Insert
 
     func testBatchInsertWritesRowsWithDefaultsAndToOneRelationships() throws {

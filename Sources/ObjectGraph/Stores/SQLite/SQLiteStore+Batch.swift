@@ -111,6 +111,15 @@ extension SQLiteStore {
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         try lock.withLock {
             guard schema.holds(request.entity) else { throw unheld(request.entity) }
+            if let table = wholeTable(deletedBy: request) {
+                // Every row of the table goes and nothing else needs their keys: one statement,
+                // which SQLite runs as a truncation.
+                let count = try connection.transaction { () -> Int in
+                    try connection.execute("DELETE FROM \(SQLiteSchema.quoted(table))")
+                    return connection.changes
+                }
+                return request.resultType == .count ? .count(count) : .status(true)
+            }
             externalFilesReplaced = []
             let deleted = try connection.transaction { () -> [ObjectID] in
                 var fetch = StoreFetchRequest(entity: request.entity)
@@ -135,6 +144,17 @@ extension SQLiteStore {
             externalData.remove(externalFilesReplaced)
             return BatchResult(request.resultType, deleted)
         }
+    }
+
+    /// The table `request` empties, when it deletes all of its rows and no one needs their
+    /// keys: no predicate, every entity stored in the table deleted, no result of object IDs, and
+    /// no delete rule, join table or external file that would have to follow the rows.
+    private func wholeTable(deletedBy request: BatchDeleteRequest) -> String? {
+        guard request.predicate == nil, request.resultType != .objectIDs,
+              schema.entityNumbers(of: request.entity, subentities: request.includesSubentities) == nil else { return nil }
+        let candidates = request.includesSubentities ? request.entity.selfAndDescendants : [request.entity]
+        guard !candidates.contains(where: { plan(for: $0).followsDeleteRules || plan(for: $0).cleansUpOnDelete }) else { return nil }
+        return schema.table(of: request.entity).name
     }
 
     /// `matched` and the rows cascade rules reach from them, in the order reached; and the
