@@ -15,22 +15,24 @@ extension ManagedObject {
     /// ``apply(_:)`` with the committed snapshot the object holds already (a fault fetched with
     /// its row): its values become the object's, unchanged.
     func applyCommittedSnapshot() {
-        let layout = self.layout
-        let values = committedSnapshot!.values
-        var missing: Set<Int>?
-        values.withUnsafeBufferPointer { values in
-            for index in values.indices where layout.isStoredSlot[index] && !values[index].isLoaded {
-                // A to-many relationship stays a fault; anything else was left out.
-                if case .toMany = layout.kinds[index] { continue }
-                missing = (missing ?? []).union([index])
-            }
-        }
+        let snapshot = committedSnapshot.unsafelyUnwrapped
         // The slots' storage stays as it is (unpacking replaces it): `rowValues` holds the values.
-        rowValues = values
-        missingSlots = missing
+        rowValues = snapshot.values
+        // A row read whole lacks nothing; any other may lack what a partial fetch left out.
+        missingSlots = snapshot.isWhole ? nil : Self.missingSlots(in: snapshot.values, layout)
         if changedSlots.count != layout.kinds.count { changedSlots = layout.unchangedSlots }
         hasUntrackedEdits = false
         faulted = false
+    }
+
+    /// The stored slots `values` leaves unloaded, to-many relationships apart (they stay faults).
+    private static func missingSlots(in values: [SnapshotValue], _ layout: EntityLayout) -> Set<Int>? {
+        var missing: Set<Int>?
+        for index in values.indices where layout.isStoredSlot[index] && !values[index].isLoaded {
+            if case .toMany = layout.kinds[index] { continue }
+            missing = (missing ?? []).union([index])
+        }
+        return missing
     }
 
     /// Makes ``slots`` from ``rowValues``: transient attributes get their defaults, stored slots

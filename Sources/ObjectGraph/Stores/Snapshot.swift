@@ -54,12 +54,34 @@ public struct Snapshot: Sendable, Hashable {
     /// The version the store holds the row at; it grows with each saved change (optimistic locking).
     public var version: Int64
     /// One value per slot of the entity's layout.
-    public var values: [SnapshotValue]
+    public var values: [SnapshotValue] {
+        didSet { isWhole = false }
+    }
+    /// Whether every stored attribute and to-one slot is known to be loaded (a row read whole
+    /// says so when it is made): filling an object from it then looks for no unloaded value.
+    /// False when unknown; not part of the snapshot's equality.
+    private(set) var isWhole = false
 
     public init(objectID: ObjectID, version: Int64, values: [SnapshotValue]) {
         self.objectID = objectID
         self.version = version
         self.values = values
+    }
+
+    /// A snapshot of a row read whole (only to-many slots, if any, unloaded).
+    init(objectID: ObjectID, version: Int64, wholeRow values: [SnapshotValue]) {
+        self.init(objectID: objectID, version: version, values: values)
+        isWhole = true
+    }
+
+    public static func == (lhs: Snapshot, rhs: Snapshot) -> Bool {
+        lhs.objectID == rhs.objectID && lhs.version == rhs.version && lhs.values == rhs.values
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(objectID)
+        hasher.combine(version)
+        hasher.combine(values)
     }
 
     /// The entity's layout, which gives the slots their meaning.

@@ -117,4 +117,31 @@ final class RowValuesTests: XCTestCase {
         contact.setValue(nil, forKey: "email")
         XCTAssertNil(contact.attribute(atSlot: slot("email", of: contact), as: String.self))
     }
+
+    func testAWholeRowStopsBeingKnownWholeWhenItsValuesChange() throws {
+        let entity = try XCTUnwrap(Self.model.entitiesByName["Contact"])
+        let id = ObjectID.temporary(for: entity)
+        let values = entity.layout.properties.map { _ in SnapshotValue.null }
+        var whole = Snapshot(objectID: id, version: 1, wholeRow: values)
+        XCTAssertTrue(whole.isWhole)
+        XCTAssertFalse(Snapshot(objectID: id, version: 1, values: values).isWhole)
+        // Equality and hashing look at the values only.
+        XCTAssertEqual(whole, Snapshot(objectID: id, version: 1, values: values))
+        XCTAssertEqual(whole.hashValue, Snapshot(objectID: id, version: 1, values: values).hashValue)
+        whole.values[0] = .unloaded
+        XCTAssertFalse(whole.isWhole, "a changed row may lack values: filling an object from it looks")
+    }
+
+    func testAPartialFetchStillLoadsWhatItLeftOutWhenRead() throws {
+        let (stack, _) = try fetchedContact()
+        let other = stack.newContext()
+        var request = FetchRequest<ManagedObject>(entityName: "Contact")
+        request.propertiesToFetch = [.property("name")]
+        let contacts = try other.fetch(request)
+        let contact = try XCTUnwrap(contacts.first)
+        XCTAssertEqual(contact.attribute(atSlot: slot("name", of: contact), as: String.self), "Ada")
+        XCTAssertNotNil(contact.missingSlots)
+        XCTAssertEqual(contact.attribute(atSlot: slot("email", of: contact), as: String.self), "ada@example.com")
+        XCTAssertEqual(contact.value(forKey: "age") as? Int32, 36)
+    }
 }

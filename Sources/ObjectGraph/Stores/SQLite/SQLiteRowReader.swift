@@ -79,6 +79,7 @@ final class SQLiteRowReader {
                 return .unloaded
             }
         }
-        return Snapshot(objectID: id, version: statement.int64(2), values: values)
+        return loaded == nil ? Snapshot(objectID: id, version: statement.int64(2), wholeRow: values)
+            : Snapshot(objectID: id, version: statement.int64(2), values: values)
     }
 }
