@@ -20,7 +20,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// the generic managed object class.
     public var managedObjectClassName: String?
     /// Whether the entity has no objects of its own, only objects of its sub-entities.
-    public var isAbstract: Bool
+    @exclusivity(unchecked) public var isAbstract: Bool
     /// The name of the parent entity whose properties this entity inherits.
     public var parentEntityName: String?
     /// The properties this entity declares (not the inherited ones). Setting them makes this
@@ -51,7 +51,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The model the entity belongs to; set when the entity is added to a model.
     public internal(set) weak var model: ManagedObjectModel?
     /// The slot layout, built when the model is frozen.
-    var frozenLayout: EntityLayout?
+    /// Written once, when the model is frozen; read by every new object (unchecked: no dynamic
+    /// exclusivity check per read).
+    @exclusivity(unchecked) var frozenLayout: EntityLayout?
     /// Whether the entity lives as long as the process (see `EntityLifetime`).
     let isKeptAlive = Atomic<Bool>(false)
 

@@ -75,17 +75,20 @@ final class SQLiteSchema: @unchecked Sendable {
 
     /// The entities the store holds: every entity of the inheritance trees of its configuration.
     let entities: [EntityDescription]
+    // The maps below are filled by the initializer and only read afterwards, per row on hot
+    // paths: they skip Swift's dynamic exclusivity checks.
+
     /// Tables by root entity.
-    private(set) var tables: [ObjectIdentifier: Table] = [:]
+    @exclusivity(unchecked) private(set) var tables: [ObjectIdentifier: Table] = [:]
     /// Join tables, in creation order.
-    private(set) var joinTables: [JoinTable] = []
+    @exclusivity(unchecked) private(set) var joinTables: [JoinTable] = []
     /// Entity numbers (`Z_ENT`): the model's entities in name order, from 1.
-    private(set) var entityNumbers: [ObjectIdentifier: Int64] = [:]
-    private(set) var entitiesByNumber: [Int64: EntityDescription] = [:]
+    @exclusivity(unchecked) private(set) var entityNumbers: [ObjectIdentifier: Int64] = [:]
+    @exclusivity(unchecked) private(set) var entitiesByNumber: [Int64: EntityDescription] = [:]
     /// Where each stored property lives, by property.
-    private var storage: [ObjectIdentifier: Storage] = [:]
+    @exclusivity(unchecked) private var storage: [ObjectIdentifier: Storage] = [:]
     /// The table of each entity the store holds (so hot paths need not walk up to the root).
-    private var tablesByEntity: [ObjectIdentifier: Table] = [:]
+    @exclusivity(unchecked) private var tablesByEntity: [ObjectIdentifier: Table] = [:]
 
     /// The layout of `model`'s entities of `configuration` (nil: all).
     init(model: ManagedObjectModel, configuration: String?) throws {

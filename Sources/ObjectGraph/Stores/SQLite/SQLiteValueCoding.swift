@@ -150,6 +150,9 @@ enum SQLiteValueCoding {
         case (SQLITE_FLOAT, .double): return .value(statement.double(index))
         case (SQLITE_FLOAT, .float): return .value(Float(statement.double(index)))
         case (SQLITE_FLOAT, .date): return .value(Date(timeIntervalSinceReferenceDate: statement.double(index)))
+        // A TIMESTAMP column has numeric affinity: SQLite keeps a whole number of seconds as an
+        // integer.
+        case (SQLITE_INTEGER, .date): return .value(Date(timeIntervalSinceReferenceDate: Double(statement.int64(index))))
         case (SQLITE_TEXT, .string): return .value(statement.text(index))
         default: return try decode(statement.value(index), of: attribute, external: external)
         }
