@@ -269,7 +269,9 @@ extension ManagedObjectContext {
                 continue
             }
             object.committedSnapshot = snapshots[index]
-            object.committedSnapshotGeneration = generation
+            // Only whole rows record the generation: a fault may fill (or be deleted) from its own
+            // row then, which a partial fetch's row cannot do.
+            object.committedSnapshotGeneration = asFault || snapshots[index].isWhole ? generation : 0
             newUsers.append(index)
             newRows.append(snapshots[index])
         }
@@ -279,7 +281,8 @@ extension ManagedObjectContext {
         guard !asFault else { return objects }
         // Objects wanted with their values: new ones take the row they now hold; faults that
         // had an older row take the fetched one, which the cache records.
-        for index in newUsers { fillFromCommittedSnapshot(objects[index]) }
+        // (An object's awakeFromFetch may have fired a later fault of the batch already.)
+        for index in newUsers where objects[index].isFault { fillFromCommittedSnapshot(objects[index]) }
         if !refetched.isEmpty { fill(refetched.map { (objects[$0], snapshots[$0]) }) }
         return objects
     }
@@ -309,16 +312,23 @@ extension ManagedObjectContext {
     /// Fills each fault with its snapshot, as ``fill(_:with:cached:)`` does, with one lock of
     /// the row cache for all of them.
     func fill(_ faults: [(ManagedObject, Snapshot)]) {
-        guard let cache = persistentStoreCoordinator?.rowCache else {
+        guard let cache = rowCacheReference else {
             for (object, snapshot) in faults { fill(object, with: snapshot) }
             return
         }
-        cache.retain(faults.compactMap { object, snapshot in object.committedSnapshot == nil ? snapshot : nil })
-        cache.update(faults.compactMap { object, snapshot in object.committedSnapshot == nil ? nil : snapshot })
+        // Objects without a row become users of its cache entry; the others' rows are replaced.
+        var newRows: [Snapshot] = []
+        var newerRows: [Snapshot] = []
+        newRows.reserveCapacity(faults.count)
         for (object, snapshot) in faults {
-            object.committedSnapshot = snapshot  // a user of the cache entry already (see fill)
-            fill(object, with: snapshot, cached: true)
+            if object.committedSnapshot == nil { newRows.append(snapshot) } else { newerRows.append(snapshot) }
+            object.committedSnapshot = snapshot
         }
+        cache.with { cache in
+            cache.retain(newRows)
+            if !newerRows.isEmpty { cache.update(newerRows) }
+        }
+        for (object, _) in faults where object.isFault { fillFromCommittedSnapshot(object) }
     }
 
     // MARK: Prefetching

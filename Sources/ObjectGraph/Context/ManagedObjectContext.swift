@@ -205,8 +205,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let object = type.init(entity: objectID.entity, insertInto: nil)
         object.objectID = objectID
         // The slots stay the layout's shared arrays (a fault's slots are not read): clearing them
-        // would cost a release now and a retain when the fault fires.
+        // would cost a release now and a retain when the fault fires. An entity with to-many
+        // relationships gave the object slots of its own (a storage per relationship): those go.
         object.faulted = true
+        if object.layout.hasToManySlots { object.storedSlots = [] }
         register(object)
         return object
     }

@@ -16,7 +16,9 @@ extension ManagedObject {
     /// its row): its values become the object's, unchanged.
     func applyCommittedSnapshot() {
         let snapshot = committedSnapshot.unsafelyUnwrapped
-        // The slots' storage stays as it is (unpacking replaces it): `rowValues` holds the values.
+        // A fault's slots are the layout's shared arrays: they stay (unpacking replaces them). A
+        // loaded object's go now: they may hold objects (relationships) that must not outlive them.
+        if !faulted { storedSlots = [] }
         rowValues = snapshot.values
         // A row read whole lacks nothing; any other may lack what a partial fetch left out.
         missingSlots = snapshot.isWhole ? nil : Self.missingSlots(in: snapshot.values, layout)

@@ -144,4 +144,46 @@ final class RowValuesTests: XCTestCase {
         XCTAssertEqual(contact.attribute(atSlot: slot("email", of: contact), as: String.self), "ada@example.com")
         XCTAssertEqual(contact.value(forKey: "age") as? Int32, 36)
     }
+
+    func testADeletedFaultOfAPartialFetchKeepsItsLeftOutValuesReadable() throws {
+        // A partial fetch's row must not let the fault it becomes fill (or be deleted) from it.
+        let model = ManagedObjectModel {
+            Entity("Note") { Attribute("title", .string); Attribute("body", .string) }
+        }
+        let stack = try Stack(storeType: .sqlite, model: model)
+        stack.insert("Note", ["title": "Groceries", "body": "milk, eggs"])
+        try stack.context.save()
+        let other = stack.newContext()
+        var request = FetchRequest<ManagedObject>(entityName: "Note")
+        request.propertiesToFetch = [.property("title")]
+        let notes = try other.fetch(request)
+        let note = try XCTUnwrap(notes.first)
+        note.setValue("Shopping", forKey: "title")
+        other.rollback()
+        XCTAssertTrue(note.isFault)
+        other.delete(note)
+        try other.save()
+        XCTAssertEqual(note.value(forKey: "title") as? String, "Groceries")
+        XCTAssertEqual(note.value(forKey: "body") as? String, "milk, eggs")
+    }
+
+    func testApplyingARowOverLoadedSlotsReleasesTheOldValues() throws {
+        // A conflict resolved by the store's values fills the loaded object from the new row:
+        // its old slots, and the objects they held, are released.
+        let (stack, contact) = try fetchedContact()
+        let context = try XCTUnwrap(contact.managedObjectContext)
+        context.mergePolicy = .rollback
+        weak var destination: ManagedObject?
+        do { destination = contact.value(forKey: "company") as? ManagedObject; XCTAssertNotNil(destination) }
+        contact.setValue("ada@engines.example", forKey: "email")
+        let originals = try stack.fetch("Contact")
+        let original = try XCTUnwrap(originals.first)
+        original.setValue("Augusta Ada", forKey: "name")
+        try stack.context.save()
+        try context.save()
+        XCTAssertEqual(contact.value(atSlot: slot("name", of: contact)) as? String, "Augusta Ada")
+        XCTAssertFalse(contact.rowValues.isEmpty)
+        XCTAssertTrue(contact.storedSlots.isEmpty)
+        XCTAssertNil(destination, "the company fault the old slots held is gone")
+    }
 }
