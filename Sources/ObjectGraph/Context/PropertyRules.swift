@@ -217,6 +217,14 @@ struct SlotValidation {
         guard let valueType else { return !isRequired }
         return type(of: value) == valueType as Any.Type
     }
+
+    /// ``passes(_:)`` for the slot value at `slot`, read in place (no copy of the value).
+    func passes(at slot: UnsafePointer<Any?>) -> Bool {
+        if hasRules { return false }
+        guard let type = ExactValue.dynamicType(at: slot) else { return !isRequired }
+        guard let valueType else { return !isRequired }
+        return type == valueType as Any.Type
+    }
 }
 
 extension ManagedObject {
@@ -227,8 +235,11 @@ extension ManagedObject {
     /// costs a type comparison.
     func validateProperties() throws {
         var failures: [ValidationError.Failure] = []
-        let validating = self as? any PropertyValidating
+        let validating = adoptsPropertyValidating ? self as? any PropertyValidating : nil
         let missing = missingSlots ?? []
+        // Without validators, most values pass by their type alone: checked in place first (no
+        // copy of each value), so that only the others take the full check below.
+        if validating == nil && missing.isEmpty && passesByType() { return }
         // Slot kinds from the layout: no casts of property descriptions per slot.
         for index in layout.kinds.indices {
             let isAttribute: Bool
@@ -258,6 +269,34 @@ extension ManagedObject {
             }
         }
         if !failures.isEmpty { throw ValidationError(failures: failures) }
+    }
+
+    /// Whether every slot passes its rules by its value's type alone (``SlotValidation/passes(_:)``),
+    /// unloaded to-many relationships passing as they are.
+    private func passesByType() -> Bool {
+        let slots = self.slots
+        return slots.withUnsafeBufferPointer { values in
+            for index in values.indices {
+                switch layout.kinds[index] {
+                case .fetched: continue
+                case .toMany where ExactValue.dynamicType(at: values.baseAddress! + index).map({ $0 == PendingToMany.self }) ?? true:
+                    continue
+                default: if !layout.validation[index].passes(at: values.baseAddress! + index) { return false }
+                }
+            }
+            return true
+        }
+    }
+
+    /// Whether the object's class adopts `PropertyValidating`, asked of the runtime once per class
+    /// and entity (the layout remembers the last class).
+    private var adoptsPropertyValidating: Bool {
+        let key = UInt(bitPattern: ObjectIdentifier(type(of: self)))
+        let cached = layout.validatingClass.load(ordering: .relaxed)
+        if cached & ~1 == key { return cached & 1 == 1 }
+        let adopts = self is any PropertyValidating
+        layout.validatingClass.store(key | (adopts ? 1 : 0), ordering: .relaxed)
+        return adopts
     }
 
     /// Checks deny delete rules: a relationship with the deny rule must be empty.

@@ -1,6 +1,7 @@
 // Where each property of an entity lives in a managed object's flat value storage. Built once per
 // entity when its model is frozen (a coordinator starts using it), so that typed accessors and
 // key-value access reach their slot by index, never by hashing through dictionaries of Any.
+import Synchronization
 
 /// The slots of an entity's objects: property `i` of `properties` lives at index `i`.
 ///
@@ -44,6 +45,10 @@ public final class EntityLayout: @unchecked Sendable {
     let hasToManySlots: Bool
     /// What validating each slot's value takes.
     let validation: [SlotValidation]
+    /// The class whose objects last validated, with whether it adopts `PropertyValidating` in
+    /// the low bit (class pointers are aligned): a save asks the runtime once per class, not
+    /// once per object.
+    let validatingClass = Atomic<UInt>(0)
 
     init(entity: EntityDescription) {
         let all = entity.properties

@@ -38,4 +38,13 @@ enum ExactValue {
     static func cast<Value>(_ box: any Hashable & Sendable, as _: Value.Type) -> Value? {
         unbox(box, as: Value.self) ?? (box as? Value)
     }
+
+    /// The dynamic type of the value at `slot`, nil when it is nil, read without copying the
+    /// value: an `Any` is a three-word buffer followed by its type's metadata (Swift's stable
+    /// existential layout), and `nil` is a zero metadata word. A test checks this layout.
+    @inline(__always)
+    static func dynamicType(at slot: UnsafePointer<Any?>) -> Any.Type? {
+        let metadata = UnsafeRawPointer(slot).load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer?.self)
+        return metadata.map { unsafeBitCast($0, to: Any.Type.self) }
+    }
 }
