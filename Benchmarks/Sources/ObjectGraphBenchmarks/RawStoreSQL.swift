@@ -14,7 +14,8 @@ enum RawStoreSQL {
     static let checkVersions = "SELECT Z_PK, Z_ENT, Z_OPT FROM \"ZPERSON\" WHERE Z_PK IN (SELECT value FROM json_each(?))"
     /// The store's version check when a save changes one row.
     static let checkVersion = "SELECT Z_PK, Z_ENT, Z_OPT FROM \"ZPERSON\" WHERE Z_PK = ?"
-    static let update = "UPDATE \"ZPERSON\" SET Z_OPT = Z_OPT + 1, \"ZAGE\" = ?, \"ZCREATED\" = ?, \"ZEMAIL\" = ?, \"ZNAME\" = ?, \"ZSCORE\" = ? WHERE Z_PK = ? AND Z_OPT = ?"
+    /// The UPDATE of W6 and W10, which change only the score: the store writes changed columns.
+    static let update = "UPDATE \"ZPERSON\" SET Z_OPT = Z_OPT + 1, \"ZSCORE\" = ? WHERE Z_PK = ? AND Z_OPT = ?"
     static let delete = "DELETE FROM \"ZPERSON\" WHERE Z_PK = ? AND Z_OPT = ?"
     /// A batch delete of every row of a table no rule or join table follows (W7b).
     static let deleteAll = "DELETE FROM \"ZPERSON\""
@@ -62,15 +63,12 @@ enum RawStoreSQL {
         }
     }
 
-    /// The store's UPDATE of one row (every column, version checked); returns the row at its new version.
+    /// The store's UPDATE of a row whose score changed (version checked); returns the row at its
+    /// new version.
     static func update(_ row: RawPerson, with statement: RawStatement, on connection: RawConnection) throws -> RawPerson {
-        statement.bind(1, Int64(row.age))
-        statement.bind(2, row.created)
-        statement.bind(3, row.email)
-        statement.bind(4, row.name)
-        statement.bind(5, row.score)
-        statement.bind(6, row.pk)
-        statement.bind(7, row.version)
+        statement.bind(1, row.score)
+        statement.bind(2, row.pk)
+        statement.bind(3, row.version)
         try statement.run()
         guard connection.changes == 1 else { throw RawSQLiteError(description: "person \(row.pk) changed meanwhile") }
         var saved = row

@@ -173,6 +173,8 @@ extension ManagedObjectContext {
                 parts[part].inserted.append(object)
             } else if !object.isFault && object.changedSlots.contains(true) {
                 parts[part].request.updated.append(object.makeSnapshot())
+                // An untracked edit (a primitive setter) changed slots without marking them.
+                parts[part].request.changedSlots.append(object.hasUntrackedEdits ? nil : object.changedSlots)
                 parts[part].updated.append(object)
             }
         }

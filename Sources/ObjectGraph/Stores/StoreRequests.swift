@@ -59,6 +59,10 @@ public struct StoreSaveRequest: Sendable {
     public var inserted: [Snapshot]
     /// Changed rows: the full new values; `version` is the version the context last saw.
     public var updated: [Snapshot]
+    /// For each of `updated` (same order), which slots changed since the row was last saved or
+    /// fetched, when the context knows (nil, or no entry: unknown). A store may write only those
+    /// columns, as Core Data's UPDATEs do; the SQLite store does.
+    public var changedSlots: [[Bool]?] = []
     /// Rows to delete, with the version the context last saw.
     public var deleted: [(objectID: ObjectID, version: Int64)]
     /// Rows whose version must still be the one given although they did not change (Core Data

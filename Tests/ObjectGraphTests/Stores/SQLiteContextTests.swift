@@ -154,4 +154,29 @@ final class SQLiteContextTests: XCTestCase {
         XCTAssertEqual(try f.count(f.request("Tag")), 200)
         XCTAssertEqual(Set(try f.ids(f.request("Tag")).compactMap(\.primaryKey)), Set(1...200))
     }
+
+    func testASaveWritesOnlyTheChangedColumns() throws {
+        // As Core Data's UPDATEs: a column the save did not change keeps what the file has, here
+        // a value written behind the store's back (without raising the row's version).
+        let stack = try Stack(storeType: .sqlite)
+        let ada = stack.person("Ada", "Lovelace")
+        try stack.context.save()
+        let connection = try SQLiteConnection(path: stack.storeURL.path)
+        try connection.execute("UPDATE ZPERSON SET ZLASTNAME = 'Byron'")
+        ada.setValue("Augusta", forKey: "firstName")
+        try stack.context.save()
+        func stored(_ column: String) throws -> String? {
+            guard case .text(let text)? = try connection.scalar("SELECT \(column) FROM ZPERSON") else { return nil }
+            return text
+        }
+        XCTAssertEqual(try stored("ZFIRSTNAME"), "Augusta")
+        XCTAssertEqual(try stored("ZLASTNAME"), "Byron")
+        XCTAssertEqual(try connection.scalar("SELECT Z_OPT FROM ZPERSON")?.integerValue, 2, "the version still rises")
+        // A primitive edit marks nothing changed: the whole row is written then.
+        ada.setPrimitiveValue("Ada", forKey: "firstName")
+        ada.setValue("King", forKey: "lastName")
+        try stack.context.save()
+        XCTAssertEqual(try stored("ZFIRSTNAME"), "Ada")
+        XCTAssertEqual(try stored("ZLASTNAME"), "King")
+    }
 }

@@ -44,7 +44,10 @@ extension SQLiteStore {
             }
             try releaseConstrainedValues(of: request.updated)
             let storeTag = self.storeTag
-            for row in request.updated { try update(row, storeTag: storeTag, arguments: &arguments) }
+            for (index, row) in request.updated.enumerated() {
+                let changed = index < request.changedSlots.count ? request.changedSlots[index] : nil
+                try update(row, changed: changed, storeTag: storeTag, arguments: &arguments)
+            }
             for row in request.inserted { try insert(row, storeTag: storeTag, arguments: &arguments) }
             for row in request.inserted where !plan(for: row.objectID.entity).toManySlots.isEmpty {
                 try writeToManyLists(of: row, isNew: true)
@@ -238,12 +241,14 @@ extension SQLiteStore {
 
     /// Appends the values `row` writes to `arguments`: the columns of `plan` whose slots are
     /// loaded, in order (a to-one writes its key, then its entity number when it has a column).
-    /// Returns whether every column's slot was loaded (the row then writes them all).
-    private func appendValues(of row: Snapshot, _ plan: SQLiteWritePlan, storeTag: StoreTag,
+    /// Returns whether every column's slot was loaded (the row then writes them all). With
+    /// `mask`, only the columns whose bits it sets (see ``SQLiteWritePlan/updatedColumns(_:of:)``).
+    private func appendValues(of row: Snapshot, _ plan: SQLiteWritePlan, storeTag: StoreTag, only mask: UInt64? = nil,
                               to arguments: inout [SQLiteValue]) throws -> Bool {
         var writesAll = true
         // By index: iterating the columns would copy each one, retaining its names and description.
         for index in plan.columns.indices {
+            if let mask, mask & (1 << UInt64(index)) == 0 { continue }
             let value = row.values[plan.columns[index].slot]
             switch plan.columns[index] {
             case .attribute(_, _, let attribute, let type, let allowsExternalStorage):
@@ -296,16 +301,28 @@ extension SQLiteStore {
         try writing(row) { try plan.insert.run(columns: writesAll ? nil : partialColumns(of: row, plan), arguments, on: connection) }
     }
 
-    private func update(_ row: Snapshot, storeTag: StoreTag, arguments: inout [SQLiteValue]) throws {
+    /// Updates `row`: its changed columns when `changed` says which slots changed (as Core Data
+    /// writes them), else every loaded column.
+    private func update(_ row: Snapshot, changed: [Bool]?, storeTag: StoreTag, arguments: inout [SQLiteValue]) throws {
         let plan = plan(for: row.objectID.entity)
+        let mask = changed.flatMap { plan.updatedColumns($0, of: row) }
         if !plan.externalColumns.isEmpty {
-            try noteExternalFiles(of: row.objectID, columns: plan.externalColumns.filter { row.values[$0.slot].isLoaded }.map(\.column))
+            // Files of the columns the row rewrites are replaced; the others stay in use.
+            try noteExternalFiles(of: row.objectID, columns: plan.externalColumns.filter {
+                row.values[$0.slot].isLoaded && plan.updates(slot: $0.slot, in: mask)
+            }.map(\.column))
         }
         arguments.removeAll(keepingCapacity: true)
-        let writesAll = try appendValues(of: row, plan, storeTag: storeTag, to: &arguments)
+        let writesAll = try appendValues(of: row, plan, storeTag: storeTag, only: mask, to: &arguments)
         arguments.append(.integer(row.objectID.primaryKey!))
         arguments.append(.integer(row.version))
-        try writing(row) { try plan.update.run(columns: writesAll ? nil : partialColumns(of: row, plan), arguments, on: connection) }
+        try writing(row) {
+            if let mask {
+                try plan.update.run(mask: mask, names: plan.columnNames, arguments, on: connection)
+            } else {
+                try plan.update.run(columns: writesAll ? nil : partialColumns(of: row, plan), arguments, on: connection)
+            }
+        }
         guard connection.changes == 1 else {
             throw StoreError.conflicts([StoreConflict(objectID: row.objectID, expectedVersion: row.version,
                                                       currentSnapshot: try storedSnapshots(for: [row.objectID])[row.objectID])])

@@ -58,6 +58,13 @@ final class SQLiteWritePlan {
     let update: RowStatement
     let delete: RowStatement
     let joinRowDeletes: [String]
+    /// The slot each of `columns` is read from, and each one's column names (by index: reading
+    /// them out of `columns` would copy the cases).
+    let columnSlots: [Int]
+    let columnNames: [[String]]
+    /// The columns (bit `i`: `columns[i]`) an update writes even when their slots did not change:
+    /// uniqueness-constrained ones, which a save may clear first so that rows can swap values.
+    let alwaysUpdated: UInt64
 
     init(entity: EntityDescription, schema: SQLiteSchema) {
         let q = SQLiteSchema.quoted
@@ -90,6 +97,13 @@ final class SQLiteWritePlan {
             return (slot, column)
         }
         joinColumns = schema.joinColumns(referencing: entity)
+        let slots = columns.map(\.slot)
+        columnSlots = slots
+        columnNames = columns.map(\.names)
+        let constrainedSlots = Set(constrainedColumns.map(\.slot))
+        alwaysUpdated = slots.indices.reduce(0) { mask, index in
+            constrainedSlots.contains(slots[index]) && index < 64 ? mask | (1 << UInt64(index)) : mask
+        }
         let stored = entity.relationships.filter(\.isStored)
         followsDeleteRules = stored.contains { $0.deleteRule == .cascade || $0.deleteRule == .deny }
         cleansUpOnDelete = stored.contains { $0.deleteRule == .nullify } || !externalColumns.isEmpty || !joinColumns.isEmpty
@@ -108,6 +122,29 @@ final class SQLiteWritePlan {
     }
 }
 
+extension SQLiteWritePlan {
+    /// The columns (bit `i`: `columns[i]`) an UPDATE of `row` writes when the slots `changed`
+    /// changed: theirs and the always-updated ones, loaded ones only. Nil when that is every
+    /// column, or when the plan has more columns than a mask holds: the row then writes all.
+    func updatedColumns(_ changed: [Bool], of row: Snapshot) -> UInt64? {
+        guard columnSlots.count <= 64, changed.count == row.values.count else { return nil }
+        var mask = alwaysUpdated
+        for index in columnSlots.indices where changed[columnSlots[index]] { mask |= 1 << UInt64(index) }
+        for index in columnSlots.indices where mask & (1 << UInt64(index)) != 0 && !row.values[columnSlots[index]].isLoaded {
+            mask &= ~(1 << UInt64(index))
+        }
+        let all: UInt64 = columnSlots.count == 64 ? .max : (1 << UInt64(columnSlots.count)) - 1
+        return mask == all ? nil : mask
+    }
+
+    /// Whether `mask` (nil: every column) includes the column of `slot`.
+    func updates(slot: Int, in mask: UInt64?) -> Bool {
+        guard let mask else { return true }
+        guard let index = columnSlots.firstIndex(of: slot) else { return false }
+        return mask & (1 << UInt64(index)) != 0
+    }
+}
+
 /// One kind of row write: its statement for rows that write every column (the usual case)
 /// prepared once and kept, and for rows that write fewer, the statement for those columns
 /// (the last one built remembered, as rows of one save tend to leave the same slots unloaded).
@@ -116,11 +153,32 @@ final class RowStatement {
     private let sql: ([String]) -> String
     private var kept: SQLiteStatement?
     private var partial: (columns: [String], sql: String)?
+    /// Statements writing some of the plan's columns, by mask (see ``run(mask:names:_:on:)``).
+    private var keptByMask: [UInt64: SQLiteStatement] = [:]
 
     /// `sql` builds the statement writing the columns it is given, of `columns` all of them.
     init(columns: [String], sql: @escaping ([String]) -> String) {
         fullSQL = sql(columns)
         self.sql = sql
+    }
+
+    /// Runs the statement writing the columns whose bits `mask` sets (`names`: the columns'
+    /// names, by index), prepared once per mask and kept; only a few masks are kept (saves
+    /// change the same few properties), others run through the connection's statement cache.
+    func run(mask: UInt64, names: [[String]], _ arguments: [SQLiteValue], on connection: SQLiteConnection) throws {
+        if let statement = keptByMask[mask] {
+            try connection.execute(statement, arguments)
+            return
+        }
+        var columns: [String] = []
+        for index in names.indices where mask & (1 << UInt64(index)) != 0 { columns += names[index] }
+        guard keptByMask.count < 32 else {
+            try connection.execute(sql(columns), arguments)
+            return
+        }
+        let statement = try connection.keptStatement(sql(columns))
+        keptByMask[mask] = statement
+        try connection.execute(statement, arguments)
     }
 
     /// Runs the statement writing `columns` (nil: all of them) with `arguments` bound.
