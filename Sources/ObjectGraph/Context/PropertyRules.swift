@@ -218,6 +218,14 @@ struct SlotValidation {
         return type(of: value) == valueType as Any.Type
     }
 
+    /// ``passes(_:)`` for a value of dynamic type `type` (nil: no value).
+    func passes(_ type: Any.Type?) -> Bool {
+        if hasRules { return false }
+        guard let type else { return !isRequired }
+        guard let valueType else { return !isRequired }
+        return type == valueType as Any.Type
+    }
+
     /// ``passes(_:)`` for the slot value at `slot`, read in place (no copy of the value).
     func passes(at slot: UnsafePointer<Any?>) -> Bool {
         if hasRules { return false }
@@ -274,6 +282,7 @@ extension ManagedObject {
     /// Whether every slot passes its rules by its value's type alone (``SlotValidation/passes(_:)``),
     /// unloaded to-many relationships passing as they are.
     private func passesByType() -> Bool {
+        if !rowValues.isEmpty { return rowPassesByType() }
         let slots = self.slots
         return slots.withUnsafeBufferPointer { values in
             for index in values.indices {
@@ -286,6 +295,28 @@ extension ManagedObject {
             }
             return true
         }
+    }
+
+    /// ``passesByType()`` for an object reading its row (`rowValues`), without unpacking it.
+    private func rowPassesByType() -> Bool {
+        for index in rowValues.indices {
+            switch layout.kinds[index] {
+            case .fetched: continue
+            case .toMany:
+                switch rowValues[index] {
+                case .unloaded, .objects: continue  // a fault, or stored destinations (a pending fault)
+                default: return false
+                }
+            default:
+                switch rowValues[index] {
+                case .value(let value): if !layout.validation[index].passes(type(of: value)) { return false }
+                case .null, .unloaded: if !layout.validation[index].passes(nil) { return false }
+                case .object: if !layout.validation[index].passes(ObjectID.self) { return false }
+                case .objects: return false
+                }
+            }
+        }
+        return true
     }
 
     /// Whether the object's class adopts `PropertyValidating`, asked of the runtime once per class

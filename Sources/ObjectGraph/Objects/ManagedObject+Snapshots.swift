@@ -61,6 +61,12 @@ extension ManagedObject {
         // A fault has not changed: its row is the committed one.
         if faulted, let committedSnapshot { return committedSnapshot }
         let layout = self.layout
+        // An object reading its row, changed by the typed setter or not, holds the row a save
+        // writes: to-one destinations as IDs, nothing unloaded but to-many relationships (which,
+        // unchanged, are left out) and transients.
+        if !rowValues.isEmpty && missingSlots == nil && !layout.hasToManySlots {
+            return Snapshot(objectID: objectID, version: committedSnapshot?.version ?? 0, values: rowValues)
+        }
         let missing = missingSlots
         let count = layout.properties.count
         // An attribute not changed since the committed row still holds the row's value (unless

@@ -80,7 +80,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// The fault's position in `faultBatch`.
     @exclusivity(unchecked) var faultBatchPosition = 0
     /// Slots a partial fetch (propertiesToFetch) did not load; reading one loads them.
-    @exclusivity(unchecked) var missingSlots: Set<Int>?
+    @exclusivity(unchecked) @usableFromInline var missingSlots: Set<Int>?
     /// When the object was first registered with its context: orders saves and notifications
     /// deterministically without comparing object IDs.
     @exclusivity(unchecked) var registrationSequence: UInt64 = 0
@@ -289,12 +289,54 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         }
         assertOnContextQueue()
         fireFaultIfNeeded()
+        setSlot(value, atSlot: index)
+    }
+
+    /// Stores `value`, of exactly slot `index`'s attribute type, in the slots when it differs.
+    @inlinable
+    final func setSlot<Value: Equatable>(_ value: Value?, atSlot index: Int) {
         guard let value else {
             if slots[index] != nil { changePrimitive(slot: index, to: nil) }
             return
         }
         if let current = slots[index], ExactValue.cast(current, as: Value.self) == value { return }
         changePrimitive(slot: index, to: value)
+    }
+
+    /// ``setAttribute(_:atSlot:)`` for values that snapshots hold as they are (every attribute
+    /// type's Swift type): an object still reading its fetched row takes the new value into the
+    /// row (`rowValues` becomes the object's current values, the committed snapshot keeping the
+    /// old ones) instead of unpacking the row into slots; a save then hands that row to the store
+    /// as it is.
+    @inlinable
+    public final func setAttribute<Value: Hashable & Sendable>(_ value: Value?, atSlot index: Int) {
+        guard layout.valueTypes[index] == ObjectIdentifier(Value.self) else {
+            setValue(value, atSlot: index)
+            return
+        }
+        assertOnContextQueue()
+        fireFaultIfNeeded()
+        if !rowValues.isEmpty && missingSlots == nil {
+            switch rowValues[index] {
+            case .null where value == nil: return
+            case .value(let current) where value != nil && ExactValue.cast(current, as: Value.self) == value: return
+            default: break
+            }
+            setRowValue(value.map { .value($0) } ?? .null, atSlot: index)
+            return
+        }
+        setSlot(value, atSlot: index)
+    }
+
+    /// Writes `newValue` into the row the object reads its attributes from, with undo and change
+    /// tracking as ``changePrimitive(slot:to:)`` records them.
+    @usableFromInline
+    final func setRowValue(_ newValue: SnapshotValue, atSlot index: Int) {
+        let oldValue: Any?
+        if case .value(let stored) = rowValues[index] { oldValue = stored } else { oldValue = nil }
+        rowValues[index] = newValue
+        managedObjectContext?.objectDidChange(self, slot: index, oldValue: oldValue,
+                                              undo: { object in object.changePrimitive(slot: index, to: oldValue) })
     }
 
     /// Loads what a partial fetch left out, if slot `index` is among it.

@@ -186,4 +186,59 @@ final class RowValuesTests: XCTestCase {
         XCTAssertTrue(contact.storedSlots.isEmpty)
         XCTAssertNil(destination, "the company fault the old slots held is gone")
     }
+
+    func testTypedSetsGoIntoTheRowAndAreTrackedUndoneAndSaved() throws {
+        let (stack, contact) = try fetchedContact()
+        let context = try XCTUnwrap(contact.managedObjectContext)
+        let email = slot("email", of: contact), age = slot("age", of: contact)
+        XCTAssertEqual(contact.attribute(atSlot: email, as: String.self), "ada@example.com")
+        contact.setAttribute("ada@example.com", atSlot: email)
+        XCTAssertFalse(contact.hasChanges, "the same value is no change")
+        contact.setAttribute("ada@engines.example", atSlot: email)
+        contact.setAttribute(Int32(37), atSlot: age)
+        XCTAssertFalse(contact.rowValues.isEmpty, "the row takes the new values: no slots unpacked")
+        XCTAssertEqual(contact.attribute(atSlot: email, as: String.self), "ada@engines.example")
+        XCTAssertEqual(contact.changedValues().keys.sorted(), ["age", "email"])
+        XCTAssertEqual(contact.changedValuesForCurrentEvent()["email"] as? String, "ada@example.com")
+        XCTAssertEqual(contact.committedValues(forKeys: ["email"])["email"] as? String, "ada@example.com")
+        context.processPendingChanges()
+        context.undoManager?.undo()
+        XCTAssertEqual(contact.value(forKey: "email") as? String, "ada@example.com")
+        XCTAssertEqual(contact.value(forKey: "age") as? Int32, 36)
+        context.undoManager?.redo()
+        XCTAssertEqual(contact.value(forKey: "age") as? Int32, 37)
+        try context.save()
+        let rereads = try stack.fetch("Contact", in: stack.newContext())
+        let reread = try XCTUnwrap(rereads.first)
+        XCTAssertEqual(reread.value(forKey: "email") as? String, "ada@engines.example")
+        XCTAssertEqual(reread.value(forKey: "age") as? Int32, 37)
+        XCTAssertEqual(reread.value(forKey: "name") as? String, "Ada")
+
+        // Nil goes into the row as no value, and is saved.
+        let fresh = try XCTUnwrap(try stack.fetch("Contact", in: stack.newContext()).first)
+        XCTAssertEqual(fresh.attribute(atSlot: email, as: String.self), "ada@engines.example")
+        fresh.setAttribute(nil as String?, atSlot: email)
+        XCTAssertNil(fresh.attribute(atSlot: email, as: String.self))
+        XCTAssertFalse(fresh.rowValues.isEmpty)
+        try XCTUnwrap(fresh.managedObjectContext).save()
+        XCTAssertNil(try XCTUnwrap(try stack.fetch("Contact", in: stack.newContext()).first).value(forKey: "email"))
+    }
+
+    func testATypedSetIntoTheRowIsValidated() throws {
+        let model = ManagedObjectModel {
+            Entity("Tag") { Attribute("name", .string).maximum(5) }
+        }
+        let stack = try Stack(storeType: .sqlite, model: model)
+        stack.insert("Tag", ["name": "work"])
+        try stack.context.save()
+        let other = stack.newContext()
+        let tags = try stack.fetch("Tag", in: other)
+        let tag = try XCTUnwrap(tags.first)
+        XCTAssertEqual(tag.attribute(atSlot: 0, as: String.self), "work")
+        tag.setAttribute("much too long", atSlot: 0)
+        XCTAssertFalse(tag.rowValues.isEmpty)
+        XCTAssertThrowsError(try other.save()) { error in
+            XCTAssertTrue("\(error)".contains("Tag") && "\(error)".contains("name"), "\(error)")
+        }
+    }
 }
