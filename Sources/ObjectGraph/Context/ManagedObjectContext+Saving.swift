@@ -210,6 +210,9 @@ extension ManagedObjectContext {
         for row in saved {
             let committed = mergedCommitted(row.snapshot, row.object)
             row.object.committedSnapshot = committed
+            // The saved row holds the values untracked edits wrote: the next save need not
+            // write every column for them.
+            row.object.hasUntrackedEdits = false
             if row.object.isInserted {
                 insertedRows.append(committed)
             } else {
@@ -352,7 +355,10 @@ extension ManagedObjectContext {
                 object.committedSnapshot?.version = current.version
                 // A deletion writes no values (and its object may be a fault, without slots).
                 guard !object.isDeleted else { break }
-                for index in object.layout.storedIndexes where object.layout.properties[index] is AttributeDescription {
+                // Every value the row holds is the context's: attributes and to-one relationships are
+                // written again (a store writes only changed columns).
+                for index in object.layout.storedIndexes {
+                    if case .toMany = object.layout.kinds[index] { continue }
                     object.changedSlots[index] = true
                 }
             case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump:

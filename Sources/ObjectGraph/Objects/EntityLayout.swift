@@ -23,7 +23,7 @@ public final class EntityLayout: @unchecked Sendable {
     /// Whether a store keeps each slot.
     let isStoredSlot: [Bool]
     /// Whether each slot is an attribute a store keeps: its value can be read from the row.
-    let isStoredAttributeSlot: [Bool]
+    @usableFromInline let isStoredAttributeSlot: [Bool]
     /// The default value of each slot (attributes' defaults; nil elsewhere).
     public let defaultValues: [(any Sendable)?]
     /// For each relationship slot, the slot of its inverse in the destination entity's layout.

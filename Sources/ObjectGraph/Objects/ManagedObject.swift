@@ -316,7 +316,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         }
         assertOnContextQueue()
         fireFaultIfNeeded()
-        if !rowValues.isEmpty && missingSlots == nil {
+        if !rowValues.isEmpty && missingSlots == nil && layout.isStoredAttributeSlot[index] {
             switch rowValues[index] {
             case .null where value == nil: return
             case .value(let current) where value != nil && ExactValue.cast(current, as: Value.self) == value: return

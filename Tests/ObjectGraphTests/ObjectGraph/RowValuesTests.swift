@@ -241,4 +241,16 @@ final class RowValuesTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("Tag") && "\(error)".contains("name"), "\(error)")
         }
     }
+
+    func testATypedSetOfATransientOnARowBackedObjectIsKept() throws {
+        let (stack, contact) = try fetchedContact()
+        defer { withExtendedLifetime(stack) {} }
+        let label = slot("label", of: contact)
+        XCTAssertEqual(contact.value(forKey: "name") as? String, "Ada")
+        XCTAssertFalse(contact.rowValues.isEmpty)
+        contact.setAttribute("vip", atSlot: label)
+        XCTAssertEqual(contact.attribute(atSlot: label, as: String.self), "vip")
+        XCTAssertEqual(contact.value(forKey: "label") as? String, "vip")
+        XCTAssertEqual(contact.changedValues()["label"] as? String, "vip")
+    }
 }

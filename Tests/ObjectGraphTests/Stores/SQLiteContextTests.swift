@@ -179,4 +179,25 @@ final class SQLiteContextTests: XCTestCase {
         XCTAssertEqual(try stored("ZFIRSTNAME"), "Ada")
         XCTAssertEqual(try stored("ZLASTNAME"), "King")
     }
+
+    func testTheOverwritePolicyWritesTheContextsToOneRelationships() throws {
+        // Saves write changed columns only; overwriting a conflict writes every value the row
+        // holds, to-one relationships included.
+        for type in Stack.storeTypes {
+            let stack = try Stack(storeType: type)
+            let one = stack.person("One"), two = stack.person("Two")
+            let task = stack.task("T", owner: one)
+            try stack.context.save()
+            let other = stack.newContext()
+            let taskElsewhere = try other.existingObject(with: task.objectID)
+            taskElsewhere.setValue(try other.existingObject(with: two.objectID), forKey: "owner")
+            try other.save()
+            stack.context.mergePolicy = .overwrite
+            task.setValue("Changed", forKey: "title")
+            try stack.context.save()
+            let reread = try stack.newContext().existingObject(with: task.objectID)
+            XCTAssertEqual(reread.value(forKey: "title") as? String, "Changed", "\(type)")
+            XCTAssertEqual((reread.value(forKey: "owner") as? ManagedObject)?.value(forKey: "firstName") as? String, "One", "\(type)")
+        }
+    }
 }
