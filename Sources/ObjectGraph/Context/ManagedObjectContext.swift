@@ -286,8 +286,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         register(object)
         object.isInserted = true
         insertedByID[ObjectKey(object)] = object
-        for index in object.changedSlots.indices where object.slots[index] != nil {
-            object.changedSlots[index] = true
+        if object.takesInitialRow() {
+            // Its defaults are new values: changed, as any value of a new object.
+            for index in object.rowValues.indices where object.rowValues[index].holdsValue {
+                object.changedSlots[index] = true
+            }
+        } else {
+            for index in object.changedSlots.indices where object.slots[index] != nil {
+                object.changedSlots[index] = true
+            }
         }
         event.inserted[ObjectKey(object)] = object
         object.insertedInEvent = eventSequence

@@ -43,6 +43,10 @@ public final class EntityLayout: @unchecked Sendable {
     @usableFromInline let valueTypes: [ObjectIdentifier?]
     /// Whether some slot is a to-many relationship (a new object then needs storages of its own).
     let hasToManySlots: Bool
+    /// The row of a new object: the stored attributes' defaults, no to-one destination, nothing
+    /// for the rest. New objects of an entity without to-many relationships read and write their
+    /// attributes in it, as fetched objects read theirs (see `ManagedObject.rowValues`).
+    let initialRow: [SnapshotValue]
     /// What validating each slot's value takes.
     let validation: [SlotValidation]
     /// The class whose objects last validated, with whether it adopts `PropertyValidating` in
@@ -73,6 +77,15 @@ public final class EntityLayout: @unchecked Sendable {
             return ObjectIdentifier(valueType)
         }
         hasToManySlots = kinds.contains { if case .toMany = $0 { return true } else { return false } }
+        let slotKinds = kinds
+        initialRow = all.indices.map { index in
+            guard all[index].isStored else { return .unloaded }
+            switch slotKinds[index] {
+            case .attribute: return (all[index] as? AttributeDescription)?.defaultValue.map { .value($0) } ?? .null
+            case .toOne: return .null
+            case .toMany, .fetched: return .unloaded
+            }
+        }
         validation = all.map(SlotValidation.init)
     }
 

@@ -37,6 +37,20 @@ extension ManagedObject {
         return missing
     }
 
+    /// For an object being inserted that still has its layout's initial slots (nothing set them
+    /// yet) and no to-many relationship: takes the layout's initial row as its values, so that
+    /// its attributes are read and set in a row, as a fetched object's are. Whether it did.
+    func takesInitialRow() -> Bool {
+        guard rowValues.isEmpty, !faulted, !layout.hasToManySlots, !hasUntrackedEdits else { return false }
+        let initial = layout.initialSlots
+        let shares = storedSlots.withUnsafeBufferPointer { slots in
+            initial.withUnsafeBufferPointer { $0.baseAddress == slots.baseAddress }
+        }
+        guard shares else { return false }
+        rowValues = layout.initialRow
+        return true
+    }
+
     /// Makes ``slots`` from ``rowValues``: transient attributes get their defaults, stored slots
     /// their row's value.
     @usableFromInline

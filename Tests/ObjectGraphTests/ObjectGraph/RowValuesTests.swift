@@ -253,4 +253,50 @@ final class RowValuesTests: XCTestCase {
         XCTAssertEqual(contact.value(forKey: "label") as? String, "vip")
         XCTAssertEqual(contact.changedValues()["label"] as? String, "vip")
     }
+
+    func testANewObjectReadsAndSetsItsAttributesInARowOfDefaults() throws {
+        let model = ManagedObjectModel {
+            Entity("Item") {
+                Attribute("title", .string).required()
+                Attribute("count", .integer32, default: 3)
+                Attribute("note", .string, default: "none").transient()
+            }
+            Entity("Box") {
+                Attribute("name", .string)
+                Relationship("items", to: "Thing", inverse: "box", toMany: true)
+            }
+            Entity("Thing") { Relationship("box", to: "Box", inverse: "items") }
+        }
+        let stack = try Stack(storeType: .sqlite, model: model, undo: true)
+        let item = stack.context.insertNewObject(forEntityName: "Item")
+        let title = item.layout.index(of: "title")!, count = item.layout.index(of: "count")!
+        XCTAssertFalse(item.rowValues.isEmpty, "an entity without to-many relationships starts with a row")
+        XCTAssertEqual(item.attribute(atSlot: count, as: Int32.self), 3)
+        XCTAssertNil(item.attribute(atSlot: title, as: String.self))
+        XCTAssertEqual(item.value(forKey: "note") as? String, "none")
+        XCTAssertEqual(Set(item.changedValues().keys), ["count"], "defaults are a new object's values")
+        // A required value left out fails validation, as for any object.
+        XCTAssertThrowsError(try stack.context.save()) { error in XCTAssertTrue("\(error)".contains("title"), "\(error)") }
+        let fresh = stack.context.insertNewObject(forEntityName: "Item")
+        fresh.setAttribute("Milk", atSlot: title)
+        fresh.setAttribute(Int32(2), atSlot: count)
+        XCTAssertFalse(fresh.rowValues.isEmpty)
+        stack.context.delete(item)
+        try stack.context.save()
+        let items = try stack.fetch("Item", in: stack.newContext())
+        XCTAssertEqual(items.map { $0.value(forKey: "title") as? String }, ["Milk"])
+        XCTAssertEqual(items.first?.value(forKey: "count") as? Int32, 2)
+
+        // Values set before the object joins a context are kept; to-many entities keep slots.
+        let loose = ManagedObject(entity: model.entitiesByName["Item"]!, insertInto: nil)
+        loose.setValue("Eggs", forKey: "title")
+        stack.context.insert(loose)
+        XCTAssertTrue(loose.rowValues.isEmpty)
+        XCTAssertEqual(loose.value(forKey: "title") as? String, "Eggs")
+        let box = stack.context.insertNewObject(forEntityName: "Box")
+        XCTAssertTrue(box.rowValues.isEmpty)
+        box.setValue("B", forKey: "name")
+        try stack.context.save()
+        XCTAssertEqual(try stack.fetch("Item", in: stack.newContext()).count, 2)
+    }
 }
