@@ -287,8 +287,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object.isInserted = true
         insertedByID[ObjectKey(object)] = object
         if object.takesInitialRow() {
-            // Its defaults are new values: changed, as any value of a new object.
-            for index in object.rowValues.indices where object.rowValues[index].holdsValue {
+            // Its defaults are new values: changed, as any value of a new object (transient ones
+            // are not in the row: their defaults are the layout's initial slots).
+            for index in object.rowValues.indices
+            where object.rowValues[index].holdsValue || (!object.layout.isStoredSlot[index] && object.layout.initialSlots[index] != nil) {
                 object.changedSlots[index] = true
             }
         } else {

@@ -81,7 +81,8 @@ public final class EntityLayout: @unchecked Sendable {
         initialRow = all.indices.map { index in
             guard all[index].isStored else { return .unloaded }
             switch slotKinds[index] {
-            case .attribute: return (all[index] as? AttributeDescription)?.defaultValue.map { .value($0) } ?? .null
+            // As a save converts a slot's value: a default of no storable type is no value.
+            case .attribute: return (all[index] as? AttributeDescription)?.defaultValue.flatMap(StorableValues.modelValue).map { .value($0) } ?? .null
             case .toOne: return .null
             case .toMany, .fetched: return .unloaded
             }

@@ -274,7 +274,7 @@ final class RowValuesTests: XCTestCase {
         XCTAssertEqual(item.attribute(atSlot: count, as: Int32.self), 3)
         XCTAssertNil(item.attribute(atSlot: title, as: String.self))
         XCTAssertEqual(item.value(forKey: "note") as? String, "none")
-        XCTAssertEqual(Set(item.changedValues().keys), ["count"], "defaults are a new object's values")
+        XCTAssertEqual(Set(item.changedValues().keys), ["count", "note"], "defaults are a new object's values")
         // A required value left out fails validation, as for any object.
         XCTAssertThrowsError(try stack.context.save()) { error in XCTAssertTrue("\(error)".contains("title"), "\(error)") }
         let fresh = stack.context.insertNewObject(forEntityName: "Item")
