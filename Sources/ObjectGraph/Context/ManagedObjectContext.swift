@@ -286,15 +286,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         register(object)
         object.isInserted = true
         insertedByID[ObjectKey(object)] = object
-        if object.takesInitialRow() {
-            // Its defaults are new values: changed, as any value of a new object (transient ones
-            // are not in the row: their defaults are the layout's initial slots).
-            for index in object.rowValues.indices
-            where object.rowValues[index].holdsValue || (!object.layout.isStoredSlot[index] && object.layout.initialSlots[index] != nil) {
-                object.changedSlots[index] = true
-            }
-        } else {
-            for index in object.changedSlots.indices where object.slots[index] != nil {
+        // Every value of a new object is a change, its defaults included. An object taking its
+        // initial row still has the layout's initial slots: they are its values, read without
+        // unpacking the row.
+        let values = object.takesInitialRow() ? object.storedSlots : object.slots
+        values.withUnsafeBufferPointer { values in
+            for index in values.indices where ExactValue.dynamicType(at: values.baseAddress! + index) != nil {
                 object.changedSlots[index] = true
             }
         }

@@ -212,24 +212,18 @@ struct SlotValidation {
     /// plain values or nil, so a value whose type is exactly the attribute's needs no cast;
     /// anything else (NSNull, an optional inside `Any`, a bridged type) takes the full check.
     func passes(_ value: Any?) -> Bool {
-        if hasRules { return false }
-        guard let value else { return !isRequired }
-        guard let valueType else { return !isRequired }
-        return type(of: value) == valueType as Any.Type
-    }
-
-    /// ``passes(_:)`` for a value of dynamic type `type` (nil: no value).
-    func passes(_ type: Any.Type?) -> Bool {
-        if hasRules { return false }
-        guard let type else { return !isRequired }
-        guard let valueType else { return !isRequired }
-        return type == valueType as Any.Type
+        passes(valueOfType: value.map { type(of: $0) })
     }
 
     /// ``passes(_:)`` for the slot value at `slot`, read in place (no copy of the value).
     func passes(at slot: UnsafePointer<Any?>) -> Bool {
+        passes(valueOfType: ExactValue.dynamicType(at: slot))
+    }
+
+    /// ``passes(_:)`` for a value of dynamic type `type` (nil: no value).
+    func passes(valueOfType type: Any.Type?) -> Bool {
         if hasRules { return false }
-        guard let type = ExactValue.dynamicType(at: slot) else { return !isRequired }
+        guard let type else { return !isRequired }
         guard let valueType else { return !isRequired }
         return type == valueType as Any.Type
     }
@@ -309,9 +303,9 @@ extension ManagedObject {
                 }
             default:
                 switch rowValues[index] {
-                case .value(let value): if !layout.validation[index].passes(type(of: value)) { return false }
-                case .null, .unloaded: if !layout.validation[index].passes(nil) { return false }
-                case .object: if !layout.validation[index].passes(ObjectID.self) { return false }
+                case .value(let value): if !layout.validation[index].passes(valueOfType: type(of: value)) { return false }
+                case .null, .unloaded: if !layout.validation[index].passes(valueOfType: nil) { return false }
+                case .object: if !layout.validation[index].passes(valueOfType: ObjectID.self) { return false }
                 case .objects: return false
                 }
             }

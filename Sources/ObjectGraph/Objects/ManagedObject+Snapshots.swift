@@ -113,26 +113,10 @@ extension ManagedObject {
     }
 
     /// An attribute slot's value as a snapshot holds it. Slots hold values of their attribute
-    /// type's Swift type, so comparing types and one cast usually do where looking the type up
-    /// among all storable ones takes many casts.
+    /// type's Swift type, so unboxing as that type usually does where looking the type up among
+    /// all storable ones takes many casts.
     private static func snapshotValue(of value: Any, _ type: AttributeType) -> SnapshotValue {
-        let typed: ModelValue?
-        switch type {
-        case .integer16: typed = exactly(value, Int16.self)
-        case .integer32: typed = exactly(value, Int32.self)
-        case .integer64: typed = exactly(value, Int64.self)
-        case .decimal: typed = exactly(value, Decimal.self)
-        case .double: typed = exactly(value, Double.self)
-        case .float: typed = exactly(value, Float.self)
-        case .string: typed = exactly(value, String.self)
-        case .boolean: typed = exactly(value, Bool.self)
-        case .date: typed = exactly(value, Date.self)
-        case .binaryData: typed = exactly(value, Data.self)
-        case .uuid: typed = exactly(value, UUID.self)
-        case .uri: typed = exactly(value, URL.self)
-        case .objectID: typed = exactly(value, ObjectID.self)
-        case .undefined, .transformable, .composite: typed = nil
-        }
+        let typed = PropertyRules.valueType(of: type).flatMap { exactly(value, $0) }
         return (typed ?? StorableValues.modelValue(value)).map { .value($0) } ?? .null
     }
 

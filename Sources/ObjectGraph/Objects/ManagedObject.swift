@@ -49,7 +49,8 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
             yield &storedSlots
         }
     }
-    /// The slots' storage (see ``slots``): empty while ``rowValues`` holds the values.
+    /// The slots' storage (see ``slots``); not read while ``rowValues`` holds the values (it is
+    /// empty then, or still the layout's shared initial slots).
     @exclusivity(unchecked) @usableFromInline var storedSlots: [Any?]
     /// The row an object was filled from, while its slots are not unpacked (empty otherwise).
     /// Filling a fault then costs no conversion per value and no array of its own; reading a

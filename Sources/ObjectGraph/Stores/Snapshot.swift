@@ -40,14 +40,6 @@ public enum SnapshotValue: Sendable, Hashable {
         if case .unloaded = self { return false }
         return true
     }
-
-    /// Whether the slot has a value: an attribute value or relationship destinations.
-    var holdsValue: Bool {
-        switch self {
-        case .null, .unloaded: return false
-        case .value, .object, .objects: return true
-        }
-    }
 }
 
 /// An object's stored values at one version: slot `i` is property `i` of the entity's layout.
