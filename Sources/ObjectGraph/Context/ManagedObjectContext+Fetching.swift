@@ -292,7 +292,7 @@ extension ManagedObjectContext {
     func objects(with ids: some Collection<ObjectID>) -> [ManagedObject] {
         var objects: [ManagedObject] = []
         objects.reserveCapacity(ids.count)
-        registry.reserveCapacity(registry.count + ids.count)
+        registry.reserveCapacity(ids.count)
         var runEntity: EntityDescription?
         var runClass: ManagedObject.Type = ManagedObject.self
         for id in ids {

@@ -110,31 +110,9 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Moves `objects` to `ids`, their permanent IDs. When they are a good part of the registry
-    /// (a save's new objects, say), the registry is built afresh with every key: removing a key
-    /// from a dictionary moves the keys after it, so removing many costs more than inserting all.
+    /// Moves `objects` to `ids`, their permanent IDs.
     private func reassign(_ objects: [ManagedObject], to ids: [ObjectID]) {
-        guard objects.count * 4 >= registry.count else {
-            for (object, id) in zip(objects, ids) { reassign(object, to: id) }
-            return
-        }
-        for (object, id) in zip(objects, ids) {
-            if !retainedObjects.isEmpty, let retained = retainedObjects.removeValue(forKey: object.objectID) {
-                retainedObjects[id] = retained
-            }
-            object.objectID = id
-        }
-        var rebuilt: [ObjectID: Registration] = [:]
-        rebuilt.reserveCapacity(registry.count)
-        for (id, registration) in registry {
-            // A moved object is registered under its temporary ID still.
-            if id.isTemporaryID, case let current = registration.storedObject.objectID, current != id {
-                rebuilt[current] = registration
-            } else {
-                rebuilt[id] = registration
-            }
-        }
-        registry = rebuilt
+        for (object, id) in zip(objects, ids) { reassign(object, to: id) }
     }
 
     /// A row a store wrote, with the object it belongs to.

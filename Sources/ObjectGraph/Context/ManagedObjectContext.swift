@@ -68,12 +68,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var shouldDeleteInaccessibleFaults = true
     /// Whether registered objects are kept even when nothing else references them.
     public var retainsRegisteredObjects = false {
-        didSet { retainedObjects = retainsRegisteredObjects ? Dictionary(uniqueKeysWithValues: registry.compactMap { id, r in r.object.map { (id, $0) } }) : [:] }
+        didSet { retainedObjects = retainsRegisteredObjects ? Dictionary(uniqueKeysWithValues: registry.entries.compactMap { id, r in r.object.map { (id, $0) } }) : [:] }
     }
 
     // The collections touched per object skip dynamic exclusivity checks, as managed objects'
     // slots do (see ManagedObject): a context is confined to its queue.
-    @exclusivity(unchecked) var registry: [ObjectID: Registration] = [:]
+    @exclusivity(unchecked) var registry = ObjectIDTable<Registration>()
     /// Registered objects kept alive while ``retainsRegisteredObjects`` is on. (Objects with
     /// unsaved changes are kept alive by the change sets below.)
     @exclusivity(unchecked) var retainedObjects: [ObjectID: ManagedObject] = [:]
@@ -253,12 +253,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Called from a managed object's deinit: forgets its registration.
     func objectWillDeallocate(_ objectID: ObjectID, identity: ObjectIdentifier, retainedCache: Bool) {
-        guard let registration = registry.removeValue(forKey: objectID) else { return }
-        guard registration.identity == identity else {
-            registry[objectID] = registration  // another object holds the ID now
-            return
+        // Another object may hold the ID now: its registration stays.
+        let removed = registry.withValue(for: objectID) { registration in
+            guard registration?.identity == identity else { return false }
+            registration = nil
+            return true
         }
-        if retainedCache { rowCacheReference?.with { $0.release(objectID) } }
+        if removed, retainedCache { rowCacheReference?.with { $0.release(objectID) } }
     }
 
     /// Moves `object` to a new ID (a permanent one after obtainPermanentIDs).

@@ -12,7 +12,7 @@ final class RowCache: Sendable {
         var users: Int
     }
 
-    private let entries = Mutex<[ObjectID: Entry]>([:])
+    private let entries = Mutex(ObjectIDTable<Entry>())
     /// Grows whenever a cached snapshot is replaced or forgotten. An object that got its
     /// snapshot while the generation was `g` may fill its fault from that snapshot without
     /// asking the cache as long as the generation is still `g` (nothing newer can be cached).
@@ -38,7 +38,6 @@ final class RowCache: Sendable {
     func retain(_ snapshots: [Snapshot]) -> Bool {
         guard !snapshots.isEmpty else { return true }
         return entries.withLock { entries in
-            entries.reserveCapacity(entries.count + snapshots.count)
             var allCurrent = true
             for snapshot in snapshots where !retain(snapshot, in: &entries) { allCurrent = false }
             return allCurrent
@@ -46,20 +45,21 @@ final class RowCache: Sendable {
     }
 
     /// False when the cache keeps a newer version than `snapshot`.
-    private func retain(_ snapshot: Snapshot, in entries: inout [ObjectID: Entry]) -> Bool {
-        // One hash lookup; the entry is changed in place.
-        guard let index = entries.index(forKey: snapshot.objectID) else {
-            entries[snapshot.objectID] = Entry(snapshot: snapshot, users: 1)
-            return true
+    private func retain(_ snapshot: Snapshot, in entries: inout ObjectIDTable<Entry>) -> Bool {
+        // One lookup; the entry is changed in place.
+        entries.withValue(for: snapshot.objectID) { entry in
+            guard let cached = entry?.snapshot else {
+                entry = Entry(snapshot: snapshot, users: 1)
+                return true
+            }
+            let current = snapshot.version >= cached.version
+            if current {
+                if snapshot.version > cached.version { changes.add(1, ordering: .releasing) }
+                entry!.snapshot = merged(cached, snapshot)
+            }
+            entry!.users += 1
+            return current
         }
-        let cached = entries.values[index].snapshot
-        let current = snapshot.version >= cached.version
-        if current {
-            if snapshot.version > cached.version { changes.add(1, ordering: .releasing) }
-            entries.values[index].snapshot = merged(cached, snapshot)
-        }
-        entries.values[index].users += 1
-        return current
     }
 
     /// Replaces the snapshots that are cached (saves and refreshes bring newer versions); rows
@@ -67,11 +67,11 @@ final class RowCache: Sendable {
     func update(_ snapshots: [Snapshot]) {
         entries.withLock { entries in
             for snapshot in snapshots {
-                guard let index = entries.index(forKey: snapshot.objectID) else { continue }
-                let cached = entries.values[index].snapshot
-                guard snapshot.version >= cached.version else { continue }
-                changes.add(1, ordering: .releasing)
-                entries.values[index].snapshot = merged(cached, snapshot)
+                entries.withValue(for: snapshot.objectID) { entry in
+                    guard let cached = entry?.snapshot, snapshot.version >= cached.version else { return }
+                    changes.add(1, ordering: .releasing)
+                    entry!.snapshot = merged(cached, snapshot)
+                }
             }
         }
     }
@@ -79,10 +79,12 @@ final class RowCache: Sendable {
     /// One user fewer; the entry goes when none is left.
     func release(_ objectID: ObjectID) {
         entries.withLock { entries in
-            // One hash lookup, the count changed in place (no copy of the entry's snapshot).
-            guard let index = entries.index(forKey: objectID) else { return }
-            entries.values[index].users -= 1
-            if entries.values[index].users <= 0 { entries.remove(at: index) }
+            // One lookup, the count changed in place (no copy of the entry's snapshot).
+            entries.withValue(for: objectID) { entry in
+                guard entry != nil else { return }
+                entry!.users -= 1
+                if entry!.users <= 0 { entry = nil }
+            }
         }
     }
 

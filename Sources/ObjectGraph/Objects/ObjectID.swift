@@ -61,7 +61,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable 
         self.init(entity: entity, storeTag: storeTag, key: .permanent(primaryKey))
     }
 
-    private init(entity: EntityDescription, storeTag: StoreTag, key: Key) {
+    init(entity: EntityDescription, storeTag: StoreTag, key: Key) {
         EntityLifetime.keepAlive(entity)
         self.entity = entity
         self.key = key

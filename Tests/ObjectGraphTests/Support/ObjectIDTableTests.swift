@@ -1,0 +1,140 @@
+// The table keyed by object ID that holds a context's registry and the row cache: whatever the
+// pattern of keys (dense runs, sparse keys, runs that slide, several entities, stores and kinds),
+// it must answer exactly what a dictionary answers.
+import XCTest
+@testable import ObjectGraph
+
+final class ObjectIDTableTests: XCTestCase {
+    private static let model: ManagedObjectModel = {
+        let model = ManagedObjectModel {
+            Entity("Note") { Attribute("text", .string) }
+            Entity("Tag") { Attribute("name", .string) }
+        }
+        model.freeze()
+        return model
+    }()
+
+    private static func id(_ entity: String, _ key: Int64, store: String = "S") -> ObjectID {
+        ObjectID(entity: model.entitiesByName[entity]!, storeIdentifier: store, primaryKey: key)
+    }
+
+    /// Applies each operation to the table and to a dictionary, comparing after each step.
+    private struct Checked {
+        var table = ObjectIDTable<Int>()
+        var reference: [ObjectID: Int] = [:]
+
+        mutating func set(_ id: ObjectID, _ value: Int?, file: StaticString = #filePath, line: UInt = #line) {
+            XCTAssertEqual(table[id], reference[id], "before setting \(id)", file: file, line: line)
+            table[id] = value
+            reference[id] = value
+            XCTAssertEqual(table[id], value, "\(id)", file: file, line: line)
+            XCTAssertEqual(table.count, reference.count, file: file, line: line)
+        }
+
+        func verify(file: StaticString = #filePath, line: UInt = #line) {
+            XCTAssertEqual(table.count, reference.count, file: file, line: line)
+            XCTAssertEqual(Set(table.values), Set(reference.values), file: file, line: line)
+            let entries = table.entries
+            XCTAssertEqual(entries.count, reference.count, file: file, line: line)
+            XCTAssertEqual(Dictionary(uniqueKeysWithValues: entries.map { ($0.id, $0.value) }), reference, file: file, line: line)
+            for (id, value) in reference { XCTAssertEqual(table[id], value, "\(id)", file: file, line: line) }
+        }
+    }
+
+    func testDenseKeysInsertedAndRemovedInOrderMatchADictionary() {
+        var checked = Checked()
+        for key in Int64(1)...5_000 { checked.set(Self.id("Note", key), Int(key)) }
+        checked.verify()
+        for key in Int64(1)...4_990 { checked.set(Self.id("Note", key), nil) }
+        checked.verify()
+        XCTAssertEqual(checked.table.count, 10)
+        for key in Int64(4_991)...5_000 { checked.set(Self.id("Note", key), nil) }
+        XCTAssertTrue(checked.table.isEmpty)
+        XCTAssertNil(checked.table[Self.id("Note", 1)])
+    }
+
+    func testARunSlidingUpwardKeepsEveryKeyItHolds() {
+        // Batches of 100 keys: each batch is added before the one before it goes (W11's pattern).
+        var checked = Checked()
+        for batch in Int64(0)..<200 {
+            for key in batch * 100 ..< batch * 100 + 100 { checked.set(Self.id("Note", key + 1), Int(key)) }
+            if batch > 0 {
+                for key in (batch - 1) * 100 ..< batch * 100 { checked.set(Self.id("Note", key + 1), nil) }
+            }
+        }
+        checked.verify()
+        XCTAssertEqual(checked.table.count, 100)
+    }
+
+    func testSparseAndExtremeKeysGoToTheDictionaryAndStayFindable() {
+        var checked = Checked()
+        for key in [Int64(1), 2, 3, 1_000_000, 5_000_000_000, -7, 0, .max, .min, .max - 1, .min + 1] {
+            checked.set(Self.id("Note", key), Int(truncatingIfNeeded: key))
+        }
+        checked.verify()
+        // A run growing down to keys it refused before takes them over from the dictionary.
+        for key in Int64(4)...1_000_000 where key % 1_000 == 0 || key < 300 { checked.set(Self.id("Note", key), 1) }
+        checked.verify()
+        for key in Int64(4)...1_000_000 where key % 3_000 == 0 { checked.set(Self.id("Note", key), nil) }
+        checked.verify()
+    }
+
+    func testEntitiesStoresAndTemporaryKeysAreSeparateKeys() {
+        var checked = Checked()
+        let note = Self.model.entitiesByName["Note"]!
+        let temporary = (0..<500).map { _ in ObjectID.temporary(for: note) }
+        for key in Int64(1)...500 {
+            checked.set(Self.id("Note", key), 1)
+            checked.set(Self.id("Tag", key), 2)
+            checked.set(Self.id("Note", key, store: "T"), 3)
+            checked.set(temporary[Int(key) - 1], 4)
+        }
+        checked.verify()
+        XCTAssertEqual(checked.table.count, 2_000)
+        for key in Int64(1)...500 where key % 2 == 0 {
+            checked.set(Self.id("Tag", key), nil)
+            checked.set(temporary[Int(key) - 1], nil)
+        }
+        checked.verify()
+    }
+
+    func testRandomOperationsMatchADictionary() {
+        var generator = SplitMix(seed: 0x0bec7)
+        var checked = Checked()
+        let entities = ["Note", "Tag"]
+        for step in 0..<40_000 {
+            // Mostly keys near a moving window, sometimes anywhere.
+            let window = Int64(step / 20)
+            let key = generator.next() % 10 == 0 ? Int64(generator.next() % 1_000_000) : window + Int64(generator.next() % 200)
+            let id = Self.id(entities[Int(generator.next() % 2)], key, store: generator.next() % 8 == 0 ? "T" : "S")
+            checked.set(id, generator.next() % 3 == 0 ? nil : step)
+        }
+        checked.verify()
+    }
+
+    func testWithValueChangesInPlaceAndCountsInsertionsAndRemovals() {
+        var table = ObjectIDTable<Int>()
+        let id = Self.id("Note", 9)
+        XCTAssertFalse(table.withValue(for: id) { $0 != nil })
+        XCTAssertEqual(table.count, 0, "looking leaves no key behind")
+        table.withValue(for: id) { $0 = 1 }
+        table.withValue(for: id) { $0! += 41 }
+        XCTAssertEqual(table[id], 42)
+        XCTAssertEqual(table.removeValue(forKey: id), 42)
+        XCTAssertNil(table.removeValue(forKey: id))
+        XCTAssertTrue(table.isEmpty)
+    }
+}
+
+/// A small seeded generator, so that the random test repeats exactly.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
