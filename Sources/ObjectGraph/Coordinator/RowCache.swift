@@ -38,6 +38,7 @@ final class RowCache: Sendable {
     func retain(_ snapshots: [Snapshot]) -> Bool {
         guard !snapshots.isEmpty else { return true }
         return entries.withLock { entries in
+            entries.reserveCapacity(snapshots.count)
             var allCurrent = true
             for snapshot in snapshots where !retain(snapshot, in: &entries) { allCurrent = false }
             return allCurrent

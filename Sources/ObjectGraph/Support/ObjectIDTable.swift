@@ -42,6 +42,8 @@ struct ObjectIDTable<Value> {
     private var others: [ObjectID: Value] = [:]
     /// How many keys the table holds.
     private(set) var count = 0
+    /// How many keys are about to come (``reserveCapacity(_:)``): room the next run to grow makes.
+    private var capacityHint = 0
 
     init() {}
 
@@ -179,7 +181,8 @@ struct ObjectIDTable<Value> {
     private mutating func makeSlot(for key: Int64, in run: Int) -> Int? {
         if runs[run].count == 0 {
             runs[run].base = key
-            runs[run].slots = Array(repeating: nil, count: 16)
+            runs[run].slots = Array(repeating: nil, count: max(16, capacityHint))
+            capacityHint = 0
             takeOthers(into: run)
             return 0
         }
@@ -190,7 +193,8 @@ struct ObjectIDTable<Value> {
         let low = min(base + Int64(first), key)
         let high = max(base + Int64(last), key)
         guard high - low + 1 <= allowedSpan(of: run) else { return nil }
-        move(run, to: low, span: high - low + 1)
+        move(run, to: low, span: high - low + 1, room: capacityHint)
+        capacityHint = 0
         takeOthers(into: run)
         return Int(key - low)
     }
@@ -203,12 +207,15 @@ struct ObjectIDTable<Value> {
 
     /// Gives `run` the range from `low` with room for twice `span` keys, so that a run sliding
     /// up (keys fetched in order while older ones go) moves once per span's worth of keys.
-    private mutating func move(_ run: Int, to low: Int64, span: Int64) {
-        let old = runs[run]
-        var moved = [Value?](repeating: nil, count: Int(span) * 2)
-        for (index, value) in old.slots.enumerated() where value != nil {
-            let key = old.base + Int64(index)
-            moved[Int(key - low)] = value
+    /// `room`: keys expected beyond the span.
+    private mutating func move(_ run: Int, to low: Int64, span: Int64, room: Int = 0) {
+        var old = runs[run].slots
+        runs[run].slots = []
+        var moved = [Value?](repeating: nil, count: max(Int(span) * 2, Int(span) + room))
+        let offset = Int(runs[run].base - low)
+        // The old storage is no longer shared: values move out of it without being copied.
+        for index in old.indices where old[index] != nil {
+            moved[index + offset] = old[index].take()
         }
         runs[run].base = low
         runs[run].slots = moved
@@ -226,8 +233,10 @@ struct ObjectIDTable<Value> {
         }
     }
 
-    /// Makes room for `count` more keys in the dictionary (the runs grow as they need).
+    /// Expects `count` more keys: the next run to grow makes room for them, and the dictionary,
+    /// when it holds keys already.
     mutating func reserveCapacity(_ count: Int) {
+        capacityHint = count
         if !others.isEmpty { others.reserveCapacity(others.count + count) }
     }
 
