@@ -329,7 +329,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         updatedByID[id] = nil
         event.inserted[id] = nil
         object.insertedInEvent = 0
-        object.eventOldValues = []
+        object.forgetEventOldValues()
         object.eventOldValuesEvent = 0
         event.deleted[id] = object
         undoManager?.registerUndo(withTarget: self) { context in context.reinsert(object) }
@@ -426,24 +426,64 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             object.hasUntrackedEdits = true
             return
         }
+        beginChange(of: object, slot: slot)
+        if !object.recordsEventOldValue(ofSlot: slot) {
+            if object.eventOldValues.isEmpty { object.eventOldValues = object.layout.absentValues }
+            object.eventOldValues[slot] = oldValue ?? RecordedNil()
+        }
+        registerUndo(for: object, makeUndo())
+    }
+
+    /// Sets stored attribute slot `slot` of `object`, which reads its values from its row, to
+    /// `newValue`, recording the change as ``objectDidChange(_:slot:oldValue:undo:)`` does. The
+    /// old value for changedValuesForCurrentEvent stays in the row as it was before the event's
+    /// first set: the object keeps that row (the set copies a row it shares anyway), so no value
+    /// is converted or copied for it.
+    func changeRow(of object: ManagedObject, slot: Int, to newValue: SnapshotValue) {
+        guard !object.isAwakingFromFetch else {
+            object.rowValues[slot] = newValue
+            object.hasUntrackedEdits = true
+            return
+        }
+        beginChange(of: object, slot: slot)
+        if !object.recordsEventOldValue(ofSlot: slot) {
+            if slot < UInt64.bitWidth {
+                if object.eventRowMask == 0 { object.eventOldRow = object.rowValues }
+                object.eventRowMask |= 1 << UInt64(slot)
+            } else {
+                if object.eventOldValues.isEmpty { object.eventOldValues = object.layout.absentValues }
+                object.eventOldValues[slot] = object.rowValues[slot].attributeValue ?? RecordedNil()
+            }
+        }
+        if let undoManager, undoManager.isUndoRegistrationEnabled {
+            let oldValue = object.rowValues[slot]
+            registerUndo(for: object) { object in object.changePrimitive(slot: slot, to: oldValue.attributeValue) }
+        }
+        object.rowValues[slot] = newValue
+    }
+
+    /// The bookkeeping of every change: the slot's changed flag, the updated objects and, on the
+    /// object's first change in the event, its place among the event's changes.
+    @inline(__always)
+    private func beginChange(of object: ManagedObject, slot: Int) {
         object.changedSlots[slot] = true
-        let id = ObjectKey(object)
         if !object.isInserted && !object.isDeleted {
-            updatedByID[id] = object
+            updatedByID[ObjectKey(object)] = object
         }
         if object.eventOldValuesEvent != eventSequence {
-            // The object's first change in this event.
+            // The object's first change in this event: earlier events' old values go.
             if object.insertedInEvent != eventSequence { event.updated.append(object) }
             object.eventOldValuesEvent = eventSequence
-            object.eventOldValues = object.layout.absentValues
+            object.forgetEventOldValues()
         }
-        if object.eventOldValues[slot] == nil { object.eventOldValues[slot] = oldValue ?? RecordedNil() }
-        if let undoManager, undoManager.isUndoRegistrationEnabled {
-            let undo = makeUndo()
-            undoManager.registerUndo(withTarget: object) { target in
-                undo(target)
-                if undoManager.isUndoing { target.awake(fromSnapshotEvents: .undoUpdate) }
-            }
+    }
+
+    private func registerUndo(for object: ManagedObject, _ undo: @autoclosure () -> (ManagedObject) -> Void) {
+        guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        let undo = undo()
+        undoManager.registerUndo(withTarget: object) { target in
+            undo(target)
+            if undoManager.isUndoing { target.awake(fromSnapshotEvents: .undoUpdate) }
         }
     }
 
@@ -453,6 +493,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         var changes: [String: Any] = [:]
         for (index, recorded) in object.eventOldValues.enumerated() {
             if let recorded { changes[object.layout.properties[index].name] = recorded is RecordedNil ? NSNull() : recorded }
+        }
+        for index in object.eventOldRow.indices where object.eventRowMask & (1 << UInt64(index)) != 0 {
+            changes[object.layout.properties[index].name] = object.eventOldRow[index].attributeValue ?? NSNull()
         }
         return changes
     }

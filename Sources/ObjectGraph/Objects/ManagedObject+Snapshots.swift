@@ -19,6 +19,7 @@ extension ManagedObject {
         // A fault's slots are the layout's shared arrays: they stay (unpacking replaces them). A
         // loaded object's go now: they may hold objects (relationships) that must not outlive them.
         if !faulted { storedSlots = [] }
+        keepEventOldRowValues()
         rowValues = snapshot.values
         // A row read whole lacks nothing; any other may lack what a partial fetch left out.
         missingSlots = snapshot.isWhole ? nil : Self.missingSlots(in: snapshot.values, layout)

@@ -89,6 +89,11 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// context's event ``eventOldValuesEvent`` (nil: not changed in it; ``RecordedNil``: it was
     /// nil). Kept on the object, by slot, so that recording a change hashes no property name.
     @exclusivity(unchecked) var eventOldValues: [Any?] = []
+    /// For changedValuesForCurrentEvent, besides `eventOldValues`: the row the object read its
+    /// attributes from before its first typed set in the event (``rowValues``), and which slots
+    /// take their old value from it (bit `index`).
+    @exclusivity(unchecked) var eventOldRow: [SnapshotValue] = []
+    @exclusivity(unchecked) var eventRowMask: UInt64 = 0
     /// The context event `eventOldValues` belongs to; other events' values are stale.
     @exclusivity(unchecked) var eventOldValuesEvent: UInt64 = 0
     /// The context event whose inserted objects include this one (0: none), so that recording a
@@ -333,11 +338,36 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// tracking as ``changePrimitive(slot:to:)`` records them.
     @usableFromInline
     final func setRowValue(_ newValue: SnapshotValue, atSlot index: Int) {
-        let oldValue: Any?
-        if case .value(let stored) = rowValues[index] { oldValue = stored } else { oldValue = nil }
-        rowValues[index] = newValue
-        managedObjectContext?.objectDidChange(self, slot: index, oldValue: oldValue,
-                                              undo: { object in object.changePrimitive(slot: index, to: oldValue) })
+        guard let context = managedObjectContext else {
+            rowValues[index] = newValue
+            return
+        }
+        context.changeRow(of: self, slot: index, to: newValue)
+    }
+
+    /// Whether the old value of slot `index` in the current event is recorded already.
+    func recordsEventOldValue(ofSlot index: Int) -> Bool {
+        if index < UInt64.bitWidth, eventRowMask & (1 << UInt64(index)) != 0 { return true }
+        return !eventOldValues.isEmpty && eventOldValues[index] != nil
+    }
+
+    /// Drops the old values recorded for changedValuesForCurrentEvent.
+    func forgetEventOldValues() {
+        eventOldValues = []
+        eventOldRow = []
+        eventRowMask = 0
+    }
+
+    /// Moves the old values recorded in `eventOldRow` into `eventOldValues`: done before the
+    /// row is replaced, after which later sets could not take their old values from it.
+    func keepEventOldRowValues() {
+        guard eventRowMask != 0 else { return }
+        if eventOldValues.isEmpty { eventOldValues = layout.absentValues }
+        for index in eventOldRow.indices where eventRowMask & (1 << UInt64(index)) != 0 && eventOldValues[index] == nil {
+            eventOldValues[index] = eventOldRow[index].attributeValue ?? RecordedNil()
+        }
+        eventOldRow = []
+        eventRowMask = 0
     }
 
     /// Loads what a partial fetch left out, if slot `index` is among it.

@@ -36,6 +36,12 @@ public enum SnapshotValue: Sendable, Hashable {
     }
 
     /// Whether the slot holds something other than `.unloaded`.
+    /// An attribute's value as a slot holds it (nil for no value).
+    var attributeValue: Any? {
+        if case .value(let value) = self { return value }
+        return nil
+    }
+
     public var isLoaded: Bool {
         if case .unloaded = self { return false }
         return true

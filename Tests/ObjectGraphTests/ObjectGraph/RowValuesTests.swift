@@ -299,4 +299,81 @@ final class RowValuesTests: XCTestCase {
         try stack.context.save()
         XCTAssertEqual(try stack.fetch("Item", in: stack.newContext()).count, 2)
     }
+
+    // MARK: Old values of the current event
+
+    func testTypedSetsRecordTheValuesBeforeTheEventFromTheRow() throws {
+        let (stack, contact) = try fetchedContact()
+        defer { withExtendedLifetime(stack) {} }
+        let context = try XCTUnwrap(contact.managedObjectContext)
+        contact.setAttribute("Augusta", atSlot: slot("name", of: contact))
+        contact.setAttribute("Countess", atSlot: slot("name", of: contact))
+        contact.setAttribute(Int32(37), atSlot: slot("age", of: contact))
+        XCTAssertFalse(contact.rowValues.isEmpty, "typed sets write into the row")
+        var event = contact.changedValuesForCurrentEvent()
+        XCTAssertEqual(Set(event.keys), ["name", "age"])
+        XCTAssertEqual(event["name"] as? String, "Ada", "the value before the event, not before the last set")
+        XCTAssertEqual(event["age"] as? Int32, 36)
+        context.processPendingChanges()
+        XCTAssertTrue(contact.changedValuesForCurrentEvent().isEmpty)
+        contact.setAttribute(nil as String?, atSlot: slot("email", of: contact))
+        contact.setAttribute("Lovelace", atSlot: slot("name", of: contact))
+        event = contact.changedValuesForCurrentEvent()
+        XCTAssertEqual(Set(event.keys), ["email", "name"])
+        XCTAssertEqual(event["email"] as? String, "ada@example.com")
+        XCTAssertEqual(event["name"] as? String, "Countess", "the previous event's last value")
+        XCTAssertEqual(contact.changedValues()["name"] as? String, "Lovelace")
+        context.processPendingChanges()
+        contact.setAttribute(nil as String?, atSlot: slot("name", of: contact))
+        XCTAssertTrue(contact.changedValuesForCurrentEvent()["email"] == nil)
+        XCTAssertEqual(contact.changedValuesForCurrentEvent()["name"] as? String, "Lovelace")
+    }
+
+    func testTypedAndGenericSetsInOneEventKeepEachOldValue() throws {
+        let (stack, contact) = try fetchedContact()
+        defer { withExtendedLifetime(stack) {} }
+        contact.setAttribute("Augusta", atSlot: slot("name", of: contact))
+        // A generic set unpacks the row into slots; later sets record through the slots.
+        contact.setValue("ada@lovelace.org", forKey: "email")
+        contact.setValue("Countess", forKey: "name")
+        contact.setAttribute(Int32(37), atSlot: slot("age", of: contact))
+        let event = contact.changedValuesForCurrentEvent()
+        XCTAssertEqual(Set(event.keys), ["name", "email", "age"])
+        XCTAssertEqual(event["name"] as? String, "Ada")
+        XCTAssertEqual(event["email"] as? String, "ada@example.com")
+        XCTAssertEqual(event["age"] as? Int32, 36)
+    }
+
+    func testARowReplacedDuringTheEventGivesLaterSetsTheirOldValues() throws {
+        let (stack, contact) = try fetchedContact()
+        defer { withExtendedLifetime(stack) {} }
+        let context = try XCTUnwrap(contact.managedObjectContext)
+        contact.setAttribute("Augusta", atSlot: slot("name", of: contact))
+        // Another context saves a new age; refreshing the object drops its change and loads
+        // the new row, which it reads its values from again.
+        let writer = stack.newContext()
+        let same = try writer.existingObject(with: contact.objectID)
+        same.setValue(Int32(40), forKey: "age")
+        try writer.save()
+        context.refresh(contact, mergeChanges: false)
+        XCTAssertEqual(contact.value(forKey: "age") as? Int32, 40)
+        XCTAssertFalse(contact.rowValues.isEmpty)
+        contact.setAttribute(Int32(41), atSlot: slot("age", of: contact))
+        let event = contact.changedValuesForCurrentEvent()
+        XCTAssertEqual(event["name"] as? String, "Ada", "recorded before the refresh")
+        XCTAssertEqual(event["age"] as? Int32, 40, "the value just before the set, from the new row")
+    }
+
+    func testUndoOfTypedSetsRestoresTheRowValues() throws {
+        let (stack, contact) = try fetchedContact()
+        defer { withExtendedLifetime(stack) {} }
+        let context = try XCTUnwrap(contact.managedObjectContext)
+        contact.setAttribute("Augusta", atSlot: slot("name", of: contact))
+        contact.setAttribute(nil as Date?, atSlot: slot("born", of: contact))
+        context.processPendingChanges()
+        context.undoManager!.undo()
+        XCTAssertEqual(contact.value(forKey: "name") as? String, "Ada")
+        XCTAssertEqual(contact.value(forKey: "born") as? Date, born)
+        XCTAssertFalse(contact.hasPersistentChangedValues)
+    }
 }
