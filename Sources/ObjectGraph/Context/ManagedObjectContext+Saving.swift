@@ -291,7 +291,7 @@ extension ManagedObjectContext {
         let id = ObjectKey(duplicate)
         insertedByID[id] = nil
         updatedByID[id] = nil
-        registry[duplicate.objectID] = nil
+        detach(duplicate)
         retainedObjects[duplicate.objectID] = nil
         duplicate.isInserted = false
         duplicate.isDeleted = true

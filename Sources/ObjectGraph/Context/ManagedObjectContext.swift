@@ -74,6 +74,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     // The collections touched per object skip dynamic exclusivity checks, as managed objects'
     // slots do (see ManagedObject): a context is confined to its queue.
     @exclusivity(unchecked) var registry = ObjectIDTable<Registration>()
+    /// Objects out of the registry that still refer to the context (see ``detach(_:)``); an
+    /// object leaves when it is registered again, unregistered, or deallocated.
+    @exclusivity(unchecked) var detached: [ObjectIdentifier: Unowned<ManagedObject>] = [:]
     /// Registered objects kept alive while ``retainsRegisteredObjects`` is on. (Objects with
     /// unsaved changes are kept alive by the change sets below.)
     @exclusivity(unchecked) var retainedObjects: [ObjectID: ManagedObject] = [:]
@@ -119,7 +122,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     deinit {
+        // Objects hold the context unretained: none may refer to it once it is gone.
         for registration in registry.values { registration.object?.managedObjectContext = nil }
+        for object in detached.values { object.object.managedObjectContext = nil }
         for finish in streamFinishers.values { finish() }
     }
 
@@ -227,11 +232,19 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Adds `object` to the registry (weakly held unless the context retains registered objects).
     func register(_ object: ManagedObject) {
         object.managedObjectContext = self
+        if !detached.isEmpty { detached[ObjectIdentifier(object)] = nil }
         if object.registrationSequence == 0 {
             nextRegistrationSequence += 1
             object.registrationSequence = nextRegistrationSequence
         }
-        registry[object.objectID] = Registration(object: object)
+        // An object registered under the same ID before keeps referring to the context: it is
+        // detached, so that the context still clears its reference when it goes.
+        let displaced = registry.withValue(for: object.objectID) { registration in
+            defer { registration = Registration(object: object) }
+            guard let registered = registration, registered.identity != ObjectIdentifier(object) else { return nil as ManagedObject? }
+            return registered.object
+        }
+        if let displaced { detached[ObjectIdentifier(displaced)] = Unowned(displaced) }
         if retainsRegisteredObjects { retainedObjects[object.objectID] = object }
     }
 
@@ -248,7 +261,17 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if !updatedByID.isEmpty { updatedByID[key] = nil }
         if !deletedByID.isEmpty { deletedByID[key] = nil }
         if releasingCachedRow, object.committedSnapshot != nil { persistentStoreCoordinator?.rowCache.release(id) }
+        if !detached.isEmpty { detached[ObjectIdentifier(object)] = nil }
         object.managedObjectContext = nil
+    }
+
+    /// Takes `object` out of the registry while it keeps referring to the context (an undone
+    /// insertion, a new object deleted before a save, a merged duplicate: undo may bring it
+    /// back). It is recorded among the ``detached`` objects, whose reference the context clears
+    /// when it goes.
+    func detach(_ object: ManagedObject) {
+        registry[object.objectID] = nil
+        detached[ObjectIdentifier(object)] = Unowned(object)
     }
 
     /// Called from a managed object's deinit: forgets its registration.
@@ -260,6 +283,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             return true
         }
         if removed, retainedCache { rowCacheReference?.with { $0.release(objectID) } }
+        if !removed, !detached.isEmpty { detached[identity] = nil }
     }
 
     /// Moves `object` to a new ID (a permanent one after obtainPermanentIDs).
@@ -335,7 +359,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         undoManager?.registerUndo(withTarget: self) { context in context.reinsert(object) }
         object.isInserted = false
         object.isDeleted = false
-        registry[object.objectID] = nil
+        detach(object)
         retainedObjects[object.objectID] = nil
         object.awake(fromSnapshotEvents: .undoInsertion)
     }
@@ -410,7 +434,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             insertedByID[id] = nil
             deletedByID[id] = nil
             updatedByID[id] = nil
-            registry[object.objectID] = nil
+            detach(object)
             retainedObjects[object.objectID] = nil
             object.isInserted = false
         }
@@ -481,9 +505,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private func registerUndo(for object: ManagedObject, _ undo: @autoclosure () -> (ManagedObject) -> Void) {
         guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
         let undo = undo()
-        undoManager.registerUndo(withTarget: object) { target in
+        // The manager keeps its actions: one holding the manager would keep it (and every
+        // target of its actions, the context among them) alive for good.
+        undoManager.registerUndo(withTarget: object) { [weak undoManager] target in
             undo(target)
-            if undoManager.isUndoing { target.awake(fromSnapshotEvents: .undoUpdate) }
+            if undoManager?.isUndoing == true { target.awake(fromSnapshotEvents: .undoUpdate) }
         }
     }
 
@@ -587,6 +613,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             if object.committedSnapshot != nil { persistentStoreCoordinator?.rowCache.release(object.objectID) }
             object.managedObjectContext = nil
         }
+        for object in detached.values { object.object.managedObjectContext = nil }
+        detached = [:]
         registry = [:]
         retainedObjects = [:]
         insertedByID = [:]

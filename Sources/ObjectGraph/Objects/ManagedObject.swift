@@ -25,7 +25,16 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// The object's identity; temporary until the object is first saved.
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The context that manages the object; nil once the object is removed from it.
-    @exclusivity(unchecked) public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    public internal(set) var managedObjectContext: ManagedObjectContext? {
+        get { contextReference?.object }
+        set { contextReference = newValue.map(Unowned.init) }
+    }
+    /// The context, held unretained: a weak reference cost two atomic operations on every access
+    /// (a set, a fault, a release), on a side table shared by all the context's objects. The
+    /// context clears it when the object leaves it and, when the context goes, in every object
+    /// that still refers to it: those are all in its registry or its ``ManagedObjectContext/detached``
+    /// objects.
+    @exclusivity(unchecked) var contextReference: Unowned<ManagedObjectContext>?
 
     /// The entity's slot layout.
     @usableFromInline let layout: EntityLayout
@@ -136,8 +145,9 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     }
 
     deinit {
-        managedObjectContext?.objectWillDeallocate(objectID, identity: ObjectIdentifier(self),
-                                                   retainedCache: committedSnapshot != nil)
+        contextReference?.with { context in
+            context.objectWillDeallocate(objectID, identity: ObjectIdentifier(self), retainedCache: committedSnapshot != nil)
+        }
     }
 
     // MARK: State
@@ -338,11 +348,11 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// tracking as ``changePrimitive(slot:to:)`` records them.
     @usableFromInline
     final func setRowValue(_ newValue: SnapshotValue, atSlot index: Int) {
-        guard let context = managedObjectContext else {
+        guard let context = contextReference else {
             rowValues[index] = newValue
             return
         }
-        context.changeRow(of: self, slot: index, to: newValue)
+        context.with { $0.changeRow(of: self, slot: index, to: newValue) }
     }
 
     /// Whether the old value of slot `index` in the current event is recorded already.
@@ -404,8 +414,10 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     func changePrimitive(slot index: Int, to value: Any?) {
         let oldValue = slots[index]
         slots[index] = value
-        managedObjectContext?.objectDidChange(self, slot: index, oldValue: oldValue,
-                                              undo: { object in object.changePrimitive(slot: index, to: oldValue) })
+        contextReference?.with { context in
+            context.objectDidChange(self, slot: index, oldValue: oldValue,
+                                    undo: { object in object.changePrimitive(slot: index, to: oldValue) })
+        }
     }
 
     /// Converts numbers to the attribute's own type (`Int` to `Int16`...), so that stored values
@@ -436,7 +448,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
 
     @usableFromInline
     func fireFault() {
-        guard let context = managedObjectContext else {
+        guard let context = contextReference else {
             // A fault deleted without being loaded (nothing needed its values) and saved: its
             // last committed values stay readable, as those of a loaded deleted object do.
             guard isDeleted, let snapshot = committedSnapshot else {
@@ -445,7 +457,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
             apply(snapshot)
             return
         }
-        context.fulfillFault(self)
+        context.with { $0.fulfillFault(self) }
     }
 
     // MARK: Hooks for subclasses
