@@ -293,6 +293,7 @@ extension ManagedObjectContext {
         var objects: [ManagedObject] = []
         objects.reserveCapacity(ids.count)
         registry.reserveCapacity(ids.count)
+        defer { registry.endReservation() }
         var runEntity: EntityDescription?
         var runClass: ManagedObject.Type = ManagedObject.self
         for id in ids {

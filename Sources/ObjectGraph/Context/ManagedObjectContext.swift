@@ -459,10 +459,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     /// Sets stored attribute slot `slot` of `object`, which reads its values from its row, to
-    /// `newValue`, recording the change as ``objectDidChange(_:slot:oldValue:undo:)`` does. The
-    /// old value for changedValuesForCurrentEvent stays in the row as it was before the event's
-    /// first set: the object keeps that row (the set copies a row it shares anyway), so no value
-    /// is converted or copied for it.
+    /// `newValue`, recording the change as ``objectDidChange(_:slot:oldValue:undo:)`` does. When
+    /// the row is shared (the committed row, or the layout's initial one), which the set must
+    /// copy anyway, the old value for changedValuesForCurrentEvent stays in it: the object keeps
+    /// that row, and later sets in the event take their old values from it too. No value is
+    /// converted or copied for them.
     func changeRow(of object: ManagedObject, slot: Int, to newValue: SnapshotValue) {
         guard !object.isAwakingFromFetch else {
             object.rowValues[slot] = newValue
@@ -471,7 +472,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
         beginChange(of: object, slot: slot)
         if !object.recordsEventOldValue(ofSlot: slot) {
-            if slot < UInt64.bitWidth {
+            if slot < UInt64.bitWidth, object.eventRowMask != 0 || object.rowIsShared() {
                 if object.eventRowMask == 0 { object.eventOldRow = object.rowValues }
                 object.eventRowMask |= 1 << UInt64(slot)
             } else {

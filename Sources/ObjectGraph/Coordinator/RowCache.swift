@@ -39,6 +39,7 @@ final class RowCache: Sendable {
         guard !snapshots.isEmpty else { return true }
         return entries.withLock { entries in
             entries.reserveCapacity(snapshots.count)
+            defer { entries.endReservation() }
             var allCurrent = true
             for snapshot in snapshots where !retain(snapshot, in: &entries) { allCurrent = false }
             return allCurrent

@@ -44,7 +44,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     ///
     /// An object filled from a row keeps the row's values (``rowValues``) instead, until
     /// something other than reading a stored attribute touches the slots: they are unpacked then.
-    @usableFromInline var slots: [Any?] {
+    @usableFromInline final var slots: [Any?] {
         @inline(__always) _read {
             if !rowValues.isEmpty { unpackRowValues() }
             yield storedSlots
@@ -60,14 +60,14 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     }
     /// The slots' storage (see ``slots``); not read while ``rowValues`` holds the values (it is
     /// empty then, or still the layout's shared initial slots).
-    @exclusivity(unchecked) @usableFromInline var storedSlots: [Any?]
+    @exclusivity(unchecked) @usableFromInline final var storedSlots: [Any?]
     /// The row an object was filled from, while its slots are not unpacked (empty otherwise).
     /// Filling a fault then costs no conversion per value and no array of its own; reading a
     /// stored attribute takes the value from the row.
-    @exclusivity(unchecked) @usableFromInline var rowValues: [SnapshotValue] = []
+    @exclusivity(unchecked) @usableFromInline final var rowValues: [SnapshotValue] = []
     // The flags are declared together, so that they share one word of the object.
     /// Whether the values are not loaded yet.
-    @exclusivity(unchecked) @usableFromInline var faulted: Bool
+    @exclusivity(unchecked) @usableFromInline final var faulted: Bool
     /// Whether the context will insert the object at the next save.
     @exclusivity(unchecked) public internal(set) var isInserted = false
     /// Whether the context will delete the object at the next save.
@@ -90,7 +90,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// The fault's position in `faultBatch`.
     @exclusivity(unchecked) var faultBatchPosition = 0
     /// Slots a partial fetch (propertiesToFetch) did not load; reading one loads them.
-    @exclusivity(unchecked) @usableFromInline var missingSlots: Set<Int>?
+    @exclusivity(unchecked) @usableFromInline final var missingSlots: Set<Int>?
     /// When the object was first registered with its context: orders saves and notifications
     /// deterministically without comparing object IDs.
     @exclusivity(unchecked) var registrationSequence: UInt64 = 0
@@ -359,6 +359,15 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     func recordsEventOldValue(ofSlot index: Int) -> Bool {
         if index < UInt64.bitWidth, eventRowMask & (1 << UInt64(index)) != 0 { return true }
         return !eventOldValues.isEmpty && eventOldValues[index] != nil
+    }
+
+    /// Whether ``rowValues`` is the committed row or the layout's initial one (so a set copies it).
+    func rowIsShared() -> Bool {
+        rowValues.withUnsafeBufferPointer { row in
+            if let committed = committedSnapshot,
+               committed.values.withUnsafeBufferPointer({ $0.baseAddress == row.baseAddress }) { return true }
+            return layout.initialRow.withUnsafeBufferPointer { $0.baseAddress == row.baseAddress }
+        }
     }
 
     /// Drops the old values recorded for changedValuesForCurrentEvent.

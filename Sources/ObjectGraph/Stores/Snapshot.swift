@@ -35,13 +35,13 @@ public enum SnapshotValue: Sendable, Hashable {
         }
     }
 
-    /// Whether the slot holds something other than `.unloaded`.
     /// An attribute's value as a slot holds it (nil for no value).
     var attributeValue: Any? {
         if case .value(let value) = self { return value }
         return nil
     }
 
+    /// Whether the slot holds something other than `.unloaded`.
     public var isLoaded: Bool {
         if case .unloaded = self { return false }
         return true

@@ -24,6 +24,10 @@ struct ObjectIDTable<Value> {
         var slots: [Value?] = []
         /// How many slots hold a value.
         var count = 0
+        /// How many keys of the run's kind (entity, store, temporary or not) the dictionary
+        /// holds: they count towards how far the run may widen, so that dense keys end up in
+        /// it whichever key came first.
+        var othersCount = 0
 
         func holds(_ id: ObjectID, temporary: Bool) -> Bool {
             entity === id.entity && storeTag == id.storeTag && self.temporary == temporary
@@ -42,7 +46,7 @@ struct ObjectIDTable<Value> {
     private var others: [ObjectID: Value] = [:]
     /// How many keys the table holds.
     private(set) var count = 0
-    /// How many keys are about to come (``reserveCapacity(_:)``): room the next run to grow makes.
+    /// How many keys are about to come (``reserveCapacity(_:)``): room the first run to grow makes.
     private var capacityHint = 0
 
     init() {}
@@ -56,6 +60,13 @@ struct ObjectIDTable<Value> {
         case .permanent(let value): return (value, false)
         case .temporary(let value): return (Int64(truncatingIfNeeded: value), true)
         }
+    }
+
+    /// Whether a run may hold `key`: keys near the ends of Int64 stay in the dictionary, so that
+    /// run arithmetic cannot overflow.
+    @inline(__always)
+    private static func mayHaveRun(_ key: Int64) -> Bool {
+        key > -Int64.max / 4 && key < Int64.max / 4
     }
 
     @inline(__always)
@@ -90,8 +101,7 @@ struct ObjectIDTable<Value> {
     /// A key is given a slot only when `body` stores a value.
     mutating func withValue<Result>(for id: ObjectID, _ body: (inout Value?) -> Result) -> Result {
         let (key, temporary) = Self.key(of: id)
-        // Keys near the ends of Int64 stay in the dictionary: run arithmetic cannot overflow.
-        let inRange = key > -Int64.max / 4 && key < Int64.max / 4
+        let inRange = Self.mayHaveRun(key)
         let run = inRange ? runIndex(of: id, temporary: temporary) : nil
         if let run, let slot = runs[run].slot(of: key) {
             let had = runs[run].slots[slot] != nil
@@ -102,7 +112,10 @@ struct ObjectIDTable<Value> {
         }
         guard inRange, run.map({ mayWiden($0, toCover: key) }) ?? true else {
             // A key no run will take: changed in place in the dictionary, with one hash.
-            return Self.change(&others[id], counting: &count, body)
+            let before = count
+            let result = Self.change(&others[id], counting: &count, body)
+            if let run { runs[run].othersCount += count - before }
+            return result
         }
         var value: Value? = others.isEmpty ? nil : others[id]
         let had = value != nil
@@ -113,6 +126,8 @@ struct ObjectIDTable<Value> {
         case (true, nil):
             others[id] = nil
             count -= 1
+            // A key of the ends of Int64 has no run.
+            if let run { runs[run].othersCount -= 1 }
         case (true, let value?):
             others[id] = value
         case (false, let value?):
@@ -123,6 +138,7 @@ struct ObjectIDTable<Value> {
                 runs[run].count += 1
             } else {
                 others[id] = value
+                runs[run].othersCount += 1
             }
         }
         return result
@@ -163,7 +179,24 @@ struct ObjectIDTable<Value> {
         } else if had, runs[run].slots.count > 256, runs[run].count * 16 < runs[run].slots.count {
             let (first, last) = heldRange(of: run)
             move(run, to: runs[run].base + Int64(first), span: Int64(last - first + 1))
+            // The smaller range may reach past the old one, over keys the dictionary holds.
+            takeOthers(into: run)
+        } else if !had, runs[run].othersCount > 0, runs[run].count & (runs[run].count - 1) == 0 {
+            // Keys the run refused while it was sparse: each time its count doubles, it looks
+            // whether it may take them now.
+            absorbOthers(into: run)
         }
+    }
+
+    /// Widens `run` over the dictionary's keys of its kind when it stays dense enough.
+    private mutating func absorbOthers(into run: Int) {
+        guard let (otherLow, otherHigh) = othersRange(of: run) else { return }
+        let (first, last) = heldRange(of: run)
+        let low = min(runs[run].base + Int64(first), otherLow)
+        let high = max(runs[run].base + Int64(last), otherHigh)
+        guard high - low + 1 <= allowedSpan(of: run) else { return }
+        move(run, to: low, span: high - low + 1)
+        takeOthers(into: run)
     }
 
     private mutating func addRun(for id: ObjectID, temporary: Bool) -> Int {
@@ -171,32 +204,44 @@ struct ObjectIDTable<Value> {
         return runs.count - 1
     }
 
-    /// The most keys `run` may span: four slots per key held, plus a margin.
+    /// The most keys `run` may span: four slots per key of its kind held (in it or in the
+    /// dictionary), plus a margin.
     private func allowedSpan(of run: Int) -> Int64 {
-        4 * Int64(runs[run].count + 1) + 64
+        4 * Int64(runs[run].count + runs[run].othersCount + 1) + 64
     }
 
     /// The slot for `key` in `run`, its range widened (and moved) to cover it when the run stays
-    /// dense enough (``allowedSpan(of:)``); nil when it would not.
+    /// dense enough (``allowedSpan(of:)``); nil when it would not. The range takes in the keys
+    /// of the run's kind that the dictionary holds too, when it may.
     private mutating func makeSlot(for key: Int64, in run: Int) -> Int? {
-        if runs[run].count == 0 {
-            runs[run].base = key
-            runs[run].slots = Array(repeating: nil, count: max(16, capacityHint))
-            capacityHint = 0
-            takeOthers(into: run)
-            return 0
+        var low = key, high = key
+        if runs[run].count > 0 {
+            let (first, last) = heldRange(of: run)
+            low = min(runs[run].base + Int64(first), key)
+            high = max(runs[run].base + Int64(last), key)
         }
-        // The held keys lie within the slots' range; keys far from it went to the dictionary
-        // without coming here (``mayWiden(_:)``).
-        let base = runs[run].base
-        let (first, last) = heldRange(of: run)
-        let low = min(base + Int64(first), key)
-        let high = max(base + Int64(last), key)
-        guard high - low + 1 <= allowedSpan(of: run) else { return nil }
+        let allowed = allowedSpan(of: run)
+        guard high - low + 1 <= allowed else { return nil }
+        if runs[run].othersCount > 0, let (otherLow, otherHigh) = othersRange(of: run),
+           max(high, otherHigh) - min(low, otherLow) + 1 <= allowed {
+            low = min(low, otherLow)
+            high = max(high, otherHigh)
+        }
         move(run, to: low, span: high - low + 1, room: capacityHint)
         capacityHint = 0
         takeOthers(into: run)
         return Int(key - low)
+    }
+
+    /// The lowest and highest keys of `run`'s kind in the dictionary.
+    private func othersRange(of run: Int) -> (low: Int64, high: Int64)? {
+        var range: (low: Int64, high: Int64)?
+        for id in others.keys {
+            let (key, temporary) = Self.key(of: id)
+            guard Self.mayHaveRun(key), runs[run].holds(id, temporary: temporary) else { continue }
+            range = (min(range?.low ?? key, key), max(range?.high ?? key, key))
+        }
+        return range
     }
 
     /// The first and last slots of `run` that hold a value (it holds one).
@@ -211,7 +256,7 @@ struct ObjectIDTable<Value> {
     private mutating func move(_ run: Int, to low: Int64, span: Int64, room: Int = 0) {
         var old = runs[run].slots
         runs[run].slots = []
-        var moved = [Value?](repeating: nil, count: max(Int(span) * 2, Int(span) + room))
+        var moved = [Value?](repeating: nil, count: max(16, Int(span) * 2, Int(span) + room))
         let offset = Int(runs[run].base - low)
         // The old storage is no longer shared: values move out of it without being copied.
         for index in old.indices where old[index] != nil {
@@ -226,18 +271,24 @@ struct ObjectIDTable<Value> {
         guard !others.isEmpty else { return }
         for (id, value) in others {
             let (key, temporary) = Self.key(of: id)
-            guard runs[run].holds(id, temporary: temporary), let slot = runs[run].slot(of: key) else { continue }
+            guard Self.mayHaveRun(key), runs[run].holds(id, temporary: temporary),
+                  let slot = runs[run].slot(of: key) else { continue }
             others[id] = nil
             runs[run].slots[slot] = value
             runs[run].count += 1
+            runs[run].othersCount -= 1
         }
     }
 
-    /// Expects `count` more keys: the next run to grow makes room for them, and the dictionary,
-    /// when it holds keys already.
+    /// Expects `count` more keys until ``endReservation()``: the first run to grow meanwhile
+    /// makes room for them. (The dictionary grows as it needs: most keys go to runs.)
     mutating func reserveCapacity(_ count: Int) {
         capacityHint = count
-        if !others.isEmpty { others.reserveCapacity(others.count + count) }
+    }
+
+    /// Ends what ``reserveCapacity(_:)`` announced: a later run grows by its own measure.
+    mutating func endReservation() {
+        capacityHint = 0
     }
 
     /// Every key with its value, runs first (in key order), then the dictionary's.
@@ -257,6 +308,11 @@ struct ObjectIDTable<Value> {
         for (id, value) in others { entries.append((id, value)) }
         return entries
     }
+
+    /// How many keys the dictionary holds, and how many slots each run has (for tests and
+    /// diagnostics).
+    var dictionaryCount: Int { others.count }
+    var runCapacities: [Int] { runs.map(\.slots.count) }
 
     /// Every value, runs first.
     var values: [Value] {

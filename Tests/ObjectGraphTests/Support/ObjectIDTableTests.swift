@@ -124,6 +124,99 @@ final class ObjectIDTableTests: XCTestCase {
         XCTAssertNil(table.removeValue(forKey: id))
         XCTAssertTrue(table.isEmpty)
     }
+
+    // MARK: Found in review
+
+    /// Keys kept alive in the compaction tests: sparse enough that the run shrinks.
+    private static let keptKeys = Set((0..<71).map { 575 + 8 * Int64($0) } + [1_150])
+
+    func testCompactingARunKeepsTheKeysTheDictionaryHolds() {
+        var table = ObjectIDTable<Int>()
+        for key in Int64(1)...1_150 { table[Self.id("Note", key)] = Int(key) }
+        for key in Int64(1)...1_150 where !Self.keptKeys.contains(key) { table[Self.id("Note", key)] = nil }
+        XCTAssertEqual(table.runCapacities, [1_150], "the run's range is 1 ..< 1151")
+        table[Self.id("Note", 1_151)] = 1_151  // refused by the sparse run: the dictionary holds it
+        XCTAssertEqual(table.dictionaryCount, 1)
+        table[Self.id("Note", 583)] = nil  // the run shrinks to a range from 575 that covers 1151
+        XCTAssertEqual(table.count, 72)
+        XCTAssertEqual(table[Self.id("Note", 1_151)], 1_151, "a key the table holds stays findable")
+        XCTAssertEqual(table.removeValue(forKey: Self.id("Note", 1_151)), 1_151)
+        XCTAssertEqual(table.count, 71)
+        XCTAssertEqual(table.entries.count, table.count)
+    }
+
+    func testARegisteredObjectStaysRegisteredWhenItsRunIsCompacted() throws {
+        let stack = try Stack(storeType: .inMemory, model: Self.model)
+        let context = stack.context
+        let entity = Self.model.entitiesByName["Note"]!
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first).identifier
+        func id(_ key: Int64) -> ObjectID { ObjectID(entity: entity, storeIdentifier: store, primaryKey: key) }
+        var faults: [Int64: ManagedObject] = [:]
+        for key in Int64(1)...1_150 { faults[key] = context.object(with: id(key)) }
+        for key in Int64(1)...1_150 where !Self.keptKeys.contains(key) { faults[key] = nil }
+        let far = context.object(with: id(1_151))
+        faults[583] = nil
+        XCTAssertTrue(context.registeredObject(for: id(1_151)) === far, "the registered fault is found")
+        XCTAssertTrue(context.object(with: id(1_151)) === far, "one object per ID in a context")
+        withExtendedLifetime((far, faults)) {}
+    }
+
+    func testDenseKeysGetARunWhateverKeyCameFirst() {
+        var table = ObjectIDTable<Int>()
+        table[Self.id("Note", 5_000)] = 0
+        for key in Int64(1)...5_000 { table[Self.id("Note", key)] = Int(key) }
+        XCTAssertEqual(table.count, 5_000)
+        XCTAssertEqual(table.dictionaryCount, 0, "the run takes the keys the dictionary held once it may cover them")
+        XCTAssertEqual(table[Self.id("Note", 1)], 1)
+    }
+
+    func testAReservationEndedDoesNotSizeALaterRun() {
+        var table = ObjectIDTable<Int>()
+        for key in Int64(1)...100 { table[Self.id("Note", key)] = 1 }
+        table.reserveCapacity(100_000)
+        for key in Int64(1)...100 { table[Self.id("Note", key)] = 2 }
+        table.endReservation()
+        table[Self.id("Tag", 1)] = 1
+        XCTAssertEqual(table.runCapacities.count, 2)
+        XCTAssertLessThanOrEqual(table.runCapacities.last ?? 0, 1_000)
+    }
+
+    func testARefetchDoesNotMakeTheNextInsertedObjectsRunHuge() throws {
+        let stack = try Stack(storeType: .inMemory, model: Self.model)
+        for index in 0..<20_000 { stack.insert("Note", ["text": "\(index)"]) }
+        try stack.context.save()
+        let reader = stack.newContext()
+        let first = try stack.fetch("Note", in: reader)
+        let second = try stack.fetch("Note", in: reader)
+        XCTAssertEqual(second.count, 20_000)
+        let inserted = stack.insert("Tag", ["name": "one"], into: reader)
+        XCTAssertLessThanOrEqual(reader.registry.runCapacities.last ?? 0, 1_000, "the run of one new object")
+        withExtendedLifetime((first, inserted)) {}
+    }
+
+    func testRandomOperationsWithSparseKeysAndReservationsMatchADictionary() {
+        // The reviewer's differential check: mixed dense, sparse and extreme keys, temporary
+        // IDs and reservations, many seeds.
+        let note = Self.model.entitiesByName["Note"]!
+        let temporary = (0..<300).map { _ in ObjectID.temporary(for: note) }
+        for seed in UInt64(1)...60 {
+            var generator = SplitMix(seed: seed)
+            var checked = Checked()
+            for step in 0..<1_500 {
+                let id: ObjectID
+                switch generator.next() % 10 {
+                case 0: id = Self.id("Note", Int64(bitPattern: generator.next()))
+                case 1: id = temporary[Int(generator.next() % 300)]
+                case 2, 3: id = Self.id("Tag", Int64(generator.next() % 5_000))
+                default: id = Self.id("Note", Int64(step / 3) + Int64(generator.next() % 400))
+                }
+                if generator.next() % 50 == 0 { checked.table.reserveCapacity(Int(generator.next() % 2_000)) }
+                if generator.next() % 60 == 0 { checked.table.endReservation() }
+                checked.set(id, generator.next() % 3 == 0 ? nil : step)
+            }
+            checked.verify()
+        }
+    }
 }
 
 /// A small seeded generator, so that the random test repeats exactly.
