@@ -3,6 +3,8 @@
 // when the boxed value's type is exactly the one wanted, opening the box and comparing two type
 // pointers is enough, and the value is copied out as that type.
 
+import Foundation
+
 @usableFromInline
 enum ExactValue {
     /// The value in `box` when its type is exactly `Value`; nil otherwise (the caller then
@@ -26,6 +28,42 @@ enum ExactValue {
         }
         return _openExistential(box, do: project)
     }
+
+    /// The attribute value a row holds at `element`, when it can be read in place as a `Value`:
+    /// a value of exactly type `Value` stored in the existential's inline buffer; nil otherwise
+    /// (no value, another type or case: the caller takes the general path). Matching the case
+    /// with `switch` would copy the element, so its tag byte is compared instead
+    /// (``valueCaseTag``); a `.value` payload, an `any Hashable & Sendable`, lies at the start of
+    /// the enum: a three-word buffer, then its type's metadata. Only types known to fit that
+    /// buffer are read from it. For stored attribute slots, whose cases are `.value`, `.null`
+    /// and `.unloaded`. A test checks this layout.
+    @inlinable
+    static func storedValue<Value>(at element: UnsafePointer<SnapshotValue>, as _: Value.Type) -> Value? {
+        guard Value.self == String.self || Value.self == Date.self || Value.self == Int64.self
+                || Value.self == Int32.self || Value.self == Int16.self || Value.self == Double.self
+                || Value.self == Float.self || Value.self == Bool.self,
+              let tag = valueCaseTag else { return nil }
+        let raw = UnsafeRawPointer(element)
+        guard raw.load(fromByteOffset: tag.offset, as: UInt8.self) == tag.byte else { return nil }
+        let metadata = raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self)
+        guard metadata == unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self) else { return nil }
+        return raw.load(as: Value.self)
+    }
+
+    /// Where a `SnapshotValue` keeps its case and the byte there for `.value`, found once by
+    /// looking at values of each case an attribute slot holds: the enum's extra tag byte, after
+    /// the largest payload. Nil (no in-place reads) unless that byte tells `.value` apart.
+    @usableFromInline
+    static let valueCaseTag: (offset: Int, byte: UInt8)? = {
+        let size = MemoryLayout<SnapshotValue>.size
+        guard size > MemoryLayout<any Hashable & Sendable>.size else { return nil }
+        func tag(_ value: SnapshotValue) -> UInt8 { withUnsafeBytes(of: value) { $0[size - 1] } }
+        let values: [SnapshotValue] = [.value("text"), .value(String(repeating: "long text ", count: 8)), .value(Int64(-1)),
+                                       .value(Int32(0)), .value(0.5), .value(true), .value(Date(timeIntervalSinceReferenceDate: 0))]
+        let tags = Set(values.map(tag))
+        guard tags.count == 1, let byte = tags.first, tag(.null) != byte, tag(.unloaded) != byte else { return nil }
+        return (size - 1, byte)
+    }()
 
     /// `box` as a `Value`: unboxed when it is exactly one, else cast (`as?`).
     @inlinable

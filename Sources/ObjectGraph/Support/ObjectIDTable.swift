@@ -268,7 +268,7 @@ struct ObjectIDTable<Value> {
 
     /// Moves the dictionary's keys that `run`'s range now covers into its slots.
     private mutating func takeOthers(into run: Int) {
-        guard !others.isEmpty else { return }
+        guard runs[run].othersCount > 0 else { return }
         for (id, value) in others {
             let (key, temporary) = Self.key(of: id)
             guard Self.mayHaveRun(key), runs[run].holds(id, temporary: temporary),

@@ -34,4 +34,34 @@ final class ExactValueTests: XCTestCase {
         XCTAssertEqual(ExactValue.cast("text" as any Hashable & Sendable, as: String.self), "text")
         XCTAssertNil(ExactValue.cast(Int16(3) as any Hashable & Sendable, as: Int64.self))
     }
+
+    /// Reads `row[index]` in place as a `Value`.
+    private func stored<Value>(_ row: [SnapshotValue], _ index: Int, as _: Value.Type) -> Value? {
+        row.withUnsafeBufferPointer { ExactValue.storedValue(at: $0.baseAddress! + index, as: Value.self) }
+    }
+
+    func testRowValuesAreReadInPlaceOnlyWhenOfExactlyTheWantedType() {
+        let date = Date(timeIntervalSinceReferenceDate: 12_345)
+        let id = ObjectID.temporary(for: ManagedObjectModel { Entity("Note") { Attribute("text", .string) } }.entities[0])
+        let long = String(repeating: "long text, stored out of line, ", count: 4)
+        let row: [SnapshotValue] = [.value("short"), .value(long), .value(date), .value(Int64(-9)), .value(Int32(7)),
+                                    .value(Int16(3)), .value(2.5), .value(Float(1.5)), .value(true), .null,
+                                    .object(id), .objects([id]), .unloaded, .value(Large()), .value(UUID())]
+        XCTAssertNotNil(ExactValue.valueCaseTag, "the in-place read is on where this layout holds")
+        XCTAssertEqual(stored(row, 0, as: String.self), "short")
+        XCTAssertEqual(stored(row, 1, as: String.self), long)
+        XCTAssertEqual(stored(row, 2, as: Date.self), date)
+        XCTAssertEqual(stored(row, 3, as: Int64.self), -9)
+        XCTAssertEqual(stored(row, 4, as: Int32.self), 7)
+        XCTAssertEqual(stored(row, 5, as: Int16.self), 3)
+        XCTAssertEqual(stored(row, 6, as: Double.self), 2.5)
+        XCTAssertEqual(stored(row, 7, as: Float.self), 1.5)
+        XCTAssertEqual(stored(row, 8, as: Bool.self), true)
+        XCTAssertNil(stored(row, 9, as: String.self), "no value: the general path answers it")
+        // Other types and cases take the general path.
+        XCTAssertNil(stored(row, 4, as: Int64.self), "an Int32 is not read as an Int64")
+        XCTAssertNil(stored(row, 0, as: Int32.self))
+        for index in 10...14 { XCTAssertNil(stored(row, index, as: String.self), "slot \(index)") }
+        XCTAssertNil(stored(row, 14, as: UUID.self), "types not known to fit the inline buffer are not read in place")
+    }
 }
