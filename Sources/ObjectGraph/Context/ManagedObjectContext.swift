@@ -252,7 +252,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// when its row cache entry is gone already (a saved deletion invalidated it).
     func unregister(_ object: ManagedObject, releasingCachedRow: Bool = true) {
         let id = object.objectID
-        registry[id] = nil
+        removeRegistration(of: object)
         // A save unregisters its deleted objects with these emptied: an empty dictionary is not
         // searched (searching hashes the key).
         if !retainedObjects.isEmpty { retainedObjects[id] = nil }
@@ -270,8 +270,22 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// back). It is recorded among the ``detached`` objects, whose reference the context clears
     /// when it goes.
     func detach(_ object: ManagedObject) {
-        registry[object.objectID] = nil
-        detached[ObjectIdentifier(object)] = Unowned(object)
+        removeRegistration(of: object)
+        // An object that left the context otherwise (a deletion merged from elsewhere) refers
+        // to no context: nothing to track.
+        if object.managedObjectContext === self { detached[ObjectIdentifier(object)] = Unowned(object) }
+    }
+
+    /// Removes `object`'s registration under its ID, when the registration is its own: another
+    /// object may hold the ID by now (a fault made for it after the object left), and keeps it.
+    /// Whether it removed one.
+    @discardableResult
+    private func removeRegistration(of object: ManagedObject) -> Bool {
+        registry.withValue(for: object.objectID) { registration in
+            guard registration?.identity == ObjectIdentifier(object) else { return false }
+            registration = nil
+            return true
+        }
     }
 
     /// Called from a managed object's deinit: forgets its registration.
@@ -283,16 +297,18 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             return true
         }
         if removed, retainedCache { rowCacheReference?.with { $0.release(objectID) } }
-        if !removed, !detached.isEmpty { detached[identity] = nil }
+        if !detached.isEmpty { detached[identity] = nil }
     }
 
     /// Moves `object` to a new ID (a permanent one after obtainPermanentIDs).
+    /// Only a registered object is registered under the new ID: a detached one stays detached,
+    /// and one of no context (obtainPermanentIDs accepts any) stays out.
     func reassign(_ object: ManagedObject, to newID: ObjectID) {
         let oldID = object.objectID
-        registry[oldID] = nil
+        let wasRegistered = removeRegistration(of: object)
         let wasRetained = !retainedObjects.isEmpty && retainedObjects.removeValue(forKey: oldID) != nil
         object.objectID = newID
-        registry[newID] = Registration(object: object)
+        if wasRegistered { registry[newID] = Registration(object: object) }
         if wasRetained { retainedObjects[newID] = object }
     }
 
@@ -608,8 +624,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Forgets every object: they become invalid faults with no context. Clears the undo history.
     public func reset() {
         assertOnQueue()
-        for registration in registry.values {
-            guard let object = registration.object else { continue }
+        // Held strongly first: turning one object into a fault may release the last reference
+        // to another registered one, which the loop would then reach freed.
+        let registered = registry.values.compactMap(\.object)
+        for object in registered {
             object.turnIntoFault()
             if object.committedSnapshot != nil { persistentStoreCoordinator?.rowCache.release(object.objectID) }
             object.managedObjectContext = nil

@@ -85,3 +85,145 @@ final class ContextReferenceTests: XCTestCase {
         }
     }
 }
+
+/// Found in review: the context must track (in its registry under the object's own identity, or
+/// among its detached objects) every object that still refers to it, and no object that is gone.
+/// Each test once broke one of the two. Assertions on these references test a Bool: a failing
+/// `XCTAssertNil` would describe the value, reflecting a freed object.
+final class ContextReferenceTrackingTests: XCTestCase {
+    /// Contexts and objects kept for the process's life when a test finds the invariant broken:
+    /// releasing them would touch freed memory and take the whole run down.
+    nonisolated(unsafe) private static var keptAlive: [AnyObject] = []
+
+    private func context(on stack: Stack, undo: Bool = false) -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = stack.coordinator
+        if undo { context.undoManager = UndoManager() }
+        return context
+    }
+
+    /// Another context deletes the row of `id`; `context` merges that save (the object leaves it).
+    private func deleteElsewhere(_ id: ObjectID, in stack: Stack, mergingInto context: ManagedObjectContext) throws {
+        let other = stack.newContext()
+        var payload: ContextDidSave?
+        let token = other.observe { note in
+            if case .didSave(let saved, _) = note { payload = saved }
+        }
+        defer { token.cancel() }
+        other.delete(try other.existingObject(with: id))
+        try other.save()
+        context.mergeChanges(fromContextDidSave: try XCTUnwrap(payload))
+    }
+
+    func testUndoingTheInsertionOfAnObjectDeletedElsewhereLeavesNoDeadDetachedEntry() throws {
+        try forEachStore { stack in
+            let context = self.context(on: stack, undo: true)
+            var bob: ManagedObject? = stack.insert("Person", ["firstName": "Bob"], into: context)
+            try context.save()
+            try self.deleteElsewhere(bob!.objectID, in: stack, mergingInto: context)
+            XCTAssertNil(bob!.managedObjectContext, "the merged deletion took it out of the context")
+            context.undo()  // the insertion
+            XCTAssertNil(bob!.managedObjectContext)
+            let identity = ObjectIdentifier(bob!)
+            weak let weakBob = bob
+            context.undoManager = nil  // its redo action holds bob
+            bob = nil
+            XCTAssertNil(weakBob)
+            XCTAssertFalse(context.detached[identity] != nil, "detached holds a deallocated object")
+            if context.detached[identity] != nil { Self.keptAlive.append(context) }
+        }
+    }
+
+    func testUndoingTheInsertionOfAnObjectDeletedElsewhereKeepsTheObjectNowRegisteredUnderItsID() throws {
+        try forEachStore { stack in
+            var bob: ManagedObject?
+            var ghost: ManagedObject?
+            weak var weakContext: ManagedObjectContext?
+            do {
+                let context = self.context(on: stack, undo: true)
+                weakContext = context
+                bob = stack.insert("Person", ["firstName": "Bob"], into: context)
+                try context.save()
+                let id = bob!.objectID
+                try self.deleteElsewhere(id, in: stack, mergingInto: context)
+                ghost = context.object(with: id)  // any use of the ID registers a fault for it
+                XCTAssertTrue(ghost !== bob)
+                context.undo()  // the insertion of bob
+                XCTAssertTrue(context.registeredObject(for: id) === ghost, "undoing bob's insertion leaves another object's registration")
+                context.undoManager = nil
+            }
+            XCTAssertNil(weakContext)
+            XCTAssertFalse(ghost!.contextReference != nil, "the context is gone and the object still points at it")
+            if ghost!.contextReference != nil { Self.keptAlive.append(ghost!) }
+            _ = bob
+        }
+    }
+
+    func testObtainingAPermanentIDForAnUndoneInsertionLeavesNoDeadDetachedEntry() throws {
+        try forEachStore { stack in
+            let context = self.context(on: stack, undo: true)
+            var bob: ManagedObject? = stack.insert("Person", ["firstName": "Bob"], into: context)
+            context.processPendingChanges()
+            context.undo()
+            XCTAssertTrue(bob!.managedObjectContext === context)
+            try context.obtainPermanentIDs(for: [bob!])
+            XCTAssertNil(context.registeredObject(for: bob!.objectID), "an undone insertion stays out of the registry")
+            let identity = ObjectIdentifier(bob!)
+            weak let weakBob = bob
+            context.undoManager = nil
+            bob = nil
+            XCTAssertNil(weakBob)
+            XCTAssertFalse(context.detached[identity] != nil, "detached holds a deallocated object")
+            if context.detached[identity] != nil { Self.keptAlive.append(context) }
+        }
+    }
+
+    func testObtainingAPermanentIDForANewObjectDeletedBeforeASaveLeavesNoDeadDetachedEntry() throws {
+        try forEachStore { stack in
+            let context = self.context(on: stack)
+            var carol: ManagedObject? = stack.insert("Person", ["firstName": "Carol"], into: context)
+            context.delete(carol!)
+            context.processPendingChanges()  // forgotten: detached
+            try context.obtainPermanentIDs(for: [carol!])
+            let identity = ObjectIdentifier(carol!)
+            weak let weakCarol = carol
+            carol = nil
+            XCTAssertNil(weakCarol)
+            XCTAssertFalse(context.detached[identity] != nil, "detached holds a deallocated object")
+            if context.detached[identity] != nil { Self.keptAlive.append(context) }
+        }
+    }
+
+    func testObtainingAPermanentIDForAnObjectOfNoContextRegistersNothing() throws {
+        try forEachStore { stack in
+            let context = self.context(on: stack)
+            var loose: ManagedObject? = ManagedObject(entity: stack.model.entitiesByName["Person"]!, insertInto: nil)
+            try context.obtainPermanentIDs(for: [loose!])
+            XCTAssertNil(loose!.managedObjectContext)
+            XCTAssertFalse(loose!.objectID.isTemporaryID)
+            weak let weakLoose = loose
+            loose = nil
+            XCTAssertNil(weakLoose)
+            XCTAssertEqual(context.registry.count, 0, "the registry holds a deallocated object")
+            if context.registry.count != 0 { Self.keptAlive.append(context) }
+        }
+    }
+
+    func testResetFaultingAnObjectThatHoldsTheOnlyReferenceToAnotherRegisteredOne() throws {
+        try forEachStore { stack in
+            let context = self.context(on: stack)
+            let task = stack.insert("Task", ["title": "Write", "uuid": UUID()], into: context)
+            do {
+                let owner = stack.insert("Person", ["firstName": "Ada"], into: context)
+                task.setValue(owner, forKey: "owner")
+                try context.save()
+            }
+            // Allocations that would reuse a freed owner's memory.
+            let filler = (0..<64).map { _ in ManagedObject(entity: stack.model.entitiesByName["Person"]!, insertInto: nil) }
+            context.reset()
+            withExtendedLifetime(filler) {}
+            XCTAssertNil(task.managedObjectContext)
+            XCTAssertEqual(context.registry.count, 0)
+        }
+    }
+}
