@@ -29,6 +29,7 @@ struct ObjectIDTable<Value> {
         /// it whichever key came first.
         var othersCount = 0
 
+        @inline(__always)
         func holds(_ id: ObjectID, temporary: Bool) -> Bool {
             entity === id.entity && storeTag == id.storeTag && self.temporary == temporary
         }
@@ -46,6 +47,9 @@ struct ObjectIDTable<Value> {
     private var others: [ObjectID: Value] = [:]
     /// How many keys the table holds.
     private(set) var count = 0
+    /// How many times a run moved to new storage (for tests and diagnostics: moving costs the
+    /// run's size, so this must stay logarithmic in the keys added and removed).
+    private(set) var moves = 0
     /// How many keys are about to come (``reserveCapacity(_:)``): room the first run to grow makes.
     private var capacityHint = 0
 
@@ -71,8 +75,11 @@ struct ObjectIDTable<Value> {
 
     @inline(__always)
     private func runIndex(of id: ObjectID, temporary: Bool) -> Int? {
-        for index in runs.indices where runs[index].holds(id, temporary: temporary) { return index }
-        return nil
+        // Through the buffer: a run copied out of the array would retain its slots.
+        runs.withUnsafeBufferPointer { runs in
+            for index in runs.indices where runs[index].holds(id, temporary: temporary) { return index }
+            return nil
+        }
     }
 
     subscript(id: ObjectID) -> Value? {
@@ -169,16 +176,24 @@ struct ObjectIDTable<Value> {
     }
 
     /// Keeps the counts when a slot of `run` gained (had: false) or lost a value. An emptied run
-    /// gives its storage back; one mostly empty moves to a smaller range.
+    /// gives its storage back; one mostly empty moves to a smaller range when that is much
+    /// smaller.
     private mutating func counted(had: Bool, in run: Int) {
         let change = had ? -1 : 1
         count += change
         runs[run].count += change
-        if runs[run].count == 0 {
+        let held = runs[run].count
+        if held == 0 {
             runs[run].slots = []
-        } else if had, runs[run].slots.count > 256, runs[run].count * 16 < runs[run].slots.count {
+        } else if had, held & (held - 1) == 0, runs[run].slots.count > 256, held * 16 < runs[run].slots.count {
+            // A removal that leaves the run a sixteenth full looks whether it should move to a
+            // smaller range; only at powers of two, so that a sparse run that should not is not
+            // scanned on every removal.
             let (first, last) = heldRange(of: run)
-            move(run, to: runs[run].base + Int64(first), span: Int64(last - first + 1))
+            let span = last - first + 1
+            // Only for a range at most a quarter of the present one: moving costs its size.
+            guard max(16, span * 2) <= runs[run].slots.count / 4 else { return }
+            move(run, to: runs[run].base + Int64(first), span: Int64(span))
             // The smaller range may reach past the old one, over keys the dictionary holds.
             takeOthers(into: run)
         } else if !had, runs[run].othersCount > 0, runs[run].count & (runs[run].count - 1) == 0 {
@@ -246,21 +261,32 @@ struct ObjectIDTable<Value> {
 
     /// The first and last slots of `run` that hold a value (it holds one).
     private func heldRange(of run: Int) -> (first: Int, last: Int) {
-        let slots = runs[run].slots
-        return (slots.firstIndex { $0 != nil }!, slots.lastIndex { $0 != nil }!)
+        // Through the buffer: iterating the array would copy each value it looks at.
+        runs[run].slots.withUnsafeBufferPointer { slots in
+            var first = 0, last = slots.count - 1
+            while slots[first] == nil { first += 1 }
+            while slots[last] == nil { last -= 1 }
+            return (first, last)
+        }
     }
 
     /// Gives `run` the range from `low` with room for twice `span` keys, so that a run sliding
     /// up (keys fetched in order while older ones go) moves once per span's worth of keys.
     /// `room`: keys expected beyond the span.
     private mutating func move(_ run: Int, to low: Int64, span: Int64, room: Int = 0) {
+        moves += 1
         var old = runs[run].slots
         runs[run].slots = []
-        var moved = [Value?](repeating: nil, count: max(16, Int(span) * 2, Int(span) + room))
+        let capacity = max(16, Int(span) * 2, Int(span) + room)
+        var moved = [Value?](repeating: nil, count: capacity)
         let offset = Int(runs[run].base - low)
         // The old storage is no longer shared: values move out of it without being copied.
-        for index in old.indices where old[index] != nil {
-            moved[index + offset] = old[index].take()
+        old.withUnsafeMutableBufferPointer { old in
+            moved.withUnsafeMutableBufferPointer { moved in
+                for index in old.indices where old[index] != nil {
+                    moved[index + offset] = old[index].take()
+                }
+            }
         }
         runs[run].base = low
         runs[run].slots = moved

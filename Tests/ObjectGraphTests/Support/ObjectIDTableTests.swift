@@ -194,6 +194,22 @@ final class ObjectIDTableTests: XCTestCase {
         withExtendedLifetime((first, inserted)) {}
     }
 
+    func testSparseKeysAddedAndRemovedRepeatedlyMoveTheRunRarely() {
+        // W4's pattern: a thousand scattered keys of a hundred thousand, fetched and released
+        // again and again. Each removal once moved the whole run to a range no smaller.
+        var generator = SplitMix(seed: 4)
+        let keys = (0..<1_000).map { _ in Int64(generator.next() % 100_000) + 1 }
+        var table = ObjectIDTable<Int>()
+        for _ in 0..<20 {
+            table.reserveCapacity(keys.count)
+            for key in keys { table[Self.id("Note", key)] = 1 }
+            table.endReservation()
+            for key in keys { table[Self.id("Note", key)] = nil }
+        }
+        XCTAssertTrue(table.isEmpty)
+        XCTAssertLessThan(table.moves, 20 * 40, "moves per round stay logarithmic in the keys")
+    }
+
     func testRandomOperationsWithSparseKeysAndReservationsMatchADictionary() {
         // The reviewer's differential check: mixed dense, sparse and extreme keys, temporary
         // IDs and reservations, many seeds.
