@@ -64,4 +64,39 @@ final class ExactValueTests: XCTestCase {
         for index in 10...14 { XCTAssertNil(stored(row, index, as: String.self), "slot \(index)") }
         XCTAssertNil(stored(row, 14, as: UUID.self), "types not known to fit the inline buffer are not read in place")
     }
+
+    func testRowValuesEncodedInPlaceAreWhatTheGeneralEncodingGives() throws {
+        let model = ManagedObjectModel {
+            Entity("Sample") {
+                Attribute("text", .string)
+                Attribute("short", .integer16)
+                Attribute("medium", .integer32)
+                Attribute("long", .integer64)
+                Attribute("flag", .boolean)
+                Attribute("real", .double)
+                Attribute("single", .float)
+                Attribute("when", .date)
+                Attribute("amount", .decimal)
+            }
+        }
+        let entity = model.entitiesByName["Sample"]!
+        let samples: [(String, any Hashable & Sendable)] = [
+            ("text", "héllo"), ("text", String(repeating: "long ", count: 20)), ("short", Int16(-3)), ("medium", Int32(70_000)),
+            ("long", Int64.max), ("flag", true), ("flag", false), ("real", -0.25), ("single", Float(1.5)),
+            ("when", Date(timeIntervalSinceReferenceDate: 1_234.5)), ("amount", Decimal(string: "1.25")!)]
+        for (name, value) in samples {
+            let attribute = try XCTUnwrap(entity.attributesByName[name])
+            let row: [SnapshotValue] = [.value(value)]
+            let inPlace = row.withUnsafeBufferPointer { SQLiteValueCoding.encodeInPlace($0.baseAddress!, as: attribute.attributeType) }
+            if attribute.attributeType == .decimal {
+                XCTAssertNil(inPlace, "decimals take the general path")
+            } else {
+                XCTAssertEqual(inPlace, try SQLiteValueCoding.encode(value, of: attribute), name)
+            }
+        }
+        // A value of another Swift type than the attribute's takes the general path.
+        let row: [SnapshotValue] = [.value(Int64(7)), .null]
+        XCTAssertNil(row.withUnsafeBufferPointer { SQLiteValueCoding.encodeInPlace($0.baseAddress!, as: .integer32) })
+        XCTAssertNil(row.withUnsafeBufferPointer { SQLiteValueCoding.encodeInPlace($0.baseAddress! + 1, as: .string) })
+    }
 }

@@ -249,9 +249,17 @@ extension SQLiteStore {
         // By index: iterating the columns would copy each one, retaining its names and description.
         for index in plan.columns.indices {
             if let mask, mask & (1 << UInt64(index)) == 0 { continue }
-            let value = row.values[plan.columns[index].slot]
+            let slot = plan.columns[index].slot
             switch plan.columns[index] {
             case .attribute(_, _, let attribute, let type, let allowsExternalStorage):
+                // Plain values are encoded where the row holds them, without copying them out.
+                if !allowsExternalStorage, let encoded = row.values.withUnsafeBufferPointer({
+                    SQLiteValueCoding.encodeInPlace($0.baseAddress.unsafelyUnwrapped + slot, as: type)
+                }) {
+                    arguments.append(encoded)
+                    continue
+                }
+                let value = row.values[slot]
                 switch value {
                 case .value(let value):
                     if allowsExternalStorage, let data = value as? Data, data.count >= externalData.threshold {
@@ -269,6 +277,7 @@ extension SQLiteStore {
                     arguments.append(try SQLiteValueCoding.encode(value, of: attribute.object))
                 }
             case .toOne(_, _, let entityColumn, let relationship):
+                let value = row.values[slot]
                 switch value {
                 case .object(let id):
                     guard id.storeTag == storeTag, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }

@@ -105,6 +105,24 @@ enum SQLiteValueCoding {
 
     /// The value of an integer or boolean attribute of `type` held in the Swift type `decode`
     /// gives it; nil when it is held in another type.
+    /// The value a row holds at `element` as SQLite stores it, read in place
+    /// (``ExactValue/storedValue(at:as:)``) when it is of exactly the Swift type of an attribute
+    /// of `type` among the plain ones (strings, numbers, dates); nil otherwise (``encode(_:of:as:)``
+    /// answers, the same for these).
+    static func encodeInPlace(_ element: UnsafePointer<SnapshotValue>, as type: AttributeType) -> SQLiteValue? {
+        switch type {
+        case .string: return ExactValue.storedValue(at: element, as: String.self).map { .text($0) }
+        case .integer16: return ExactValue.storedValue(at: element, as: Int16.self).map { .integer(Int64($0)) }
+        case .integer32: return ExactValue.storedValue(at: element, as: Int32.self).map { .integer(Int64($0)) }
+        case .integer64: return ExactValue.storedValue(at: element, as: Int64.self).map { .integer($0) }
+        case .boolean: return ExactValue.storedValue(at: element, as: Bool.self).map { .integer($0 ? 1 : 0) }
+        case .double: return ExactValue.storedValue(at: element, as: Double.self).map { .double($0) }
+        case .float: return ExactValue.storedValue(at: element, as: Float.self).map { .double(Double($0)) }
+        case .date: return ExactValue.storedValue(at: element, as: Date.self).map { .double($0.timeIntervalSinceReferenceDate) }
+        default: return nil
+        }
+    }
+
     private static func nativeInteger(_ value: any Hashable & Sendable, _ type: AttributeType) -> Int64? {
         switch type {
         case .integer16: return ExactValue.cast(value, as: Int16.self).map(Int64.init)
