@@ -293,24 +293,31 @@ extension ManagedObject {
 
     /// ``passesByType()`` for an object reading its row (`rowValues`), without unpacking it.
     private func rowPassesByType() -> Bool {
-        for index in rowValues.indices {
-            switch layout.kinds[index] {
-            case .fetched: continue
-            case .toMany:
-                switch rowValues[index] {
-                case .unloaded, .objects: continue  // a fault, or stored destinations (a pending fault)
-                default: return false
-                }
-            default:
-                switch rowValues[index] {
-                case .value(let value): if !layout.validation[index].passes(valueOfType: type(of: value)) { return false }
-                case .null, .unloaded: if !layout.validation[index].passes(valueOfType: nil) { return false }
-                case .object: if !layout.validation[index].passes(valueOfType: ObjectID.self) { return false }
-                case .objects: return false
+        rowValues.withUnsafeBufferPointer { row in
+            for index in row.indices {
+                switch layout.kinds[index] {
+                case .fetched: continue
+                case .toMany:
+                    switch row[index] {
+                    case .unloaded, .objects: continue  // a fault, or stored destinations (a pending fault)
+                    default: return false
+                    }
+                default:
+                    // A value's type is read where the row holds it, without copying the value.
+                    if let type = ExactValue.storedType(at: row.baseAddress.unsafelyUnwrapped + index) {
+                        if !layout.validation[index].passes(valueOfType: type) { return false }
+                        continue
+                    }
+                    switch row[index] {
+                    case .value(let value): if !layout.validation[index].passes(valueOfType: type(of: value)) { return false }
+                    case .null, .unloaded: if !layout.validation[index].passes(valueOfType: nil) { return false }
+                    case .object: if !layout.validation[index].passes(valueOfType: ObjectID.self) { return false }
+                    case .objects: return false
+                    }
                 }
             }
+            return true
         }
-        return true
     }
 
     /// Whether the object's class adopts `PropertyValidating`, asked of the runtime once per class

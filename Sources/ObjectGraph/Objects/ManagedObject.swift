@@ -341,10 +341,17 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         assertOnContextQueue()
         fireFaultIfNeeded()
         if !rowValues.isEmpty && missingSlots == nil && layout.isStoredAttributeSlot[index] {
-            switch rowValues[index] {
-            case .null where value == nil: return
-            case .value(let current) where value != nil && ExactValue.cast(current, as: Value.self) == value: return
-            default: break
+            // The current value is compared where the row holds it, when it can be read there.
+            if let current = rowValues.withUnsafeBufferPointer({
+                ExactValue.storedValue(at: $0.baseAddress.unsafelyUnwrapped + index, as: Value.self)
+            }) {
+                if current == value { return }
+            } else {
+                switch rowValues[index] {
+                case .null where value == nil: return
+                case .value(let current) where value != nil && ExactValue.cast(current, as: Value.self) == value: return
+                default: break
+                }
             }
             setRowValue(value.map { .value($0) } ?? .null, atSlot: index)
             return

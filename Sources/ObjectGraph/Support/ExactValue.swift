@@ -50,6 +50,16 @@ enum ExactValue {
         return raw.load(as: Value.self)
     }
 
+    /// The dynamic type of the value a row holds at `element`, read in place, when the element
+    /// is a `.value` (see ``storedValue(at:as:)``); nil otherwise, or when the layout is unknown.
+    @inline(__always)
+    static func storedType(at element: UnsafePointer<SnapshotValue>) -> Any.Type? {
+        guard let tag = valueCaseTag else { return nil }
+        let raw = UnsafeRawPointer(element)
+        guard raw.load(fromByteOffset: tag.offset, as: UInt8.self) == tag.byte else { return nil }
+        return unsafeBitCast(raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self), to: Any.Type.self)
+    }
+
     /// Where a `SnapshotValue` keeps its case and the byte there for `.value`, found once by
     /// looking at values of each case an attribute slot holds: the enum's extra tag byte, after
     /// the largest payload. Nil (no in-place reads) unless that byte tells `.value` apart.

@@ -63,6 +63,13 @@ final class ExactValueTests: XCTestCase {
         XCTAssertNil(stored(row, 0, as: Int32.self))
         for index in 10...14 { XCTAssertNil(stored(row, index, as: String.self), "slot \(index)") }
         XCTAssertNil(stored(row, 14, as: UUID.self), "types not known to fit the inline buffer are not read in place")
+        // The dynamic type of any `.value`, inline or boxed, is read in place too.
+        row.withUnsafeBufferPointer { row in
+            for index in row.indices {
+                let expected: Any.Type? = if case .value(let value) = row[index] { type(of: value) } else { nil }
+                XCTAssertTrue(ExactValue.storedType(at: row.baseAddress! + index) == expected, "slot \(index)")
+            }
+        }
     }
 
     func testRowValuesEncodedInPlaceAreWhatTheGeneralEncodingGives() throws {
