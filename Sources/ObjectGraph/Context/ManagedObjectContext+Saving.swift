@@ -129,6 +129,18 @@ extension ManagedObjectContext {
         var request = StoreSaveRequest()
         var inserted: [ManagedObject] = []
         var updated: [ManagedObject] = []
+
+        /// A part for at most the context's inserted and updated objects, its arrays sized once:
+        /// most saves write to one store, whose part gets them all.
+        init(storeTag: StoreTag, sample: ObjectID, expecting counts: (inserted: Int, updated: Int)) {
+            self.storeTag = storeTag
+            self.sample = sample
+            request.inserted.reserveCapacity(counts.inserted)
+            inserted.reserveCapacity(counts.inserted)
+            request.updated.reserveCapacity(counts.updated)
+            request.changedSlots.reserveCapacity(counts.updated)
+            updated.reserveCapacity(counts.updated)
+        }
     }
 
     /// Sends each store its inserted, updated and deleted rows, stores in identifier order.
@@ -141,7 +153,7 @@ extension ManagedObjectContext {
             let tag = object.objectID.storeTag
             if parts.isEmpty || parts[part].storeTag != tag {
                 part = parts.firstIndex { $0.storeTag == tag } ?? parts.endIndex
-                if part == parts.endIndex { parts.append(StoreChanges(storeTag: tag, sample: object.objectID)) }
+                if part == parts.endIndex { parts.append(StoreChanges(storeTag: tag, sample: object.objectID, expecting: (insertedByID.count, updatedByID.count))) }
             }
             if object.isDeleted {
                 guard !object.isInserted, !object.objectID.isTemporaryID else { continue }
@@ -185,6 +197,8 @@ extension ManagedObjectContext {
     private func finishSave(_ changes: [ManagedObject], saved: [SavedRow], coordinator: PersistentStoreCoordinator) {
         var insertedRows: [Snapshot] = []
         var updatedRows: [Snapshot] = []
+        insertedRows.reserveCapacity(insertedByID.count)
+        updatedRows.reserveCapacity(updatedByID.count)
         for row in saved {
             let committed = mergedCommitted(row.snapshot, row.object)
             row.object.committedSnapshot = committed
