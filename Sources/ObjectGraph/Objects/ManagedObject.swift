@@ -265,9 +265,11 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// exactly that type is taken out of its box without a dynamic cast.
     @inlinable
     public final func attribute<Value>(atSlot index: Int, as _: Value.Type = Value.self) -> Value? {
-        // A loaded object reading its row: the value is read where the row holds it.
+        // A loaded object reading its row: the value is read where the row holds it. (A fault
+        // fires first: its row is then the one it holds.)
+        assertOnContextQueue()
+        if faulted { fireFault() }
         if !faulted, missingSlots == nil, !rowValues.isEmpty, layout.isStoredAttributeSlot[index] {
-            assertOnContextQueue()
             let stored = rowValues.withUnsafeBufferPointer { row in
                 ExactValue.storedValue(at: row.baseAddress.unsafelyUnwrapped + index, as: Value.self)
             }
