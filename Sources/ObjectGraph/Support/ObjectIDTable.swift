@@ -184,7 +184,9 @@ struct ObjectIDTable<Value> {
         runs[run].count += change
         let held = runs[run].count
         if held == 0 {
-            runs[run].slots = []
+            // Small storage stays for the next key (objects fetched one at a time would allocate
+            // and free it each time); larger storage goes.
+            if runs[run].slots.count > 1_024 { runs[run].slots = [] }
         } else if had, held & (held - 1) == 0, runs[run].slots.count > 256, held * 16 < runs[run].slots.count {
             // A removal that leaves the run a sixteenth full looks whether it should move to a
             // smaller range; only at powers of two, so that a sparse run that should not is not
@@ -229,6 +231,13 @@ struct ObjectIDTable<Value> {
     /// dense enough (``allowedSpan(of:)``); nil when it would not. The range takes in the keys
     /// of the run's kind that the dictionary holds too, when it may.
     private mutating func makeSlot(for key: Int64, in run: Int) -> Int? {
+        if runs[run].count == 0, !runs[run].slots.isEmpty, capacityHint <= runs[run].slots.count {
+            // An empty run's storage (all empty slots) takes the key at its start.
+            runs[run].base = key
+            capacityHint = 0
+            takeOthers(into: run)
+            return 0
+        }
         var low = key, high = key
         if runs[run].count > 0 {
             let (first, last) = heldRange(of: run)
