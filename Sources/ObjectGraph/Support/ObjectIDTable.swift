@@ -7,11 +7,18 @@
 // scatters such a run over its whole storage: at 100,000 objects each insertion and removal was a
 // cache miss, about a fifth of a full fetch. Here the keys of one entity in one store sit in an
 // array indexed by key ("run"), while they are dense enough: a fetch touches neighbouring slots,
-// with no hashing and no probing. Keys that would leave a run too sparse go to an ordinary
+// with no hashing and no probing. Keys that would leave a run too sparse go to the run's own
 // dictionary, so memory stays bounded for any key pattern.
 //
-// Invariant: a key lives in exactly one place, its run's slots while it falls in the run's range,
-// the dictionary otherwise. A run that grows over keys in the dictionary takes them over.
+// Invariant: a key lives in exactly one place: its run's slots while it falls in the run's range,
+// the run's dictionary otherwise (keys near the ends of Int64, which have no run, in `loose`). A
+// run that grows over keys in its dictionary takes them over.
+//
+// Cost: an operation costs O(1), plus, when a run changes storage, the size of the storage and of
+// the run's dictionary. Storage changes are rare enough to amortize: a run grows by at least its
+// span, shrinks to at most a quarter of its storage, and the checks that may move it are made at
+// powers of two of its count, each at most once per count until it moves (`Checks`). `work`
+// counts the slots and keys those scans visit, so that tests can hold the table to this.
 
 struct ObjectIDTable<Value> {
     /// The keys of one entity, in one store (or temporary ones), within `base ..< base + slots.count`.
@@ -24,10 +31,6 @@ struct ObjectIDTable<Value> {
         var slots: [Value?] = []
         /// How many slots hold a value.
         var count = 0
-        /// How many keys of the run's kind (entity, store, temporary or not) the dictionary
-        /// holds: they count towards how far the run may widen, so that dense keys end up in
-        /// it whichever key came first.
-        var othersCount = 0
 
         @inline(__always)
         func holds(_ id: ObjectID, temporary: Bool) -> Bool {
@@ -42,14 +45,29 @@ struct ObjectIDTable<Value> {
         }
     }
 
-    /// Runs are few (one per entity and store in use), so they are searched in order.
+    /// The counts at which a run last looked, in vain, whether to shrink or to take its
+    /// dictionary's keys: the same look at the same counts finds the same, so it is not repeated
+    /// (a key added and removed again would otherwise scan on every round). Reset when the run
+    /// moves. Kept beside the runs: a larger `Run` made the hot paths copy runs out of the array.
+    private struct Checks {
+        var shrinkAt = -1
+        var absorbAt = (count: -1, others: -1)
+    }
+
+    /// Runs are few (one per entity and store in use), so they are searched in order. `others`
+    /// and `checks` go with `runs`, index by index.
     private var runs: [Run] = []
-    private var others: [ObjectID: Value] = [:]
+    /// Each run's keys outside its range.
+    private var others: [[ObjectID: Value]] = []
+    private var checks: [Checks] = []
+    /// Keys too near the ends of Int64 for a run (run arithmetic must not overflow).
+    private var loose: [ObjectID: Value] = [:]
     /// How many keys the table holds.
     private(set) var count = 0
-    /// How many times a run moved to new storage (for tests and diagnostics: moving costs the
-    /// run's size, so this must stay logarithmic in the keys added and removed).
+    /// How many times a run moved to new storage, and how many slots and dictionary keys the
+    /// table's scans visited (for tests and diagnostics: see the cost note at the top).
     private(set) var moves = 0
+    private(set) var work = 0
     /// How many keys are about to come (``reserveCapacity(_:)``): room the first run to grow makes.
     private var capacityHint = 0
 
@@ -66,8 +84,7 @@ struct ObjectIDTable<Value> {
         }
     }
 
-    /// Whether a run may hold `key`: keys near the ends of Int64 stay in the dictionary, so that
-    /// run arithmetic cannot overflow.
+    /// Whether a run may hold `key`.
     @inline(__always)
     private static func mayHaveRun(_ key: Int64) -> Bool {
         key > -Int64.max / 4 && key < Int64.max / 4
@@ -85,10 +102,10 @@ struct ObjectIDTable<Value> {
     subscript(id: ObjectID) -> Value? {
         get {
             let (key, temporary) = Self.key(of: id)
-            if let run = runIndex(of: id, temporary: temporary), let slot = runs[run].slot(of: key) {
-                return runs[run].slots[slot]
-            }
-            return others.isEmpty ? nil : others[id]
+            guard Self.mayHaveRun(key) else { return loose.isEmpty ? nil : loose[id] }
+            guard let run = runIndex(of: id, temporary: temporary) else { return nil }
+            if let slot = runs[run].slot(of: key) { return runs[run].slots[slot] }
+            return others[run].isEmpty ? nil : others[run][id]
         }
         set {
             withValue(for: id) { $0 = newValue }
@@ -108,44 +125,37 @@ struct ObjectIDTable<Value> {
     /// A key is given a slot only when `body` stores a value.
     mutating func withValue<Result>(for id: ObjectID, _ body: (inout Value?) -> Result) -> Result {
         let (key, temporary) = Self.key(of: id)
-        let inRange = Self.mayHaveRun(key)
-        let run = inRange ? runIndex(of: id, temporary: temporary) : nil
-        if let run, let slot = runs[run].slot(of: key) {
+        guard Self.mayHaveRun(key) else { return Self.change(&loose[id], counting: &count, body) }
+        let run = runIndex(of: id, temporary: temporary) ?? addRun(for: id, temporary: temporary)
+        if let slot = runs[run].slot(of: key) {
             let had = runs[run].slots[slot] != nil
             let result = body(&runs[run].slots[slot])
             let has = runs[run].slots[slot] != nil
             if had != has { counted(had: had, in: run) }
             return result
         }
-        guard inRange, run.map({ mayWiden($0, toCover: key) }) ?? true else {
-            // A key no run will take: changed in place in the dictionary, with one hash.
-            let before = count
-            let result = Self.change(&others[id], counting: &count, body)
-            if let run { runs[run].othersCount += count - before }
-            return result
+        guard mayWiden(run, toCover: key) else {
+            // A key the run will not take: changed in place in its dictionary, with one hash.
+            return Self.change(&others[run][id], counting: &count, body)
         }
-        var value: Value? = others.isEmpty ? nil : others[id]
+        var value: Value? = others[run].isEmpty ? nil : others[run][id]
         let had = value != nil
         let result = body(&value)
         switch (had, value) {
         case (false, nil):
             break
         case (true, nil):
-            others[id] = nil
+            others[run][id] = nil
             count -= 1
-            // A key of the ends of Int64 has no run.
-            if let run { runs[run].othersCount -= 1 }
         case (true, let value?):
-            others[id] = value
+            others[run][id] = value
         case (false, let value?):
             count += 1
-            let run = run ?? addRun(for: id, temporary: temporary)
             if let slot = makeSlot(for: key, in: run) {
                 runs[run].slots[slot] = value
                 runs[run].count += 1
             } else {
-                others[id] = value
-                runs[run].othersCount += 1
+                others[run][id] = value
             }
         }
         return result
@@ -175,37 +185,40 @@ struct ObjectIDTable<Value> {
         return (key < base ? base - key : key - end + 1) < allowedSpan(of: run)
     }
 
-    /// Keeps the counts when a slot of `run` gained (had: false) or lost a value. An emptied run
-    /// gives its storage back; one mostly empty moves to a smaller range when that is much
-    /// smaller.
+    /// Keeps the counts when a slot of `run` gained (had: false) or lost a value, and looks
+    /// whether the run should move (see the cost note at the top).
     private mutating func counted(had: Bool, in run: Int) {
         let change = had ? -1 : 1
         count += change
         runs[run].count += change
         let held = runs[run].count
+        guard held & (held - 1) == 0 else { return }
         if held == 0 {
             // Small storage stays for the next key (objects fetched one at a time would allocate
             // and free it each time); larger storage goes.
-            if runs[run].slots.count > 1_024 { runs[run].slots = [] }
-        } else if had, held & (held - 1) == 0, runs[run].slots.count > 256, held * 16 < runs[run].slots.count {
-            // A removal that leaves the run a sixteenth full looks whether it should move to a
-            // smaller range; only at powers of two, so that a sparse run that should not is not
-            // scanned on every removal.
+            if runs[run].slots.count > 1_024 {
+                runs[run].slots = []
+                checks[run] = Checks()
+            }
+        } else if had, runs[run].slots.count > 256, held * 16 < runs[run].slots.count, checks[run].shrinkAt != held {
+            // Left a sixteenth full: it moves to a smaller range when that is at most a quarter
+            // of its storage (moving costs the storage's size).
+            checks[run].shrinkAt = held
             let (first, last) = heldRange(of: run)
             let span = last - first + 1
-            // Only for a range at most a quarter of the present one: moving costs its size.
             guard max(16, span * 2) <= runs[run].slots.count / 4 else { return }
             move(run, to: runs[run].base + Int64(first), span: Int64(span))
             // The smaller range may reach past the old one, over keys the dictionary holds.
             takeOthers(into: run)
-        } else if !had, runs[run].othersCount > 0, runs[run].count & (runs[run].count - 1) == 0 {
+        } else if !had, !others[run].isEmpty, checks[run].absorbAt != (held, others[run].count) {
             // Keys the run refused while it was sparse: each time its count doubles, it looks
             // whether it may take them now.
+            checks[run].absorbAt = (held, others[run].count)
             absorbOthers(into: run)
         }
     }
 
-    /// Widens `run` over the dictionary's keys of its kind when it stays dense enough.
+    /// Widens `run` over its dictionary's keys when it stays dense enough.
     private mutating func absorbOthers(into run: Int) {
         guard let (otherLow, otherHigh) = othersRange(of: run) else { return }
         let (first, last) = heldRange(of: run)
@@ -218,21 +231,24 @@ struct ObjectIDTable<Value> {
 
     private mutating func addRun(for id: ObjectID, temporary: Bool) -> Int {
         runs.append(Run(entity: id.entity, storeTag: id.storeTag, temporary: temporary))
+        others.append([:])
+        checks.append(Checks())
         return runs.count - 1
     }
 
-    /// The most keys `run` may span: four slots per key of its kind held (in it or in the
+    /// The most keys `run` may span: four slots per key of its kind held (in it or in its
     /// dictionary), plus a margin.
     private func allowedSpan(of run: Int) -> Int64 {
-        4 * Int64(runs[run].count + runs[run].othersCount + 1) + 64
+        4 * Int64(runs[run].count + others[run].count + 1) + 64
     }
 
     /// The slot for `key` in `run`, its range widened (and moved) to cover it when the run stays
     /// dense enough (``allowedSpan(of:)``); nil when it would not. The range takes in the keys
-    /// of the run's kind that the dictionary holds too, when it may.
+    /// of the run's dictionary too, when it may.
     private mutating func makeSlot(for key: Int64, in run: Int) -> Int? {
         if runs[run].count == 0, !runs[run].slots.isEmpty, capacityHint <= runs[run].slots.count {
-            // An empty run's storage (all empty slots) takes the key at its start.
+            // An empty run's storage (all empty slots) takes the key at its start, and the keys
+            // of its dictionary that the new range covers.
             runs[run].base = key
             capacityHint = 0
             takeOthers(into: run)
@@ -246,7 +262,7 @@ struct ObjectIDTable<Value> {
         }
         let allowed = allowedSpan(of: run)
         guard high - low + 1 <= allowed else { return nil }
-        if runs[run].othersCount > 0, let (otherLow, otherHigh) = othersRange(of: run),
+        if !others[run].isEmpty, let (otherLow, otherHigh) = othersRange(of: run),
            max(high, otherHigh) - min(low, otherLow) + 1 <= allowed {
             low = min(low, otherLow)
             high = max(high, otherHigh)
@@ -257,26 +273,28 @@ struct ObjectIDTable<Value> {
         return Int(key - low)
     }
 
-    /// The lowest and highest keys of `run`'s kind in the dictionary.
-    private func othersRange(of run: Int) -> (low: Int64, high: Int64)? {
+    /// The lowest and highest keys in `run`'s dictionary.
+    private mutating func othersRange(of run: Int) -> (low: Int64, high: Int64)? {
+        work += others[run].count
         var range: (low: Int64, high: Int64)?
-        for id in others.keys {
-            let (key, temporary) = Self.key(of: id)
-            guard Self.mayHaveRun(key), runs[run].holds(id, temporary: temporary) else { continue }
+        for id in others[run].keys {
+            let key = Self.key(of: id).value
             range = (min(range?.low ?? key, key), max(range?.high ?? key, key))
         }
         return range
     }
 
     /// The first and last slots of `run` that hold a value (it holds one).
-    private func heldRange(of run: Int) -> (first: Int, last: Int) {
+    private mutating func heldRange(of run: Int) -> (first: Int, last: Int) {
         // Through the buffer: iterating the array would copy each value it looks at.
-        runs[run].slots.withUnsafeBufferPointer { slots in
+        let range = runs[run].slots.withUnsafeBufferPointer { slots in
             var first = 0, last = slots.count - 1
             while slots[first] == nil { first += 1 }
             while slots[last] == nil { last -= 1 }
             return (first, last)
         }
+        work += range.0 + runs[run].slots.count - range.1
+        return range
     }
 
     /// Gives `run` the range from `low` with room for twice `span` keys, so that a run sliding
@@ -287,6 +305,7 @@ struct ObjectIDTable<Value> {
         var old = runs[run].slots
         runs[run].slots = []
         let capacity = max(16, Int(span) * 2, Int(span) + room)
+        work += old.count + capacity
         var moved = [Value?](repeating: nil, count: capacity)
         let offset = Int(runs[run].base - low)
         // The old storage is no longer shared: values move out of it without being copied.
@@ -299,24 +318,23 @@ struct ObjectIDTable<Value> {
         }
         runs[run].base = low
         runs[run].slots = moved
+        checks[run] = Checks()
     }
 
-    /// Moves the dictionary's keys that `run`'s range now covers into its slots.
+    /// Moves the keys of `run`'s dictionary that its range now covers into its slots.
     private mutating func takeOthers(into run: Int) {
-        guard runs[run].othersCount > 0 else { return }
-        for (id, value) in others {
-            let (key, temporary) = Self.key(of: id)
-            guard Self.mayHaveRun(key), runs[run].holds(id, temporary: temporary),
-                  let slot = runs[run].slot(of: key) else { continue }
-            others[id] = nil
+        guard !others[run].isEmpty else { return }
+        work += others[run].count
+        for (id, value) in others[run] {
+            guard let slot = runs[run].slot(of: Self.key(of: id).value) else { continue }
+            others[run][id] = nil
             runs[run].slots[slot] = value
             runs[run].count += 1
-            runs[run].othersCount -= 1
         }
     }
 
     /// Expects `count` more keys until ``endReservation()``: the first run to grow meanwhile
-    /// makes room for them. (The dictionary grows as it needs: most keys go to runs.)
+    /// makes room for them. (Dictionaries grow as they need: most keys go to runs.)
     mutating func reserveCapacity(_ count: Int) {
         capacityHint = count
     }
@@ -326,7 +344,7 @@ struct ObjectIDTable<Value> {
         capacityHint = 0
     }
 
-    /// Every key with its value, runs first (in key order), then the dictionary's.
+    /// Every key with its value, runs first (in key order), then the dictionaries'.
     var entries: [(id: ObjectID, value: Value)] {
         var entries: [(id: ObjectID, value: Value)] = []
         entries.reserveCapacity(count)
@@ -340,13 +358,15 @@ struct ObjectIDTable<Value> {
                 entries.append((id, value))
             }
         }
-        for (id, value) in others { entries.append((id, value)) }
+        for dictionary in others + [loose] {
+            for (id, value) in dictionary { entries.append((id, value)) }
+        }
         return entries
     }
 
-    /// How many keys the dictionary holds, and how many slots each run has (for tests and
+    /// How many keys the dictionaries hold, and how many slots each run has (for tests and
     /// diagnostics).
-    var dictionaryCount: Int { others.count }
+    var dictionaryCount: Int { others.reduce(loose.count) { $0 + $1.count } }
     var runCapacities: [Int] { runs.map(\.slots.count) }
 
     /// Every value, runs first.
@@ -356,7 +376,7 @@ struct ObjectIDTable<Value> {
         for run in runs where run.count > 0 {
             for case let value? in run.slots { values.append(value) }
         }
-        values.append(contentsOf: others.values)
+        for dictionary in others + [loose] { values.append(contentsOf: dictionary.values) }
         return values
     }
 }

@@ -210,6 +210,71 @@ final class ObjectIDTableTests: XCTestCase {
         XCTAssertLessThan(table.moves, 20 * 40, "moves per round stay logarithmic in the keys")
     }
 
+    // Found in the second review: one key added and removed again, next to a large table, must
+    // not cost the size of the table each round. `work` counts the slots and keys scans visit.
+
+    /// Adds `key` of `entity` and removes it again, `times` times; the scanning work it took.
+    private func toggle(_ key: Int64, of entity: String = "Note", in table: inout ObjectIDTable<Int>, times: Int) -> Int {
+        let before = table.work
+        let id = Self.id(entity, key)
+        for _ in 0..<times {
+            table[id] = 1
+            table[id] = nil
+        }
+        return table.work - before
+    }
+
+    func testTogglingAKeyNextToALargeSparseRunDoesNotScanTheRun() {
+        // A context that fetched 200,000 objects and keeps two of them, 60,000 keys apart: the
+        // run's keys span more than an eighth of its storage, so it does not shrink.
+        var table = ObjectIDTable<Int>()
+        for key in Int64(1)...200_000 { table[Self.id("Note", key)] = 1 }
+        for key in Int64(2)...200_000 where key != 60_000 { table[Self.id("Note", key)] = nil }
+        XCTAssertEqual(table.count, 2)
+        let work = toggle(30_000, in: &table, times: 500)
+        XCTAssertLessThan(work, 500_000, "each removal back to 2 keys scanned the run's storage (\(work) for 500)")
+        XCTAssertEqual(table.count, 2)
+    }
+
+    func testTogglingAKeyOfARunWithKeysInItsDictionaryDoesNotScanOtherKeys() {
+        var table = ObjectIDTable<Int>()
+        for key in Int64(1)...1_023 { table[Self.id("Note", key)] = 1 }
+        table[Self.id("Note", 1_000_000_000)] = 1  // far: the run's dictionary holds it
+        for index in Int64(1)...30_000 { table[Self.id("Tag", index * 1_000)] = 1 }  // scattered keys of another entity
+        // Each addition brings the Note run to 1,024 keys, a power of two.
+        let work = toggle(1_024, in: &table, times: 300)
+        XCTAssertLessThan(work, 30_000, "the toggles scanned the other entity's keys (\(work) for 300)")
+    }
+
+    func testTogglingTheOnlyKeyOfAnEmptiedRunNeitherScansNorMovesEachTime() {
+        var table = ObjectIDTable<Int>()
+        table[Self.id("Note", 1)] = 1
+        table[Self.id("Note", 1_000_000_000)] = 1  // far: the run's dictionary holds it
+        table[Self.id("Note", 1)] = nil  // the run is empty, its dictionary not
+        for index in Int64(1)...30_000 { table[Self.id("Tag", index * 1_000)] = 1 }
+        let moves = table.moves
+        let work = toggle(5, in: &table, times: 200)
+        XCTAssertLessThan(work, 30_000, "\(work) for 200 toggles")
+        XCTAssertLessThanOrEqual(table.moves - moves, 2, "an emptied run keeps its storage for the next key")
+        XCTAssertEqual(table[Self.id("Note", 1_000_000_000)], 1)
+    }
+
+    func testAContextFetchingAndReleasingOneObjectNextToTwoKeptOnesDoesNotScanItsRegistry() throws {
+        let stack = try Stack(storeType: .inMemory, model: Self.model)
+        let context = stack.context
+        let entity = Self.model.entitiesByName["Note"]!
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first).identifier
+        func id(_ key: Int64) -> ObjectID { ObjectID(entity: entity, storeIdentifier: store, primaryKey: key) }
+        var faults = (Int64(1)...100_000).map { context.object(with: id($0)) }
+        let kept = [faults[0], faults[29_999]]
+        faults = []
+        XCTAssertEqual(context.registeredObjects.count, 2)
+        let before = context.registry.work
+        for _ in 0..<1_500 { _ = context.object(with: id(50_000)) }
+        XCTAssertLessThan(context.registry.work - before, 1_500_000, "each fault made and released scanned the registry")
+        withExtendedLifetime(kept) {}
+    }
+
     func testRandomOperationsWithSparseKeysAndReservationsMatchADictionary() {
         // The reviewer's differential check: mixed dense, sparse and extreme keys, temporary
         // IDs and reservations, many seeds.
