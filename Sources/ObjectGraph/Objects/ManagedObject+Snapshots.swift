@@ -16,6 +16,10 @@ extension ManagedObject {
     /// its row): its values become the object's, unchanged.
     func applyCommittedSnapshot() {
         let snapshot = committedSnapshot.unsafelyUnwrapped
+        // Values are read from the row in place, by slot: a row must have one per slot (a store
+        // that answers otherwise is stopped here, not read past its end).
+        precondition(snapshot.values.count == layout.kinds.count,
+                     "\(snapshot.objectID) has \(snapshot.values.count) values for the \(layout.kinds.count) properties of \(entity.name)")
         // A fault's slots are the layout's shared arrays: they stay (unpacking replaces them). A
         // loaded object's go now: they may hold objects (relationships) that must not outlive them.
         if !faulted { storedSlots = [] }

@@ -103,8 +103,6 @@ enum SQLiteValueCoding {
         }
     }
 
-    /// The value of an integer or boolean attribute of `type` held in the Swift type `decode`
-    /// gives it; nil when it is held in another type.
     /// The value a row holds at `element` as SQLite stores it, read in place
     /// (``ExactValue/storedValue(at:as:)``) when it is of exactly the Swift type of an attribute
     /// of `type` among the plain ones (strings, numbers, dates); nil otherwise (``encode(_:of:as:)``
@@ -123,6 +121,8 @@ enum SQLiteValueCoding {
         }
     }
 
+    /// The value of an integer or boolean attribute of `type` held in the Swift type `decode`
+    /// gives it; nil when it is held in another type.
     private static func nativeInteger(_ value: any Hashable & Sendable, _ type: AttributeType) -> Int64? {
         switch type {
         case .integer16: return ExactValue.cast(value, as: Int16.self).map(Int64.init)
