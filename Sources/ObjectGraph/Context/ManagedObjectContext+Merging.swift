@@ -28,8 +28,7 @@ extension ManagedObjectContext {
         }
         for id in local.insertedObjectIDs.sorted() {
             if let object = registry[id]?.object {
-                event.inserted[ObjectKey(object)] = object
-                object.insertedInEvent = eventSequence
+                noteInserted(object)
             }
         }
         processPendingChanges()

@@ -336,8 +336,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
                 object.changedSlots[index] = true
             }
         }
-        event.inserted[ObjectKey(object)] = object
-        object.insertedInEvent = eventSequence
+        noteInserted(object)
         undoManager?.registerUndo(withTarget: self) { context in context.uninsert(object) }
         object.awakeFromInsert()
     }
@@ -367,7 +366,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         insertedByID[id] = nil
         deletedByID[id] = nil
         updatedByID[id] = nil
-        event.inserted[id] = nil
         object.insertedInEvent = 0
         object.forgetEventOldValues()
         object.eventOldValuesEvent = 0
@@ -385,8 +383,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         register(object)
         object.isInserted = true
         insertedByID[ObjectKey(object)] = object
-        event.inserted[ObjectKey(object)] = object
-        object.insertedInEvent = eventSequence
+        noteInserted(object)
         undoManager?.registerUndo(withTarget: self) { context in context.uninsert(object) }
     }
 
@@ -427,16 +424,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             for index in object.changedSlots.indices where index < object.slots.count && object.slots[index] != nil {
                 object.changedSlots[index] = true
             }
-            event.inserted[id] = object
-            object.insertedInEvent = eventSequence
+            noteInserted(object)
         } else if !object.isInserted {
             if object.changedSlots.contains(true) { updatedByID[id] = object }
-            event.inserted[id] = object
-            object.insertedInEvent = eventSequence
+            noteInserted(object)
         } else {
             insertedByID[id] = object
-            event.inserted[id] = object
-            object.insertedInEvent = eventSequence
+            noteInserted(object)
         }
         undoManager?.registerUndo(withTarget: self) { context in context.delete(object) }
         object.awake(fromSnapshotEvents: .undoDeletion)
@@ -543,6 +537,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         return changes
     }
 
+    /// Records `object` among the current event's inserted objects.
+    func noteInserted(_ object: ManagedObject) {
+        guard object.insertedInEvent != eventSequence else { return }
+        event.inserted.append(object)
+        object.insertedInEvent = eventSequence
+    }
+
     /// Ends the current event: runs the delete rules of objects deleted in it, posts
     /// objectsDidChange with what changed, and closes the undo group.
     public func processPendingChanges() {
@@ -565,7 +566,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             if !observers.isEmpty {
                 // Objects whose change an undone insertion took back out of the event are stale.
                 let updated = Set(finished.updated.lazy.filter { $0.eventOldValuesEvent == finishedSequence })
-                let changes = ObjectsDidChange(inserted: Set(finished.inserted.values), updated: updated,
+                let inserted = Set(finished.inserted.lazy.filter { $0.insertedInEvent == finishedSequence })
+                let changes = ObjectsDidChange(inserted: inserted, updated: updated,
                                                deleted: Set(finished.deleted.values), refreshed: Set(finished.refreshed.values),
                                                invalidated: Set(finished.invalidated.values), invalidatedAll: finished.invalidatedAll)
                 notifiedEvent = finished
@@ -719,7 +721,10 @@ struct ObjectKey: Hashable {
 
 /// What changed during the current event.
 struct EventChanges {
-    var inserted: [ObjectKey: ManagedObject] = [:]
+    /// Objects inserted in the event, in order (an array: appended once per insertion, without
+    /// hashing). An object counts while its `insertedInEvent` is the event's: an undone
+    /// insertion stays in the array, and one done again appears twice; readers filter.
+    var inserted: [ManagedObject] = []
     /// Objects changed in the event that were not inserted in it, in the order of their first
     /// change (an array: appended once per object, without hashing).
     var updated: [ManagedObject] = []

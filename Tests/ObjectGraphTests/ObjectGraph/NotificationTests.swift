@@ -50,6 +50,20 @@ final class NotificationTests: XCTestCase {
         }
     }
 
+    func testUndoneAndRedoneInsertionsAreReportedOnceInTheirEvents() throws {
+        try forEachStore(undo: true) { stack in
+            let recorder = Recorder(stack.context)
+            let ada = stack.person("Ada")
+            stack.context.processPendingChanges()
+            stack.context.undoManager!.undo()  // the insertion
+            stack.context.processPendingChanges()
+            stack.context.undoManager!.redo()
+            stack.context.processPendingChanges()
+            XCTAssertEqual(recorder.changes.map(\.inserted), [[ada], [], [ada]])
+            XCTAssertEqual(recorder.changes.map(\.deleted), [[], [ada], []])
+        }
+    }
+
     func testObjectsDidChangeReportsUpdatedObjectsIncludingInverseSides() throws {
         try forEachStore { stack in
             let ada = stack.person("Ada")
