@@ -281,8 +281,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Whether it removed one.
     @discardableResult
     private func removeRegistration(of object: ManagedObject) -> Bool {
-        registry.withValue(for: object.objectID) { registration in
-            guard registration?.identity == ObjectIdentifier(object) else { return false }
+        removeRegistration(of: ObjectIdentifier(object), under: object.objectID)
+    }
+
+    /// ``removeRegistration(of:)`` by the object's identity (a deallocating object is not passed).
+    private func removeRegistration(of identity: ObjectIdentifier, under objectID: ObjectID) -> Bool {
+        registry.withValue(for: objectID) { registration in
+            guard registration?.identity == identity else { return false }
             registration = nil
             return true
         }
@@ -290,12 +295,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Called from a managed object's deinit: forgets its registration.
     func objectWillDeallocate(_ objectID: ObjectID, identity: ObjectIdentifier, retainedCache: Bool) {
-        // Another object may hold the ID now: its registration stays.
-        let removed = registry.withValue(for: objectID) { registration in
-            guard registration?.identity == identity else { return false }
-            registration = nil
-            return true
-        }
+        let removed = removeRegistration(of: identity, under: objectID)
         if removed, retainedCache { rowCacheReference?.with { $0.release(objectID) } }
         if !detached.isEmpty { detached[identity] = nil }
     }
@@ -490,10 +490,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
                 object.eventOldValues[slot] = object.rowValues[slot].attributeValue ?? RecordedNil()
             }
         }
-        if let undoManager, undoManager.isUndoRegistrationEnabled {
-            let oldValue = object.rowValues[slot]
-            registerUndo(for: object) { object in object.changePrimitive(slot: slot, to: oldValue.attributeValue) }
-        }
+        // The old value is copied out of the row only when an undo manager records the change.
+        registerUndo(for: object, { [oldValue = object.rowValues[slot]] target in
+            target.changePrimitive(slot: slot, to: oldValue.attributeValue)
+        })
         object.rowValues[slot] = newValue
     }
 

@@ -42,17 +42,13 @@ enum ExactValue {
         guard Value.self == String.self || Value.self == Date.self || Value.self == Int64.self
                 || Value.self == Int32.self || Value.self == Int16.self || Value.self == Double.self
                 || Value.self == Float.self || Value.self == Bool.self,
-              let tag = valueCaseTag else { return nil }
-        let raw = UnsafeRawPointer(element)
-        guard raw.load(fromByteOffset: tag.offset, as: UInt8.self) == tag.byte else { return nil }
-        let metadata = raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self)
-        guard metadata == unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self) else { return nil }
-        return raw.load(as: Value.self)
+              storedType(at: element) == Value.self else { return nil }
+        return UnsafeRawPointer(element).load(as: Value.self)
     }
 
     /// The dynamic type of the value a row holds at `element`, read in place, when the element
     /// is a `.value` (see ``storedValue(at:as:)``); nil otherwise, or when the layout is unknown.
-    @inline(__always)
+    @inlinable
     static func storedType(at element: UnsafePointer<SnapshotValue>) -> Any.Type? {
         guard let tag = valueCaseTag else { return nil }
         let raw = UnsafeRawPointer(element)

@@ -6,15 +6,15 @@ import Foundation
 import XCTest
 @testable import ObjectGraph
 
-final class ContextReferenceTests: XCTestCase {
-    /// A context on `stack`'s coordinator that no one else keeps.
-    private func context(on stack: Stack, undo: Bool = false) -> ManagedObjectContext {
-        let context = ManagedObjectContext(concurrencyType: .mainQueue)
-        context.persistentStoreCoordinator = stack.coordinator
-        if undo { context.undoManager = UndoManager() }
-        return context
-    }
+/// A context on `stack`'s coordinator that no one else keeps.
+private func unkeptContext(on stack: Stack, undo: Bool = false) -> ManagedObjectContext {
+    let context = ManagedObjectContext(concurrencyType: .mainQueue)
+    context.persistentStoreCoordinator = stack.coordinator
+    if undo { context.undoManager = UndoManager() }
+    return context
+}
 
+final class ContextReferenceTests: XCTestCase {
     func testUndoneInsertionsAndForgottenNewObjectsSeeNoContextOnceItIsGone() throws {
         try forEachStore { stack in
             var undone: ManagedObject?
@@ -22,7 +22,7 @@ final class ContextReferenceTests: XCTestCase {
             var fetched: ManagedObject?
             weak var weakContext: ManagedObjectContext?
             do {
-                let context = self.context(on: stack, undo: true)
+                let context = unkeptContext(on: stack, undo: true)
                 weakContext = context
                 let ada = stack.insert("Person", ["firstName": "Ada"], into: context)
                 try context.save()
@@ -57,7 +57,7 @@ final class ContextReferenceTests: XCTestCase {
             var objects: [ManagedObject] = []
             weak var weakContext: ManagedObjectContext?
             do {
-                let context = self.context(on: stack)
+                let context = unkeptContext(on: stack)
                 weakContext = context
                 context.mergePolicy = .mergeByPropertyObjectTrump
                 let uuid = UUID()
@@ -75,7 +75,7 @@ final class ContextReferenceTests: XCTestCase {
 
     func testResetClearsTheContextOfDetachedObjectsToo() throws {
         try forEachStore { stack in
-            let context = self.context(on: stack, undo: true)
+            let context = unkeptContext(on: stack, undo: true)
             let bob = stack.insert("Person", ["firstName": "Bob"], into: context)
             context.processPendingChanges()
             context.undoManager!.undo()
@@ -95,13 +95,6 @@ final class ContextReferenceTrackingTests: XCTestCase {
     /// releasing them would touch freed memory and take the whole run down.
     nonisolated(unsafe) private static var keptAlive: [AnyObject] = []
 
-    private func context(on stack: Stack, undo: Bool = false) -> ManagedObjectContext {
-        let context = ManagedObjectContext(concurrencyType: .mainQueue)
-        context.persistentStoreCoordinator = stack.coordinator
-        if undo { context.undoManager = UndoManager() }
-        return context
-    }
-
     /// Another context deletes the row of `id`; `context` merges that save (the object leaves it).
     private func deleteElsewhere(_ id: ObjectID, in stack: Stack, mergingInto context: ManagedObjectContext) throws {
         let other = stack.newContext()
@@ -115,22 +108,30 @@ final class ContextReferenceTrackingTests: XCTestCase {
         context.mergeChanges(fromContextDidSave: try XCTUnwrap(payload))
     }
 
+    /// Releases `object` (the last reference to it) and checks that `context` tracks it no
+    /// more: a detached entry would outlive it, and the context's deinit or reset would touch
+    /// freed memory.
+    private func releaseAndCheckNotDetached(_ object: inout ManagedObject?, in context: ManagedObjectContext,
+                                            file: StaticString = #filePath, line: UInt = #line) {
+        let identity = ObjectIdentifier(object!)
+        weak let released = object
+        object = nil
+        XCTAssertNil(released, file: file, line: line)
+        XCTAssertFalse(context.detached[identity] != nil, "detached holds a deallocated object", file: file, line: line)
+        if context.detached[identity] != nil { Self.keptAlive.append(context) }
+    }
+
     func testUndoingTheInsertionOfAnObjectDeletedElsewhereLeavesNoDeadDetachedEntry() throws {
         try forEachStore { stack in
-            let context = self.context(on: stack, undo: true)
+            let context = unkeptContext(on: stack, undo: true)
             var bob: ManagedObject? = stack.insert("Person", ["firstName": "Bob"], into: context)
             try context.save()
             try self.deleteElsewhere(bob!.objectID, in: stack, mergingInto: context)
             XCTAssertNil(bob!.managedObjectContext, "the merged deletion took it out of the context")
             context.undo()  // the insertion
             XCTAssertNil(bob!.managedObjectContext)
-            let identity = ObjectIdentifier(bob!)
-            weak let weakBob = bob
             context.undoManager = nil  // its redo action holds bob
-            bob = nil
-            XCTAssertNil(weakBob)
-            XCTAssertFalse(context.detached[identity] != nil, "detached holds a deallocated object")
-            if context.detached[identity] != nil { Self.keptAlive.append(context) }
+            releaseAndCheckNotDetached(&bob, in: context)
         }
     }
 
@@ -140,7 +141,7 @@ final class ContextReferenceTrackingTests: XCTestCase {
             var ghost: ManagedObject?
             weak var weakContext: ManagedObjectContext?
             do {
-                let context = self.context(on: stack, undo: true)
+                let context = unkeptContext(on: stack, undo: true)
                 weakContext = context
                 bob = stack.insert("Person", ["firstName": "Bob"], into: context)
                 try context.save()
@@ -161,42 +162,32 @@ final class ContextReferenceTrackingTests: XCTestCase {
 
     func testObtainingAPermanentIDForAnUndoneInsertionLeavesNoDeadDetachedEntry() throws {
         try forEachStore { stack in
-            let context = self.context(on: stack, undo: true)
+            let context = unkeptContext(on: stack, undo: true)
             var bob: ManagedObject? = stack.insert("Person", ["firstName": "Bob"], into: context)
             context.processPendingChanges()
             context.undo()
             XCTAssertTrue(bob!.managedObjectContext === context)
             try context.obtainPermanentIDs(for: [bob!])
             XCTAssertNil(context.registeredObject(for: bob!.objectID), "an undone insertion stays out of the registry")
-            let identity = ObjectIdentifier(bob!)
-            weak let weakBob = bob
-            context.undoManager = nil
-            bob = nil
-            XCTAssertNil(weakBob)
-            XCTAssertFalse(context.detached[identity] != nil, "detached holds a deallocated object")
-            if context.detached[identity] != nil { Self.keptAlive.append(context) }
+            context.undoManager = nil  // its redo action holds bob
+            releaseAndCheckNotDetached(&bob, in: context)
         }
     }
 
     func testObtainingAPermanentIDForANewObjectDeletedBeforeASaveLeavesNoDeadDetachedEntry() throws {
         try forEachStore { stack in
-            let context = self.context(on: stack)
+            let context = unkeptContext(on: stack)
             var carol: ManagedObject? = stack.insert("Person", ["firstName": "Carol"], into: context)
             context.delete(carol!)
             context.processPendingChanges()  // forgotten: detached
             try context.obtainPermanentIDs(for: [carol!])
-            let identity = ObjectIdentifier(carol!)
-            weak let weakCarol = carol
-            carol = nil
-            XCTAssertNil(weakCarol)
-            XCTAssertFalse(context.detached[identity] != nil, "detached holds a deallocated object")
-            if context.detached[identity] != nil { Self.keptAlive.append(context) }
+            releaseAndCheckNotDetached(&carol, in: context)
         }
     }
 
     func testObtainingAPermanentIDForAnObjectOfNoContextRegistersNothing() throws {
         try forEachStore { stack in
-            let context = self.context(on: stack)
+            let context = unkeptContext(on: stack)
             var loose: ManagedObject? = ManagedObject(entity: stack.model.entitiesByName["Person"]!, insertInto: nil)
             try context.obtainPermanentIDs(for: [loose!])
             XCTAssertNil(loose!.managedObjectContext)
@@ -211,7 +202,7 @@ final class ContextReferenceTrackingTests: XCTestCase {
 
     func testResetFaultingAnObjectThatHoldsTheOnlyReferenceToAnotherRegisteredOne() throws {
         try forEachStore { stack in
-            let context = self.context(on: stack)
+            let context = unkeptContext(on: stack)
             let task = stack.insert("Task", ["title": "Write", "uuid": UUID()], into: context)
             do {
                 let owner = stack.insert("Person", ["firstName": "Ada"], into: context)

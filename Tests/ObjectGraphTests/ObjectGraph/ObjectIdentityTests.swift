@@ -7,17 +7,10 @@ import XCTest
 @testable import ObjectGraph
 
 final class ObjectIdentityTests: XCTestCase {
-    private static let model: ManagedObjectModel = {
-        let model = ManagedObjectModel {
-            Entity("Note") { Attribute("text", .string) }
-            Entity("Tag") { Attribute("name", .string) }
-        }
-        model.freeze()
-        return model
-    }()
+    private static let model = NotesAndTags.model
 
     private func id(_ entity: String, _ key: Int64, store: String = "S") -> ObjectID {
-        ObjectID(entity: Self.model.entitiesByName[entity]!, storeIdentifier: store, primaryKey: key)
+        NotesAndTags.id(entity, key, store: store)
     }
 
     func testEqualIDsMadeSeparatelyHashEqually() {

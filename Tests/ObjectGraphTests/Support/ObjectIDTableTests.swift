@@ -5,17 +5,18 @@ import XCTest
 @testable import ObjectGraph
 
 final class ObjectIDTableTests: XCTestCase {
-    private static let model: ManagedObjectModel = {
-        let model = ManagedObjectModel {
-            Entity("Note") { Attribute("text", .string) }
-            Entity("Tag") { Attribute("name", .string) }
-        }
-        model.freeze()
-        return model
-    }()
+    private static let model = NotesAndTags.model
 
     private static func id(_ entity: String, _ key: Int64, store: String = "S") -> ObjectID {
-        ObjectID(entity: model.entitiesByName[entity]!, storeIdentifier: store, primaryKey: key)
+        NotesAndTags.id(entity, key, store: store)
+    }
+
+    /// A context on an in-memory store of the Note and Tag model, and the ID of the note with a
+    /// given key in that store.
+    private func noteContext() throws -> (stack: Stack, id: (Int64) -> ObjectID) {
+        let stack = try Stack(storeType: .inMemory, model: Self.model)
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first).identifier
+        return (stack, { NotesAndTags.id("Note", $0, store: store) })
     }
 
     /// Applies each operation to the table and to a dictionary, comparing after each step.
@@ -146,11 +147,8 @@ final class ObjectIDTableTests: XCTestCase {
     }
 
     func testARegisteredObjectStaysRegisteredWhenItsRunIsCompacted() throws {
-        let stack = try Stack(storeType: .inMemory, model: Self.model)
+        let (stack, id) = try noteContext()
         let context = stack.context
-        let entity = Self.model.entitiesByName["Note"]!
-        let store = try XCTUnwrap(stack.coordinator.persistentStores.first).identifier
-        func id(_ key: Int64) -> ObjectID { ObjectID(entity: entity, storeIdentifier: store, primaryKey: key) }
         var faults: [Int64: ManagedObject] = [:]
         for key in Int64(1)...1_150 { faults[key] = context.object(with: id(key)) }
         for key in Int64(1)...1_150 where !Self.keptKeys.contains(key) { faults[key] = nil }
@@ -260,11 +258,8 @@ final class ObjectIDTableTests: XCTestCase {
     }
 
     func testAContextFetchingAndReleasingOneObjectNextToTwoKeptOnesDoesNotScanItsRegistry() throws {
-        let stack = try Stack(storeType: .inMemory, model: Self.model)
+        let (stack, id) = try noteContext()
         let context = stack.context
-        let entity = Self.model.entitiesByName["Note"]!
-        let store = try XCTUnwrap(stack.coordinator.persistentStores.first).identifier
-        func id(_ key: Int64) -> ObjectID { ObjectID(entity: entity, storeIdentifier: store, primaryKey: key) }
         var faults = (Int64(1)...100_000).map { context.object(with: id($0)) }
         let kept = [faults[0], faults[29_999]]
         faults = []
