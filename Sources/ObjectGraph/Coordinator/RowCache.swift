@@ -33,12 +33,14 @@ final class RowCache: Sendable {
     }
 
     /// Records each of `snapshots` for one more user, under one lock. True when the cache now
-    /// holds every one of them at its version (none had a newer version cached).
+    /// holds every one of them at its version (none had a newer version cached). `expected`
+    /// is how many rows are coming in all, these and later calls' (a fetch hands its rows over
+    /// in chunks): the table grows once for them rather than once per chunk.
     @discardableResult
-    func retain(_ snapshots: [Snapshot]) -> Bool {
+    func retain(_ snapshots: [Snapshot], expecting expected: Int = 0) -> Bool {
         guard !snapshots.isEmpty else { return true }
         return entries.withLock { entries in
-            entries.reserveCapacity(snapshots.count)
+            entries.reserveCapacity(max(snapshots.count, expected))
             defer { entries.endReservation() }
             var allCurrent = true
             for snapshot in snapshots where !retain(snapshot, in: &entries) { allCurrent = false }

@@ -41,6 +41,8 @@ public final class EntityLayout: @unchecked Sendable {
     /// For each attribute slot whose type has one Swift type, that type (values of it are
     /// stored as they are); nil elsewhere.
     @usableFromInline let valueTypes: [ObjectIdentifier?]
+    /// ``ExactValue/valueCaseTag``, kept here so that reading a value in place costs no call.
+    @usableFromInline let valueCaseTag = ExactValue.valueCaseTag
     /// Whether some slot is a to-many relationship (a new object then needs storages of its own).
     let hasToManySlots: Bool
     /// The row of a new object: the stored attributes' defaults, no to-one destination, nothing

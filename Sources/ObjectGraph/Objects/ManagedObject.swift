@@ -271,7 +271,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         if faulted { fireFault() }
         if !faulted, missingSlots == nil, !rowValues.isEmpty, layout.isStoredAttributeSlot[index] {
             let stored = rowValues.withUnsafeBufferPointer { row in
-                ExactValue.storedValue(at: row.baseAddress.unsafelyUnwrapped + index, as: Value.self)
+                ExactValue.storedValue(at: row.baseAddress.unsafelyUnwrapped + index, as: Value.self, tag: layout.valueCaseTag)
             }
             if let stored { return stored }
         }
@@ -345,7 +345,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         if !rowValues.isEmpty && missingSlots == nil && layout.isStoredAttributeSlot[index] {
             // The current value is compared where the row holds it, when it can be read there.
             if let current = rowValues.withUnsafeBufferPointer({
-                ExactValue.storedValue(at: $0.baseAddress.unsafelyUnwrapped + index, as: Value.self)
+                ExactValue.storedValue(at: $0.baseAddress.unsafelyUnwrapped + index, as: Value.self, tag: layout.valueCaseTag)
             }) {
                 if current == value { return }
             } else {

@@ -51,6 +51,15 @@ public enum StoreFetchResult: Sendable {
     case objectIDs([ObjectID])
     case count(Int)
     case dictionaries([[String: any Sendable]])
+
+    /// The snapshots of a `.snapshots` result (nil for another), moved out: the result is left
+    /// empty, so that the caller holds the only reference to the array and may change it in
+    /// place.
+    mutating func takeSnapshots() -> [Snapshot]? {
+        guard case .snapshots(let snapshots) = self else { return nil }
+        self = .count(0)
+        return snapshots
+    }
 }
 
 /// A save, as a store receives it: every change of one context save.

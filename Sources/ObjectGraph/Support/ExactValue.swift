@@ -39,10 +39,18 @@ enum ExactValue {
     /// and `.unloaded`. A test checks this layout.
     @inlinable
     static func storedValue<Value>(at element: UnsafePointer<SnapshotValue>, as _: Value.Type) -> Value? {
+        storedValue(at: element, as: Value.self, tag: valueCaseTag)
+    }
+
+    /// ``storedValue(at:as:)`` with ``valueCaseTag`` at hand (an entity layout keeps a copy):
+    /// reading the static costs a call that makes the caller retain the row around the read.
+    @inlinable @inline(__always)
+    static func storedValue<Value>(at element: UnsafePointer<SnapshotValue>, as _: Value.Type,
+                                   tag: (offset: Int, byte: UInt8)?) -> Value? {
         guard Value.self == String.self || Value.self == Date.self || Value.self == Int64.self
                 || Value.self == Int32.self || Value.self == Int16.self || Value.self == Double.self
                 || Value.self == Float.self || Value.self == Bool.self,
-              storedType(at: element) == Value.self else { return nil }
+              storedType(at: element, tag: tag) == Value.self else { return nil }
         return UnsafeRawPointer(element).load(as: Value.self)
     }
 
@@ -50,7 +58,13 @@ enum ExactValue {
     /// is a `.value` (see ``storedValue(at:as:)``); nil otherwise, or when the layout is unknown.
     @inlinable
     static func storedType(at element: UnsafePointer<SnapshotValue>) -> Any.Type? {
-        guard let tag = valueCaseTag else { return nil }
+        storedType(at: element, tag: valueCaseTag)
+    }
+
+    /// ``storedType(at:)`` with ``valueCaseTag`` at hand.
+    @inlinable @inline(__always)
+    static func storedType(at element: UnsafePointer<SnapshotValue>, tag: (offset: Int, byte: UInt8)?) -> Any.Type? {
+        guard let tag else { return nil }
         let raw = UnsafeRawPointer(element)
         guard raw.load(fromByteOffset: tag.offset, as: UInt8.self) == tag.byte else { return nil }
         return unsafeBitCast(raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self), to: Any.Type.self)
