@@ -275,34 +275,54 @@ extension ManagedObjectContext {
         newRows.reserveCapacity(chunk)
         var runEntity: EntityDescription?
         var runClass: ManagedObject.Type = ManagedObject.self
+        // The entity whose slot count rows were last checked against, and that count.
+        var checkedEntity: ObjectIdentifier?
+        var slotCount = 0
         var start = 0
         while start < snapshots.count {
             let end = min(start + chunk, snapshots.count)
+            // Each row must have a value per slot of its entity's layout (objects read them by
+            // slot). Checked first for the whole chunk, because the rows were made a while ago
+            // (the store read them all before the first chunk) and are out of the processor's
+            // cache: these plain reads, which it overlaps, bring them back at once, and the
+            // retains that follow, atomic and one at a time, find them there instead of each
+            // waiting for memory.
             for index in start..<end {
-                let id = snapshots[index].objectID
-                objects.append(registeredObjectOrFault(for: id, runEntity: &runEntity, runClass: &runClass))
+                let entity = ObjectIdentifier(snapshots[index].objectID.entity)
+                if entity != checkedEntity {
+                    checkedEntity = entity
+                    slotCount = snapshots[index].objectID.entity.layout.kinds.count
+                }
+                precondition(snapshots[index].values.count == slotCount,
+                             "\(snapshots[index].objectID) has \(snapshots[index].values.count) values for the \(slotCount) properties of its entity")
             }
             // New faults keep their row: users of its cache entry from now on. They record the
             // cache's generation unless the cache turns out to hold a newer version of a row.
             let generation = cache.with(\.generation)
             for index in start..<end {
-                let object = objects[index]
-                guard object.isFault else { continue }
-                guard object.committedSnapshot == nil else {
-                    if !asFault { refetched.append(index) }
-                    continue
+                let object = registeredObjectOrFault(for: snapshots[index].objectID, runEntity: &runEntity, runClass: &runClass)
+                if object.isFault {
+                    if object.committedSnapshot == nil {
+                        // Only whole rows record the generation: a fault may fill (or be
+                        // deleted) from its own row then, which a partial fetch's row cannot do.
+                        object.committedSnapshotGeneration = asFault || snapshots[index].isWhole ? generation : 0
+                        // The row moves to the object and a copy to the cache; the array keeps
+                        // an empty one (nothing to release when it goes).
+                        var row = Snapshot(objectID: snapshots[index].objectID, version: 0, values: [])
+                        swap(&row, &snapshots[index])
+                        newRows.append(row)
+                        object.committedSnapshot = consume row
+                        newUsers.append(index)
+                    } else if !asFault {
+                        refetched.append(index)
+                    }
                 }
-                object.committedSnapshot = snapshots[index]
-                // Only whole rows record the generation: a fault may fill (or be deleted) from
-                // its own row then, which a partial fetch's row cannot do.
-                object.committedSnapshotGeneration = asFault || snapshots[index].isWhole ? generation : 0
-                newUsers.append(index)
-                newRows.append(snapshots[index])
+                objects.append(object)
             }
-            if !cache.with({ $0.retain(newRows, expecting: snapshots.count - start) }) {
+            let allCurrent = cache.with { $0.retain(taking: &newRows, expecting: snapshots.count - start) }
+            if !allCurrent {
                 for index in newUsers { objects[index].committedSnapshotGeneration = 0 }
             }
-            newRows.removeAll(keepingCapacity: true)
             if !asFault {
                 // Objects wanted with their values: new ones take the row they now hold; faults
                 // that had an older row take the fetched one, which the cache records. (An
@@ -314,9 +334,8 @@ extension ManagedObjectContext {
                 }
             }
             newUsers.removeAll(keepingCapacity: true)
-            // The chunk's rows are let go while they are at hand (the objects and the cache
-            // hold them now), not when the array goes.
-            for index in start..<end { snapshots[index].values = [] }
+            // The chunk's other rows are let go while they are at hand, not when the array goes.
+            for index in start..<end where !snapshots[index].values.isEmpty { snapshots[index].values = [] }
             start = end
         }
         snapshots.removeAll()
@@ -334,11 +353,15 @@ extension ManagedObjectContext {
     private func registeredObjectOrFault(for id: ObjectID, runEntity: inout EntityDescription?,
                                          runClass: inout ManagedObject.Type) -> ManagedObject {
         if let registered = registry[id]?.object { return registered }
-        if id.entity !== runEntity {
-            runEntity = id.entity
-            runClass = managedObjectClass(for: id.entity)
+        // Compared by identity: the ID holds its entity unretained, and a comparison of
+        // references would retain it.
+        if let runEntity, ObjectIdentifier(runEntity) == ObjectIdentifier(id.entity) {
+            return makeFault(for: id, of: runClass, entity: runEntity)
         }
-        return makeFault(for: id, of: runClass)
+        let entity = id.entity
+        runEntity = entity
+        runClass = managedObjectClass(for: entity)
+        return makeFault(for: id, of: runClass, entity: entity)
     }
 
     /// The object for each of `ids`, as ``object(with:)`` gives it: the registered one or a new

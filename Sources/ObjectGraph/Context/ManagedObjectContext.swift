@@ -207,7 +207,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// A new fault of class `type` for `objectID`, registered.
     func makeFault(for objectID: ObjectID, of type: ManagedObject.Type) -> ManagedObject {
-        let object = type.init(entity: objectID.entity, insertInto: nil)
+        makeFault(for: objectID, of: type, entity: objectID.entity)
+    }
+
+    /// ``makeFault(for:of:)`` with the ID's entity at hand (held by the caller: an ID holds its
+    /// entity unretained, and passing that on would cost a retain and a release).
+    func makeFault(for objectID: ObjectID, of type: ManagedObject.Type, entity: EntityDescription) -> ManagedObject {
+        let object = type.init(entity: entity, insertInto: nil)
         object.objectID = objectID
         // The slots stay the layout's shared arrays (a fault's slots are not read): clearing them
         // would cost a release now and a retain when the fault fires. An entity with to-many
@@ -239,9 +245,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
         // An object registered under the same ID before keeps referring to the context: it is
         // detached, so that the context still clears its reference when it goes.
+        // The closure captures the registration (an unretained reference), not the object,
+        // which it would retain.
+        let new = Registration(object: object)
         let displaced = registry.withValue(for: object.objectID) { registration in
-            defer { registration = Registration(object: object) }
-            guard let registered = registration, registered.identity != ObjectIdentifier(object) else { return nil as ManagedObject? }
+            defer { registration = new }
+            guard let registered = registration, registered.identity != new.identity else { return nil as ManagedObject? }
             return registered.object
         }
         if let displaced { detached[ObjectIdentifier(displaced)] = Unowned(displaced) }

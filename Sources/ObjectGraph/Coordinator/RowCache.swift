@@ -37,7 +37,7 @@ final class RowCache: Sendable {
     /// is how many rows are coming in all, these and later calls' (a fetch hands its rows over
     /// in chunks): the table grows once for them rather than once per chunk.
     @discardableResult
-    func retain(_ snapshots: [Snapshot], expecting expected: Int = 0) -> Bool {
+    func retain(_ snapshots: some Collection<Snapshot>, expecting expected: Int = 0) -> Bool {
         guard !snapshots.isEmpty else { return true }
         return entries.withLock { entries in
             entries.reserveCapacity(max(snapshots.count, expected))
@@ -48,14 +48,41 @@ final class RowCache: Sendable {
         }
     }
 
+    /// ``retain(_:expecting:)`` for rows the caller gives up: each is moved into the cache
+    /// rather than copied (`rows` is left empty, its capacity kept).
+    func retain(taking rows: inout [Snapshot], expecting expected: Int = 0) -> Bool {
+        guard !rows.isEmpty else { return true }
+        defer { rows.removeAll(keepingCapacity: true) }
+        return entries.withLock { entries in
+            entries.reserveCapacity(max(rows.count, expected))
+            defer { entries.endReservation() }
+            var allCurrent = true
+            for index in rows.indices {
+                var row = Snapshot(objectID: rows[index].objectID, version: 0, values: [])
+                swap(&row, &rows[index])
+                var taken: Snapshot? = consume row
+                if !retain(&taken, in: &entries) { allCurrent = false }
+            }
+            return allCurrent
+        }
+    }
+
     /// False when the cache keeps a newer version than `snapshot`.
     private func retain(_ snapshot: Snapshot, in entries: inout ObjectIDTable<Entry>) -> Bool {
+        var taken: Snapshot? = snapshot
+        return retain(&taken, in: &entries)
+    }
+
+    /// False when the cache keeps a newer version than `snapshot`, which a new entry takes
+    /// (moved out, not copied).
+    private func retain(_ snapshot: inout Snapshot?, in entries: inout ObjectIDTable<Entry>) -> Bool {
         // One lookup; the entry is changed in place.
-        entries.withValue(for: snapshot.objectID) { entry in
+        entries.withValue(for: snapshot.unsafelyUnwrapped.objectID) { entry in
             guard let cached = entry?.snapshot else {
-                entry = Entry(snapshot: snapshot, users: 1)
+                entry = Entry(snapshot: snapshot.take().unsafelyUnwrapped, users: 1)
                 return true
             }
+            let snapshot = snapshot.unsafelyUnwrapped
             let current = snapshot.version >= cached.version
             if current {
                 if snapshot.version > cached.version { changes.add(1, ordering: .releasing) }
