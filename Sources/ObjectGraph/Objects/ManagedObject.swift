@@ -21,7 +21,11 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     // (a thread-local access set per read or write) were a tenth of every fetch and save.
 
     /// The object's entity.
-    public let entity: EntityDescription
+    ///
+    /// Not retained, as an object ID's entity is not: an entity lives as long as the process
+    /// once an object or ID of it is made (`EntityLifetime`), and a retain and a release per
+    /// object made and freed was a share of every fetch and insert.
+    public unowned(unsafe) let entity: EntityDescription
     /// The object's identity; temporary until the object is first saved.
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The context that manages the object; nil once the object is removed from it.
@@ -114,8 +118,8 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     public required init(entity: __shared EntityDescription, insertInto context: __shared ManagedObjectContext?) {
         precondition(!entity.isAbstract, "cannot make an object of the abstract entity \(entity.name)")
         self.entity = entity
-        layout = entity.layout
         objectID = ObjectID.temporary(for: entity)
+        layout = entity.layout
         // The layout's shared arrays: nothing is copied until the object changes a value.
         storedSlots = layout.initialSlots
         changedSlots = layout.unchangedSlots
