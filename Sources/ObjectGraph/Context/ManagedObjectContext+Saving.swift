@@ -53,13 +53,16 @@ extension ManagedObjectContext {
 
     /// Inserted, updated and deleted objects, in a stable order.
     func changedObjectsInOrder() -> [ManagedObject] {
-        var objects: [ManagedObject] = []
-        objects.reserveCapacity(insertedByID.count + updatedByID.count + deletedByID.count)
-        objects += insertedByID.values
-        objects += updatedByID.values
-        objects += deletedByID.values
-        objects.sort { $0.registrationSequence < $1.registrationSequence }
-        return objects
+        // Sorted as (sequence, object) pairs, each object's sequence read once: comparing the
+        // objects' own fields read two objects, out of the processor's cache in a large save,
+        // per comparison.
+        var keyed: [(sequence: UInt64, object: ManagedObject)] = []
+        keyed.reserveCapacity(insertedByID.count + updatedByID.count + deletedByID.count)
+        for object in insertedByID.values { keyed.append((object.registrationSequence, object)) }
+        for object in updatedByID.values { keyed.append((object.registrationSequence, object)) }
+        for object in deletedByID.values { keyed.append((object.registrationSequence, object)) }
+        keyed.sort { $0.sequence < $1.sequence }
+        return keyed.map(\.object)
     }
 
     /// Runs validateForInsert/Update/Delete on every changed object, collecting all failures.
@@ -199,19 +202,23 @@ extension ManagedObjectContext {
         var updatedRows: [Snapshot] = []
         insertedRows.reserveCapacity(insertedByID.count)
         updatedRows.reserveCapacity(updatedByID.count)
-        for row in saved {
-            let committed = mergedCommitted(row.snapshot, row.object)
-            row.object.committedSnapshot = committed
+        // By index, the row moved into its object after a copy for the cache: iterating copies
+        // of the saved rows and of their snapshots cost a retain and a release each.
+        for index in saved.indices {
+            let object = saved[index].object
+            var committed = saved[index].snapshot
+            if object.layout.hasToManySlots { committed = mergedCommitted(committed, object) }
             // The saved row holds the values untracked edits wrote: the next save need not
             // write every column for them.
-            row.object.hasUntrackedEdits = false
-            if row.object.isInserted {
+            object.hasUntrackedEdits = false
+            if object.isInserted {
                 insertedRows.append(committed)
             } else {
                 updatedRows.append(committed)
             }
+            object.committedSnapshot = consume committed
         }
-        coordinator.rowCache.retain(insertedRows)
+        _ = coordinator.rowCache.retain(taking: &insertedRows)
         coordinator.rowCache.update(updatedRows)
         // Observers' sets are built only when someone observes.
         let notifies = !observers.isEmpty

@@ -63,22 +63,29 @@ extension SQLiteStore {
     /// Every ID must be a permanent one of this store, of an entity it holds, with one value per slot.
     private func checkOwnership(of request: StoreSaveRequest) throws {
         let storeTag = self.storeTag
-        // Rows come in runs of one entity: each run checks its entity once.
-        var held: EntityDescription?
+        // Rows come in runs of one entity: each run checks its entity once. Entities are
+        // compared by identity and rows read by index: an ID holds its entity unretained, and
+        // a comparison of references, or a row copied out of the array, would retain.
+        var held: ObjectIdentifier?
+        var slotCount = 0
         func check(_ id: ObjectID) throws {
             guard id.storeTag == storeTag, !id.isTemporaryID else { throw StoreError.foreignObjectID(id) }
-            guard id.entity !== held else { return }
+            guard ObjectIdentifier(id.entity) != held else { return }
             guard schema.holds(id.entity), !id.entity.isAbstract else { throw unheld(id.entity) }
-            held = id.entity
+            held = ObjectIdentifier(id.entity)
+            slotCount = id.entity.layout.properties.count
         }
-        for snapshot in request.inserted { try check(snapshot.objectID) }
-        for snapshot in request.updated { try check(snapshot.objectID) }
-        for (id, _) in request.deleted { try check(id) }
-        for (id, _) in request.locked { try check(id) }
-        for snapshot in [request.inserted, request.updated].joined() where snapshot.values.count != snapshot.layout.properties.count {
-            throw StoreError.unsupportedRequest(
-                "\(snapshot.objectID) has \(snapshot.values.count) values for the \(snapshot.layout.properties.count) properties of \(snapshot.objectID.entity.name)")
+        for rows in [request.inserted, request.updated] {
+            for index in rows.indices {
+                try check(rows[index].objectID)
+                guard rows[index].values.count == slotCount else {
+                    throw StoreError.unsupportedRequest(
+                        "\(rows[index].objectID) has \(rows[index].values.count) values for the \(slotCount) properties of \(rows[index].objectID.entity.name)")
+                }
+            }
         }
+        for index in request.deleted.indices { try check(request.deleted[index].objectID) }
+        for index in request.locked.indices { try check(request.locked[index].objectID) }
     }
 
     /// Throws the conflicts of every updated, deleted or locked row not at its expected version,
