@@ -28,7 +28,7 @@ extension ManagedObjectContext {
             throw ContextError.noStore(entity: insertedByID.values.first?.entity.name ?? "any")
         }
         try obtainPermanentIDs(for: changes.filter { $0.isInserted && !$0.isDeleted })
-        var saved: [SavedRow] = []
+        var saved = SavedRows()
         var attempts = 0
         while true {
             do {
@@ -118,10 +118,21 @@ extension ManagedObjectContext {
         for (object, id) in zip(objects, ids) { reassign(object, to: id) }
     }
 
-    /// A row a store wrote, with the object it belongs to.
-    struct SavedRow {
-        let object: ManagedObject
-        let snapshot: Snapshot
+    /// The rows stores wrote, with the objects they belong to: `snapshots[i]` is `objects[i]`'s.
+    /// Two arrays rather than an array of pairs: a store's rows and the objects of its request
+    /// are taken as they are, not copied pair by pair.
+    struct SavedRows {
+        var objects: [ManagedObject] = []
+        var snapshots: [Snapshot] = []
+
+        mutating func append(contentsOf other: SavedRows) {
+            if objects.isEmpty {
+                self = other
+            } else {
+                objects += other.objects
+                snapshots += other.snapshots
+            }
+        }
     }
 
     /// One store's part of a save, with the objects whose rows it inserts and updates.
@@ -147,7 +158,7 @@ extension ManagedObjectContext {
     }
 
     /// Sends each store its inserted, updated and deleted rows, stores in identifier order.
-    private func writeChanges(_ changes: [ManagedObject], through coordinator: PersistentStoreCoordinator) throws -> [SavedRow] {
+    private func writeChanges(_ changes: [ManagedObject], through coordinator: PersistentStoreCoordinator) throws -> SavedRows {
         var parts: [StoreChanges] = []
         // Nearly every save writes to one store: the part of the previous object is usually the one.
         var part = 0
@@ -171,7 +182,7 @@ extension ManagedObjectContext {
                 parts[part].updated.append(object)
             }
         }
-        var saved: [SavedRow] = []
+        var saved = SavedRows()
         for var part in parts.sorted(by: { ($0.storeTag.identifier ?? "") < ($1.storeTag.identifier ?? "") }) {
             guard let store = coordinator.store(for: part.sample) else {
                 throw StoreError.unknownStore("no store with identifier \(part.storeTag.identifier ?? "")")
@@ -179,7 +190,7 @@ extension ManagedObjectContext {
             part.request.author = transactionAuthor ?? name
             let request = part.request
             let result = try coordinator.withStores { try store.save(request) }
-            saved += savedRows(result.snapshots, of: part.inserted + part.updated)
+            saved.append(contentsOf: savedRows(result.snapshots, of: part.updated.isEmpty ? part.inserted : part.inserted + part.updated))
         }
         return saved
     }
@@ -187,26 +198,33 @@ extension ManagedObjectContext {
     /// Pairs the rows a store returned with `objects`, the objects of its request's inserted and
     /// updated rows. The stores return the rows in request order, so this is a walk, checked
     /// row by row; a store that answers otherwise is matched by object ID.
-    private func savedRows(_ snapshots: [Snapshot], of objects: [ManagedObject]) -> [SavedRow] {
-        if snapshots.count == objects.count, zip(snapshots, objects).allSatisfy({ $0.objectID == $1.objectID }) {
-            return zip(objects, snapshots).map(SavedRow.init)
+    private func savedRows(_ snapshots: [Snapshot], of objects: [ManagedObject]) -> SavedRows {
+        if snapshots.count == objects.count,
+           snapshots.indices.allSatisfy({ snapshots[$0].objectID == objects[$0].objectID }) {
+            return SavedRows(objects: objects, snapshots: snapshots)
         }
         let byID = Dictionary(snapshots.map { ($0.objectID, $0) }, uniquingKeysWith: { _, last in last })
-        return objects.compactMap { object in byID[object.objectID].map { SavedRow(object: object, snapshot: $0) } }
+        var rows = SavedRows()
+        for object in objects {
+            guard let snapshot = byID[object.objectID] else { continue }
+            rows.objects.append(object)
+            rows.snapshots.append(snapshot)
+        }
+        return rows
     }
 
     /// Marks the saved objects clean, updates the row cache, posts didSave and calls didSave(),
     /// all in the order of `changes`.
-    private func finishSave(_ changes: [ManagedObject], saved: [SavedRow], coordinator: PersistentStoreCoordinator) {
+    private func finishSave(_ changes: [ManagedObject], saved: SavedRows, coordinator: PersistentStoreCoordinator) {
         var insertedRows: [Snapshot] = []
         var updatedRows: [Snapshot] = []
         insertedRows.reserveCapacity(insertedByID.count)
         updatedRows.reserveCapacity(updatedByID.count)
         // By index, the row moved into its object after a copy for the cache: iterating copies
-        // of the saved rows and of their snapshots cost a retain and a release each.
-        for index in saved.indices {
-            let object = saved[index].object
-            var committed = saved[index].snapshot
+        // of the saved rows cost a retain and a release each.
+        for index in saved.objects.indices {
+            let object = saved.objects[index]
+            var committed = saved.snapshots[index]
             if object.layout.hasToManySlots { committed = mergedCommitted(committed, object) }
             // The saved row holds the values untracked edits wrote: the next save need not
             // write every column for them.

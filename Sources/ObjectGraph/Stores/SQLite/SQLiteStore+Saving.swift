@@ -44,19 +44,33 @@ extension SQLiteStore {
             }
             try releaseConstrainedValues(of: request.updated)
             let storeTag = self.storeTag
-            for (index, row) in request.updated.enumerated() {
+            // Rows are read by index (a copy out of the array retains it), and each row's copy as
+            // saved is made as it is written, while it is at hand; the result lists the inserted
+            // rows, then the updated ones, as the request does.
+            var incomplete: [ObjectID] = []
+            var savedUpdates: [Snapshot] = []
+            savedUpdates.reserveCapacity(request.updated.count)
+            for index in request.updated.indices {
                 let changed = index < request.changedSlots.count ? request.changedSlots[index] : nil
-                try update(row, changed: changed, storeTag: storeTag, arguments: &arguments)
+                try update(request.updated[index], changed: changed, storeTag: storeTag, arguments: &arguments)
+                savedUpdates.append(savedRow(request.updated[index], version: request.updated[index].version + 1, incomplete: &incomplete))
             }
-            for row in request.inserted { try insert(row, storeTag: storeTag, arguments: &arguments) }
-            for row in request.inserted where !plan(for: row.objectID.entity).toManySlots.isEmpty {
-                try writeToManyLists(of: row, isNew: true)
+            var saved: [Snapshot] = []
+            saved.reserveCapacity(request.inserted.count + request.updated.count)
+            for index in request.inserted.indices {
+                try insert(request.inserted[index], storeTag: storeTag, arguments: &arguments)
+                saved.append(savedRow(request.inserted[index], version: 1, incomplete: &incomplete))
             }
-            for row in request.updated where !plan(for: row.objectID.entity).toManySlots.isEmpty {
-                try writeToManyLists(of: row, isNew: false)
+            if saved.isEmpty { saved = savedUpdates } else { saved += savedUpdates }
+            for index in request.inserted.indices where !plan(for: request.inserted[index].objectID.entity).toManySlots.isEmpty {
+                try writeToManyLists(of: request.inserted[index], isNew: true)
+            }
+            for index in request.updated.indices where !plan(for: request.updated[index].objectID.entity).toManySlots.isEmpty {
+                try writeToManyLists(of: request.updated[index], isNew: false)
             }
             if metadataChanged { try writeMetadata() }
-            return StoreSaveResult(snapshots: try savedSnapshots(request), deletedObjectIDs: request.deleted.map(\.objectID))
+            try complete(&saved, incomplete: incomplete)
+            return StoreSaveResult(snapshots: saved, deletedObjectIDs: request.deleted.map(\.objectID))
         }
     }
 
@@ -421,30 +435,24 @@ extension SQLiteStore {
 
     // MARK: Result
 
-    /// The saved rows at their new versions: inserted ones at 1, updated ones one above what they
-    /// were; slots of properties that are not stored unloaded; attribute and to-one slots an
-    /// update left unloaded read back from the file.
-    private func savedSnapshots(_ request: StoreSaveRequest) throws -> [Snapshot] {
-        var rows: [Snapshot] = []
-        rows.reserveCapacity(request.inserted.count + request.updated.count)
-        for row in request.inserted {
-            rows.append(row)
-            rows[rows.count - 1].version = 1
+    /// `row` as saved, at `version`: slots the store does not keep unloaded. A row that lacks a
+    /// slot the cache needs (a required one: a partial update) has its ID added to `incomplete`,
+    /// for ``complete(_:incomplete:)``.
+    private func savedRow(_ row: Snapshot, version: Int64, incomplete: inout [ObjectID]) -> Snapshot {
+        var saved = row
+        saved.version = version
+        let plan = plan(for: row.objectID.entity)
+        for slot in plan.unstoredSlots { saved.values[slot] = .unloaded }
+        for slot in plan.requiredSlots where !saved.values[slot].isLoaded {
+            incomplete.append(row.objectID)
+            break
         }
-        for row in request.updated {
-            rows.append(row)
-            rows[rows.count - 1].version += 1
-        }
-        var incomplete: [ObjectID] = []
-        for index in rows.indices {
-            let plan = plan(for: rows[index].objectID.entity)
-            for slot in plan.unstoredSlots { rows[index].values[slot] = .unloaded }
-            for slot in plan.requiredSlots where !rows[index].values[slot].isLoaded {
-                incomplete.append(rows[index].objectID)
-                break
-            }
-        }
-        guard !incomplete.isEmpty else { return rows }
+        return saved
+    }
+
+    /// Fills the unloaded slots of the `incomplete` rows among `rows` from the table.
+    private func complete(_ rows: inout [Snapshot], incomplete: [ObjectID]) throws {
+        guard !incomplete.isEmpty else { return }
         let stored = try storedSnapshots(for: incomplete)
         for index in rows.indices {
             guard let current = stored[rows[index].objectID] else { continue }
@@ -452,6 +460,5 @@ extension SQLiteStore {
                 rows[index].values[slot] = current.values[slot]
             }
         }
-        return rows
     }
 }
