@@ -27,7 +27,7 @@ extension ManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw ContextError.noStore(entity: insertedByID.values.first?.entity.name ?? "any")
         }
-        try obtainPermanentIDs(for: changes.filter { $0.isInserted && !$0.isDeleted })
+        try obtainPermanentIDs(for: changes) { $0.isInserted && !$0.isDeleted }
         var saved = SavedRows()
         var attempts = 0
         while true {
@@ -92,30 +92,34 @@ extension ManagedObjectContext {
 
     /// Gives the objects permanent IDs from the stores that will hold them.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
-        assertOnQueue()
-        guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: objects.first?.entity.name ?? "any") }
-        var groups: [(store: any PersistentStore, objects: [ManagedObject])] = []
-        // Objects come mostly in runs of one entity: its store is looked up once per run.
-        var lastEntity: EntityDescription?
-        var group = 0
-        for object in objects where object.objectID.isTemporaryID {
-            if object.entity !== lastEntity {
-                guard let store = coordinator.store(forNewObjectOf: object.entity) else { throw ContextError.noStore(entity: object.entity.name) }
-                lastEntity = object.entity
-                group = groups.firstIndex { $0.store === store } ?? groups.endIndex
-                if group == groups.endIndex { groups.append((store, [])) }
-            }
-            groups[group].objects.append(object)
-        }
-        for (store, objects) in groups {
-            let ids = try coordinator.withStores { try store.obtainPermanentIDs(for: objects.map(\.objectID)) }
-            reassign(objects, to: ids)
-        }
+        try obtainPermanentIDs(for: objects) { _ in true }
     }
 
-    /// Moves `objects` to `ids`, their permanent IDs.
-    private func reassign(_ objects: [ManagedObject], to ids: [ObjectID]) {
-        for (object, id) in zip(objects, ids) { reassign(object, to: id) }
+    /// ``obtainPermanentIDs(for:)`` for the objects among `objects` that `include` picks (a
+    /// save's inserted ones), in one pass: each object is read once to group it, with its ID,
+    /// by store.
+    func obtainPermanentIDs(for objects: [ManagedObject], where include: (ManagedObject) -> Bool) throws {
+        assertOnQueue()
+        guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: objects.first?.entity.name ?? "any") }
+        var groups: [(store: any PersistentStore, objects: [ManagedObject], ids: [ObjectID])] = []
+        // Objects come mostly in runs of one entity: its store is looked up once per run
+        // (entities compared by identity: a comparison of references retains them).
+        var lastEntity: ObjectIdentifier?
+        var group = 0
+        for object in objects where include(object) && object.objectID.isTemporaryID {
+            if ObjectIdentifier(object.entity) != lastEntity {
+                guard let store = coordinator.store(forNewObjectOf: object.entity) else { throw ContextError.noStore(entity: object.entity.name) }
+                lastEntity = ObjectIdentifier(object.entity)
+                group = groups.firstIndex { $0.store === store } ?? groups.endIndex
+                if group == groups.endIndex { groups.append((store, [], [])) }
+            }
+            groups[group].objects.append(object)
+            groups[group].ids.append(object.objectID)
+        }
+        for (store, objects, temporaryIDs) in groups {
+            let ids = try coordinator.withStores { try store.obtainPermanentIDs(for: temporaryIDs) }
+            for index in objects.indices where index < ids.count { reassign(objects[index], to: ids[index]) }
+        }
     }
 
     /// The rows stores wrote, with the objects they belong to: `snapshots[i]` is `objects[i]`'s.

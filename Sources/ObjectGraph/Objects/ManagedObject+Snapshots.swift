@@ -35,7 +35,7 @@ extension ManagedObject {
     /// The stored slots `values` leaves unloaded, to-many relationships apart (they stay faults).
     private static func missingSlots(in values: [SnapshotValue], _ layout: EntityLayout) -> Set<Int>? {
         var missing: Set<Int>?
-        for index in values.indices where layout.isStoredSlot[index] && !values[index].isLoaded {
+        for index in values.indices where layout.isStoredSlot[index] && !values.isLoaded(at: index) {
             if case .toMany = layout.kinds[index] { continue }
             missing = (missing ?? []).union([index])
         }

@@ -48,6 +48,19 @@ public enum SnapshotValue: Sendable, Hashable {
     }
 }
 
+extension Array where Element == SnapshotValue {
+    /// Whether slot `index` holds something other than `.unloaded`, looked at where the row
+    /// holds it: `row[index].isLoaded` copies the value first, retaining and releasing what it
+    /// holds (a string's storage, say), for each slot of each row a save checks.
+    @inline(__always)
+    func isLoaded(at index: Int) -> Bool {
+        withUnsafeBufferPointer { slots in
+            if case .unloaded = slots[index] { return false }
+            return true
+        }
+    }
+}
+
 /// An object's stored values at one version: slot `i` is property `i` of the entity's layout.
 ///
 /// ```swift

@@ -443,7 +443,7 @@ extension SQLiteStore {
         saved.version = version
         let plan = plan(for: row.objectID.entity)
         for slot in plan.unstoredSlots { saved.values[slot] = .unloaded }
-        for slot in plan.requiredSlots where !saved.values[slot].isLoaded {
+        for slot in plan.requiredSlots where !saved.values.isLoaded(at: slot) {
             incomplete.append(row.objectID)
             break
         }

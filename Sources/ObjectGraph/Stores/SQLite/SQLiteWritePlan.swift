@@ -130,7 +130,7 @@ extension SQLiteWritePlan {
         guard columnSlots.count <= 64, changed.count == row.values.count else { return nil }
         var mask = alwaysUpdated
         for index in columnSlots.indices where changed[columnSlots[index]] { mask |= 1 << UInt64(index) }
-        for index in columnSlots.indices where mask & (1 << UInt64(index)) != 0 && !row.values[columnSlots[index]].isLoaded {
+        for index in columnSlots.indices where mask & (1 << UInt64(index)) != 0 && !row.values.isLoaded(at: columnSlots[index]) {
             mask &= ~(1 << UInt64(index))
         }
         let all: UInt64 = columnSlots.count == 64 ? .max : (1 << UInt64(columnSlots.count)) - 1
