@@ -241,7 +241,7 @@ extension ManagedObjectContext {
             object.committedSnapshot = consume committed
         }
         _ = coordinator.rowCache.retain(taking: &insertedRows)
-        coordinator.rowCache.update(updatedRows)
+        coordinator.rowCache.update(taking: &updatedRows)
         // Observers' sets are built only when someone observes.
         let notifies = !observers.isEmpty
         var objects = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: [], invalidated: [], invalidatedAll: false)

@@ -96,12 +96,28 @@ final class RowCache: Sendable {
     /// Replaces the snapshots that are cached (saves and refreshes bring newer versions); rows
     /// no context uses are not added.
     func update(_ snapshots: [Snapshot]) {
+        var rows = snapshots
+        update(taking: &rows)
+    }
+
+    /// ``update(_:)`` for rows the caller gives up: each is moved into the cache rather than
+    /// copied (`rows` is left empty), and a cached row is only read where it lies.
+    func update(taking rows: inout [Snapshot]) {
+        guard !rows.isEmpty else { return }
+        defer { rows.removeAll() }
         entries.withLock { entries in
-            for snapshot in snapshots {
-                entries.withValue(for: snapshot.objectID) { entry in
-                    guard let cached = entry?.snapshot, snapshot.version >= cached.version else { return }
+            for index in rows.indices {
+                var row = Snapshot(objectID: rows[index].objectID, version: 0, values: [])
+                swap(&row, &rows[index])
+                var taken: Snapshot? = consume row
+                entries.withValue(for: taken.unsafelyUnwrapped.objectID) { entry in
+                    guard entry != nil, taken.unsafelyUnwrapped.version >= entry!.snapshot.version else { return }
                     changes.add(1, ordering: .releasing)
-                    entry!.snapshot = merged(cached, snapshot)
+                    if needsMerge(entry!.snapshot, taken.unsafelyUnwrapped) {
+                        entry!.snapshot = merged(entry!.snapshot, taken.unsafelyUnwrapped)
+                    } else {
+                        entry!.snapshot = taken.take().unsafelyUnwrapped
+                    }
                 }
             }
         }
@@ -130,11 +146,16 @@ final class RowCache: Sendable {
     /// How many rows are cached (for tests and diagnostics).
     var count: Int { entries.withLock { $0.count } }
 
+    /// Whether ``merged(_:_:)`` takes anything of `old`.
+    private func needsMerge(_ old: Snapshot, _ new: Snapshot) -> Bool {
+        guard old.version == new.version, old.values.count == new.values.count else { return false }
+        return new.values.indices.contains { !new.values.isLoaded(at: $0) }
+    }
+
     /// A newer snapshot keeps the older one's loaded to-many slots when it left them unloaded
     /// and its version is the same.
     private func merged(_ old: Snapshot, _ new: Snapshot) -> Snapshot {
-        guard old.version == new.version, old.values.count == new.values.count,
-              new.values.contains(where: { !$0.isLoaded }) else { return new }
+        guard needsMerge(old, new) else { return new }
         var result = new
         for index in result.values.indices where !result.values[index].isLoaded {
             result.values[index] = old.values[index]

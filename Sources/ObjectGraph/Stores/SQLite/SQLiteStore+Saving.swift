@@ -118,13 +118,16 @@ extension SQLiteStore {
             var rows: [Int64: (entity: Int64, version: Int64?)] = [:]
         }
         var tables: [Versions] = []
-        // Rows come in runs of one entity: each run looks its table and number up once.
-        var lastEntity: EntityDescription?
+        // Rows come in runs of one entity: each run looks its table and number up once. Rows
+        // are read by index and entities compared by identity: a row copied out of its array,
+        // or a comparison of references, would retain.
+        var lastEntity: ObjectIdentifier?
         var table = 0
         var number: Int64 = 0
-        func locate(_ entity: EntityDescription) {
-            guard entity !== lastEntity else { return }
-            lastEntity = entity
+        func locate(_ id: ObjectID) {
+            guard ObjectIdentifier(id.entity) != lastEntity else { return }
+            let entity = id.entity
+            lastEntity = ObjectIdentifier(entity)
             let stored = schema.table(of: entity)
             let root = ObjectIdentifier(stored.root)
             table = tables.firstIndex { $0.root == root } ?? tables.endIndex
@@ -135,15 +138,15 @@ extension SQLiteStore {
             number = schema.number(of: entity)
         }
         func expect(_ id: ObjectID) {
-            locate(id.entity)
+            locate(id)
             let key = id.primaryKey!
             guard tables[table].rows[key] == nil else { return }
             tables[table].rows[key] = (number, nil)
             tables[table].keys.append(key)
         }
-        for row in request.updated { expect(row.objectID) }
-        for (id, _) in request.deleted { expect(id) }
-        for (id, _) in request.locked { expect(id) }
+        for index in request.updated.indices { expect(request.updated[index].objectID) }
+        for index in request.deleted.indices { expect(request.deleted[index].objectID) }
+        for index in request.locked.indices { expect(request.locked[index].objectID) }
         for index in tables.indices {
             // One key (a save of one object, the common interactive case) takes a keyed lookup.
             let keys = tables[index].keys
@@ -157,12 +160,12 @@ extension SQLiteStore {
         }
         var mismatched: [(objectID: ObjectID, version: Int64)] = []
         func check(_ id: ObjectID, _ version: Int64) {
-            locate(id.entity)
+            locate(id)
             if tables[table].rows[id.primaryKey!]?.version != version { mismatched.append((id, version)) }
         }
-        for row in request.updated { check(row.objectID, row.version) }
-        for (id, version) in request.deleted { check(id, version) }
-        for (id, version) in request.locked { check(id, version) }
+        for index in request.updated.indices { check(request.updated[index].objectID, request.updated[index].version) }
+        for index in request.deleted.indices { check(request.deleted[index].objectID, request.deleted[index].version) }
+        for index in request.locked.indices { check(request.locked[index].objectID, request.locked[index].version) }
         guard !mismatched.isEmpty else { return }
         let current = try storedSnapshots(for: mismatched.map(\.objectID))
         throw StoreError.conflicts(mismatched.map {
@@ -215,8 +218,13 @@ extension SQLiteStore {
         guard rows.count > 1 else { return }
         let q = SQLiteSchema.quoted
         var groups: [String: (table: String, columns: [(slot: Int, column: String)], rows: [Snapshot])] = [:]
-        for row in rows {
-            let columns = plan(for: row.objectID.entity).constrainedColumns.filter { row.values[$0.slot].isLoaded }
+        for index in rows.indices {
+            // Entities without uniqueness constraints (most) are passed over without a copy of
+            // the row.
+            let constrained = plan(for: rows[index].objectID.entity).constrainedColumns
+            guard !constrained.isEmpty else { continue }
+            let row = rows[index]
+            let columns = constrained.filter { row.values.isLoaded(at: $0.slot) }
             guard !columns.isEmpty else { continue }
             let table = schema.table(of: row.objectID.entity).name
             groups[table + "." + columns.map(\.column).joined(separator: ","), default: (table, columns, [])].rows.append(row)
