@@ -403,6 +403,37 @@ final class MergeTests: XCTestCase {
         }
     }
 
+    /// A store looks up the versions of a save's rows by key in an array when the keys are
+    /// dense, in a dictionary otherwise: both find the same conflicts.
+    func testConflictsAmongManyRowsAreFoundWhetherTheirKeysAreDenseOrSparse() throws {
+        try forEachStore { stack in
+            let people = (0..<600).map { stack.person("P\($0)") }
+            try stack.context.save()
+            let ids = people.map(\.objectID)
+            for (round, (changed, elsewhere, deletedElsewhere)) in [(Array(0..<600), [0, 299, 599], [450]),  // dense
+                                                                    ([0, 599], [599], [0])].enumerated() {    // sparse
+                let a = stack.newContext()
+                let b = stack.newContext()
+                let inB = try changed.map { try b.existingObject(with: ids[$0]) }
+                for index in elsewhere { try a.existingObject(with: ids[index]).setValue("A\(round)", forKey: "lastName") }
+                for index in deletedElsewhere { a.delete(try a.existingObject(with: ids[index])) }
+                try a.save()
+                for object in inB { object.setValue("B", forKey: "lastName") }
+                XCTAssertThrowsError(try b.save(), "\(changed.count) rows") { error in
+                    let conflicts = (error as? MergeError)?.conflicts ?? []
+                    XCTAssertEqual(Set(conflicts.map(\.objectID)), Set((elsewhere + deletedElsewhere).map { ids[$0] }))
+                    XCTAssertEqual(conflicts.filter { $0.persistedSnapshot == nil }.map(\.objectID), deletedElsewhere.map { ids[$0] })
+                }
+                // Nothing of B's was written.
+                let check = stack.newContext()
+                let lastNames = try changed.filter { !deletedElsewhere.contains($0) }.map {
+                    try check.existingObject(with: ids[$0]).value(forKey: "lastName") as? String
+                }
+                XCTAssertFalse(lastNames.contains("B"))
+            }
+        }
+    }
+
     func testDeletingAnObjectChangedElsewhereConflictsUnderErrorPolicy() throws {
         try forEachStore { stack in
             let ada = stack.person("Ada")

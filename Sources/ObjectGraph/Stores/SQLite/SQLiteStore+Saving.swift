@@ -107,15 +107,39 @@ extension SQLiteStore {
     private func checkVersions(of request: StoreSaveRequest) throws {
         let count = request.updated.count + request.deleted.count + request.locked.count
         guard count > 0 else { return }
-        // Per table (by root entity), its keys in request order, each with the entity number it
-        // is expected with (the first ID's) and the version of its row, when one with that
-        // number is stored.
+        // Per table (by root entity), its keys in request order and the rows stored under them
+        // (entity number and version). The rows are kept by key in an array when the keys are
+        // dense (the usual case: a save of objects fetched together), else in a dictionary: the
+        // hashing of a key per row, on a table of every key, was most of the check's time.
         struct Versions {
             let root: ObjectIdentifier
             let sql: String
             let singleKeySQL: String
             var keys: [Int64] = []
-            var rows: [Int64: (entity: Int64, version: Int64?)] = [:]
+            var low = Int64.max
+            var high = Int64.min
+            /// Stored rows by `key - low` when dense (entity `Int64.min`: none).
+            var dense: [(entity: Int64, version: Int64)] = []
+            var sparse: [Int64: (entity: Int64, version: Int64)] = [:]
+
+            mutating func prepare() {
+                guard !keys.isEmpty, high - low < 4 * Int64(keys.count) + 64 else { return }
+                dense = Array(repeating: (Int64.min, 0), count: Int(high - low) + 1)
+            }
+
+            mutating func record(_ key: Int64, entity: Int64, version: Int64) {
+                if dense.isEmpty {
+                    sparse[key] = (entity, version)
+                } else if key >= low && key <= high {
+                    dense[Int(key - low)] = (entity, version)
+                }
+            }
+
+            func stored(_ key: Int64) -> (entity: Int64, version: Int64)? {
+                guard !dense.isEmpty else { return sparse[key] }
+                guard key >= low && key <= high, dense[Int(key - low)].entity != Int64.min else { return nil }
+                return dense[Int(key - low)]
+            }
         }
         var tables: [Versions] = []
         // Rows come in runs of one entity: each run looks its table and number up once. Rows
@@ -133,35 +157,41 @@ extension SQLiteStore {
             table = tables.firstIndex { $0.root == root } ?? tables.endIndex
             if table == tables.endIndex {
                 tables.append(Versions(root: root, sql: stored.versionsByKeys, singleKeySQL: stored.versionByKey))
-                tables[table].rows.reserveCapacity(count)
+                tables[table].keys.reserveCapacity(count)
             }
             number = schema.number(of: entity)
         }
+        // A key that comes twice is asked for twice: harmless to `IN`.
         func expect(_ id: ObjectID) {
             locate(id)
             let key = id.primaryKey!
-            guard tables[table].rows[key] == nil else { return }
-            tables[table].rows[key] = (number, nil)
             tables[table].keys.append(key)
+            tables[table].low = min(tables[table].low, key)
+            tables[table].high = max(tables[table].high, key)
         }
         for index in request.updated.indices { expect(request.updated[index].objectID) }
         for index in request.deleted.indices { expect(request.deleted[index].objectID) }
         for index in request.locked.indices { expect(request.locked[index].objectID) }
         for index in tables.indices {
+            tables[index].prepare()
             // One key (a save of one object, the common interactive case) takes a keyed lookup.
             let keys = tables[index].keys
             let (sql, arguments) = keys.count == 1 ? (tables[index].singleKeySQL, [SQLiteValue.integer(keys[0])])
                                                    : (tables[index].sql, [Self.jsonArray(keys)])
+            var versions = tables[index]
+            tables[index].dense = []
+            tables[index].sparse = [:]
             try connection.forEachRow(sql, arguments) { statement in
-                guard let row = tables[index].rows.index(forKey: statement.int64(0)),
-                      tables[index].rows.values[row].entity == statement.int64(1) else { return }
-                tables[index].rows.values[row].version = statement.int64(2)
+                versions.record(statement.int64(0), entity: statement.int64(1), version: statement.int64(2))
             }
+            tables[index] = versions
         }
+        // A row is at the expected version only if it is stored with the ID's entity number.
         var mismatched: [(objectID: ObjectID, version: Int64)] = []
         func check(_ id: ObjectID, _ version: Int64) {
             locate(id)
-            if tables[table].rows[id.primaryKey!]?.version != version { mismatched.append((id, version)) }
+            let stored = tables[table].stored(id.primaryKey!)
+            if stored?.entity != number || stored?.version != version { mismatched.append((id, version)) }
         }
         for index in request.updated.indices { check(request.updated[index].objectID, request.updated[index].version) }
         for index in request.deleted.indices { check(request.deleted[index].objectID, request.deleted[index].version) }
