@@ -26,6 +26,11 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// once an object or ID of it is made (`EntityLifetime`), and a retain and a release per
     /// object made and freed was a share of every fetch and insert.
     public unowned(unsafe) let entity: EntityDescription
+    /// When the object was first registered with its context: orders saves and notifications
+    /// deterministically without comparing object IDs. Declared here, so that it shares the
+    /// object's first cache line with its reference count: a large save reads it from every
+    /// changed object as it retains them.
+    @exclusivity(unchecked) var registrationSequence: UInt64 = 0
     /// The object's identity; temporary until the object is first saved.
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The context that manages the object; nil once the object is removed from it.
@@ -95,9 +100,6 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var faultBatchPosition = 0
     /// Slots a partial fetch (propertiesToFetch) did not load; reading one loads them.
     @exclusivity(unchecked) @usableFromInline final var missingSlots: Set<Int>?
-    /// When the object was first registered with its context: orders saves and notifications
-    /// deterministically without comparing object IDs.
-    @exclusivity(unchecked) var registrationSequence: UInt64 = 0
     /// For changedValuesForCurrentEvent: the value each slot had before its first change in the
     /// context's event ``eventOldValuesEvent`` (nil: not changed in it; ``RecordedNil``: it was
     /// nil). Kept on the object, by slot, so that recording a change hashes no property name.

@@ -50,16 +50,20 @@ extension SQLiteStore {
             var incomplete: [ObjectID] = []
             var savedUpdates: [Snapshot] = []
             savedUpdates.reserveCapacity(request.updated.count)
+            // The write plan is looked up once per run of rows of one entity and handed down.
+            var planned = PlannedEntity()
             for index in request.updated.indices {
                 let changed = index < request.changedSlots.count ? request.changedSlots[index] : nil
-                try update(request.updated[index], changed: changed, storeTag: storeTag, arguments: &arguments)
-                savedUpdates.append(savedRow(request.updated[index], version: request.updated[index].version + 1, incomplete: &incomplete))
+                let plan = planned.plan(for: request.updated[index].objectID, in: self)
+                try update(request.updated[index], plan, changed: changed, storeTag: storeTag, arguments: &arguments)
+                savedUpdates.append(savedRow(request.updated[index], plan, version: request.updated[index].version + 1, incomplete: &incomplete))
             }
             var saved: [Snapshot] = []
             saved.reserveCapacity(request.inserted.count + request.updated.count)
             for index in request.inserted.indices {
-                try insert(request.inserted[index], storeTag: storeTag, arguments: &arguments)
-                saved.append(savedRow(request.inserted[index], version: 1, incomplete: &incomplete))
+                let plan = planned.plan(for: request.inserted[index].objectID, in: self)
+                try insert(request.inserted[index], plan, storeTag: storeTag, arguments: &arguments)
+                saved.append(savedRow(request.inserted[index], plan, version: 1, incomplete: &incomplete))
             }
             if saved.isEmpty { saved = savedUpdates } else { saved += savedUpdates }
             for index in request.inserted.indices where !plan(for: request.inserted[index].objectID.entity).toManySlots.isEmpty {
@@ -232,6 +236,22 @@ extension SQLiteStore {
     }
 
     /// The write plan of `entity`.
+    /// The plan of the entity of the last ID asked for, kept while IDs of that entity follow
+    /// (compared by identity: an ID holds its entity unretained, and a comparison of
+    /// references would retain it).
+    struct PlannedEntity {
+        private var entity: ObjectIdentifier?
+        private var current: SQLiteWritePlan?
+
+        mutating func plan(for id: ObjectID, in store: SQLiteStore) -> SQLiteWritePlan {
+            if let current, ObjectIdentifier(id.entity) == entity { return current }
+            let plan = store.plan(for: id.entity)
+            entity = ObjectIdentifier(id.entity)
+            current = plan
+            return plan
+        }
+    }
+
     func plan(for entity: EntityDescription) -> SQLiteWritePlan {
         // Saves write runs of rows of one entity: the last plan is usually the one.
         if let last = lastWritePlan, last.entity === entity { return last }
@@ -360,8 +380,7 @@ extension SQLiteStore {
         plan.columns.filter { row.values[$0.slot].isLoaded }.flatMap(\.names)
     }
 
-    private func insert(_ row: Snapshot, storeTag: StoreTag, arguments: inout [SQLiteValue]) throws {
-        let plan = plan(for: row.objectID.entity)
+    private func insert(_ row: Snapshot, _ plan: SQLiteWritePlan, storeTag: StoreTag, arguments: inout [SQLiteValue]) throws {
         arguments.removeAll(keepingCapacity: true)
         arguments.append(.integer(row.objectID.primaryKey!))
         arguments.append(.integer(plan.entityNumber))
@@ -371,8 +390,7 @@ extension SQLiteStore {
 
     /// Updates `row`: its changed columns when `changed` says which slots changed (as Core Data
     /// writes them), else every loaded column.
-    private func update(_ row: Snapshot, changed: [Bool]?, storeTag: StoreTag, arguments: inout [SQLiteValue]) throws {
-        let plan = plan(for: row.objectID.entity)
+    private func update(_ row: Snapshot, _ plan: SQLiteWritePlan, changed: [Bool]?, storeTag: StoreTag, arguments: inout [SQLiteValue]) throws {
         let mask = changed.flatMap { plan.updatedColumns($0, of: row) }
         if !plan.externalColumns.isEmpty {
             // Files of the columns the row rewrites are replaced; the others stay in use.
@@ -476,10 +494,9 @@ extension SQLiteStore {
     /// `row` as saved, at `version`: slots the store does not keep unloaded. A row that lacks a
     /// slot the cache needs (a required one: a partial update) has its ID added to `incomplete`,
     /// for ``complete(_:incomplete:)``.
-    private func savedRow(_ row: Snapshot, version: Int64, incomplete: inout [ObjectID]) -> Snapshot {
+    private func savedRow(_ row: Snapshot, _ plan: SQLiteWritePlan, version: Int64, incomplete: inout [ObjectID]) -> Snapshot {
         var saved = row
         saved.version = version
-        let plan = plan(for: row.objectID.entity)
         for slot in plan.unstoredSlots { saved.values[slot] = .unloaded }
         for slot in plan.requiredSlots where !saved.values.isLoaded(at: slot) {
             incomplete.append(row.objectID)
