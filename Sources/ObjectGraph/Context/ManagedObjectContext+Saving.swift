@@ -246,14 +246,18 @@ extension ManagedObjectContext {
         let notifies = !observers.isEmpty
         var objects = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: [], invalidated: [], invalidatedAll: false)
         var payload = ContextDidSave(contextName: name, transactionAuthor: transactionAuthor)
-        var savedObjects: [ManagedObject] = []
-        savedObjects.reserveCapacity(changes.count)
+        // The objects whose didSave runs: `changes`, less the inserted and deleted again (rare:
+        // the array is only filtered when there are some). Objects are read by index, which
+        // spares the retain and release per object of iterating copies.
+        var unsaved = Set<ObjectIdentifier>()
         var deleted: [ManagedObject] = []
-        for object in changes {
+        for index in changes.indices {
+            let object = changes[index]
             if object.isInserted {
                 // Inserted and deleted again: nothing was written.
                 if object.isDeleted {
                     unregister(object)
+                    unsaved.insert(ObjectIdentifier(object))
                     continue
                 }
                 object.isInserted = false
@@ -275,8 +279,8 @@ extension ManagedObjectContext {
                     payload.updatedObjectIDs.insert(object.objectID)
                 }
             }
-            savedObjects.append(object)
         }
+        let savedObjects = unsaved.isEmpty ? changes : changes.filter { !unsaved.contains(ObjectIdentifier($0)) }
         // The change sets, the retained objects (`changes` holds them still) and the deleted
         // rows' cache entries go first, so that unregistering finds nothing of them to remove.
         insertedByID = [:]
@@ -286,7 +290,7 @@ extension ManagedObjectContext {
         coordinator.rowCache.invalidate(deleted.map(\.objectID))
         for object in deleted { unregister(object, releasingCachedRow: false) }
         if notifies { post(.didSave(payload, objects: objects)) }
-        for object in savedObjects { object.didSave() }
+        for index in savedObjects.indices { savedObjects[index].didSave() }
     }
 
     /// The committed snapshot after a save: the written row, with the object's loaded to-many
