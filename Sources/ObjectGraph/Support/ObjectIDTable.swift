@@ -57,8 +57,8 @@ struct ObjectIDTable<Value> {
     /// Runs are few (one per entity and store in use), so they are searched in order. `others`
     /// and `checks` go with `runs`, index by index.
     private var runs: [Run] = []
-    /// Each run's keys outside its range.
-    private var others: [[ObjectID: Value]] = []
+    /// Each run's keys outside its range, by key (the run fixes the rest of the ID).
+    private var others: [SparseKeyTable<Value>] = []
     private var checks: [Checks] = []
     /// Keys too near the ends of Int64 for a run (run arithmetic must not overflow).
     private var loose: [ObjectID: Value] = [:]
@@ -105,7 +105,7 @@ struct ObjectIDTable<Value> {
             guard Self.mayHaveRun(key) else { return loose.isEmpty ? nil : loose[id] }
             guard let run = runIndex(of: id, temporary: temporary) else { return nil }
             if let slot = runs[run].slot(of: key) { return runs[run].slots[slot] }
-            return others[run].isEmpty ? nil : others[run][id]
+            return others[run][key]
         }
         set {
             withValue(for: id) { $0 = newValue }
@@ -135,27 +135,41 @@ struct ObjectIDTable<Value> {
             return result
         }
         guard mayWiden(run, toCover: key) else {
-            // A key the run will not take: changed in place in its dictionary, with one hash.
-            return Self.change(&others[run][id], counting: &count, body)
+            // A key the run will not take: changed in place in its table, with one search. The
+            // keys announced (``reserveCapacity(_:)``) are likely as sparse: the table makes room
+            // for them at once rather than doubling its way there.
+            if capacityHint > 0 {
+                others[run].reserveCapacity(others[run].count + capacityHint)
+                capacityHint = 0
+            }
+            var change = 0
+            let result = others[run].withValue(for: key) { value -> Result in
+                let had = value != nil
+                let result = body(&value)
+                change = (value != nil ? 1 : 0) - (had ? 1 : 0)
+                return result
+            }
+            count += change
+            return result
         }
-        var value: Value? = others[run].isEmpty ? nil : others[run][id]
+        var value: Value? = others[run][key]
         let had = value != nil
         let result = body(&value)
         switch (had, value) {
         case (false, nil):
             break
         case (true, nil):
-            others[run][id] = nil
+            others[run].removeValue(forKey: key)
             count -= 1
         case (true, let value?):
-            others[run][id] = value
+            others[run].withValue(for: key) { $0 = value }
         case (false, let value?):
             count += 1
             if let slot = makeSlot(for: key, in: run) {
                 runs[run].slots[slot] = value
                 runs[run].count += 1
             } else {
-                others[run][id] = value
+                others[run].withValue(for: key) { $0 = value }
             }
         }
         return result
@@ -231,7 +245,7 @@ struct ObjectIDTable<Value> {
 
     private mutating func addRun(for id: ObjectID, temporary: Bool) -> Int {
         runs.append(Run(entity: id.entity, storeTag: id.storeTag, temporary: temporary))
-        others.append([:])
+        others.append(SparseKeyTable())
         checks.append(Checks())
         return runs.count - 1
     }
@@ -277,8 +291,7 @@ struct ObjectIDTable<Value> {
     private mutating func othersRange(of run: Int) -> (low: Int64, high: Int64)? {
         work += others[run].count
         var range: (low: Int64, high: Int64)?
-        for id in others[run].keys {
-            let key = Self.key(of: id).value
+        others[run].forEach { key, _ in
             range = (min(range?.low ?? key, key), max(range?.high ?? key, key))
         }
         return range
@@ -325,9 +338,8 @@ struct ObjectIDTable<Value> {
     private mutating func takeOthers(into run: Int) {
         guard !others[run].isEmpty else { return }
         work += others[run].count
-        for (id, value) in others[run] {
-            guard let slot = runs[run].slot(of: Self.key(of: id).value) else { continue }
-            others[run][id] = nil
+        for key in others[run].allKeys {
+            guard let slot = runs[run].slot(of: key), let value = others[run].removeValue(forKey: key) else { continue }
             runs[run].slots[slot] = value
             runs[run].count += 1
         }
@@ -344,28 +356,33 @@ struct ObjectIDTable<Value> {
         capacityHint = 0
     }
 
-    /// Every key with its value, runs first (in key order), then the dictionaries'.
+    /// The ID of key `key` of `run`'s kind.
+    private static func id(_ key: Int64, of run: Run) -> ObjectID {
+        run.temporary
+            ? ObjectID(entity: run.entity, storeTag: run.storeTag, key: .temporary(UInt64(bitPattern: key)))
+            : ObjectID(entity: run.entity, storeTag: run.storeTag, key: .permanent(key))
+    }
+
+    /// Every key with its value, runs first (in key order), then the runs' other keys, then
+    /// the loose ones.
     var entries: [(id: ObjectID, value: Value)] {
         var entries: [(id: ObjectID, value: Value)] = []
         entries.reserveCapacity(count)
         for run in runs where run.count > 0 {
             for (index, value) in run.slots.enumerated() {
                 guard let value else { continue }
-                let key = run.base + Int64(index)
-                let id = run.temporary
-                    ? ObjectID(entity: run.entity, storeTag: run.storeTag, key: .temporary(UInt64(bitPattern: key)))
-                    : ObjectID(entity: run.entity, storeTag: run.storeTag, key: .permanent(key))
-                entries.append((id, value))
+                entries.append((Self.id(run.base + Int64(index), of: run), value))
             }
         }
-        for dictionary in others + [loose] {
-            for (id, value) in dictionary { entries.append((id, value)) }
+        for (run, table) in zip(runs, others) {
+            table.forEach { key, value in entries.append((Self.id(key, of: run), value)) }
         }
+        for (id, value) in loose { entries.append((id, value)) }
         return entries
     }
 
-    /// How many keys the dictionaries hold, and how many slots each run has (for tests and
-    /// diagnostics).
+    /// How many keys the runs' tables of other keys and the loose keys' dictionary hold, and
+    /// how many slots each run has (for tests and diagnostics).
     var dictionaryCount: Int { others.reduce(loose.count) { $0 + $1.count } }
     var runCapacities: [Int] { runs.map(\.slots.count) }
 
@@ -376,7 +393,8 @@ struct ObjectIDTable<Value> {
         for run in runs where run.count > 0 {
             for case let value? in run.slots { values.append(value) }
         }
-        for dictionary in others + [loose] { values.append(contentsOf: dictionary.values) }
+        for table in others { table.forEach { _, value in values.append(value) } }
+        values.append(contentsOf: loose.values)
         return values
     }
 }

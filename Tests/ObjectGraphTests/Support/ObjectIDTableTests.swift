@@ -295,8 +295,8 @@ final class ObjectIDTableTests: XCTestCase {
     }
 }
 
-/// A small seeded generator, so that the random test repeats exactly.
-private struct SplitMix {
+/// A small seeded generator, so that a random test repeats exactly.
+struct SplitMix {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
