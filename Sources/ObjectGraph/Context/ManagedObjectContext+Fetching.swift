@@ -265,8 +265,6 @@ extension ManagedObjectContext {
         guard let cache = rowCacheReference else { return [] }
         var objects: [ManagedObject] = []
         objects.reserveCapacity(snapshots.count)
-        registry.reserveCapacity(snapshots.count)
-        defer { registry.endReservation() }
         let chunk = min(snapshots.count, Self.materializingChunk)
         var newUsers: [Int] = []
         var newRows: [Snapshot] = []
@@ -281,28 +279,36 @@ extension ManagedObjectContext {
         var start = 0
         while start < snapshots.count {
             let end = min(start + chunk, snapshots.count)
-            // Each row must have a value per slot of its entity's layout (objects read them by
-            // slot). Checked first for the whole chunk, because the rows were made a while ago
+            // Which rows lack a value per slot of their entity's layout (objects read rows by
+            // slot): looked at first for the whole chunk, because the rows were made a while ago
             // (the store read them all before the first chunk) and are out of the processor's
-            // cache: these plain reads, which it overlaps, bring them back at once, and the
+            // cache. These plain reads, which it overlaps, bring them back at once, and the
             // retains that follow, atomic and one at a time, find them there instead of each
-            // waiting for memory.
+            // waiting for memory. A row that is used is checked when it fills its object, now or
+            // when the fault fires; one that is not used (its object is loaded already) is let be.
+            var malformed: [Int] = []
             for index in start..<end {
                 let entity = ObjectIdentifier(snapshots[index].objectID.entity)
                 if entity != checkedEntity {
                     checkedEntity = entity
                     slotCount = snapshots[index].objectID.entity.layout.kinds.count
                 }
-                precondition(snapshots[index].values.count == slotCount,
-                             "\(snapshots[index].objectID) has \(snapshots[index].values.count) values for the \(slotCount) properties of its entity")
+                if snapshots[index].values.count != slotCount { malformed.append(index) }
             }
             // New faults keep their row: users of its cache entry from now on. They record the
             // cache's generation unless the cache turns out to hold a newer version of a row.
             let generation = cache.with(\.generation)
+            // The registry grows once for the fetch's new objects; the reservation ends with the
+            // loop, before any user code (awakeFromFetch) can register objects of its own.
+            registry.reserveCapacity(snapshots.count - start)
             for index in start..<end {
                 let object = registeredObjectOrFault(for: snapshots[index].objectID, runEntity: &runEntity, runClass: &runClass)
                 if object.isFault {
                     if object.committedSnapshot == nil {
+                        // A row that fills its object now must fit it (a fault's row is checked
+                        // when the fault fires).
+                        precondition(asFault || malformed.isEmpty || !malformed.contains(index),
+                                     "\(snapshots[index].objectID) has \(snapshots[index].values.count) values for the \(object.layout.kinds.count) properties of its entity")
                         // Only whole rows record the generation: a fault may fill (or be
                         // deleted) from its own row then, which a partial fetch's row cannot do.
                         object.committedSnapshotGeneration = asFault || snapshots[index].isWhole ? generation : 0
@@ -319,6 +325,7 @@ extension ManagedObjectContext {
                 }
                 objects.append(object)
             }
+            registry.endReservation()
             let allCurrent = cache.with { $0.retain(taking: &newRows, expecting: snapshots.count - start) }
             if !allCurrent {
                 for index in newUsers { objects[index].committedSnapshotGeneration = 0 }

@@ -21,6 +21,44 @@ final class ChainedRow: ManagedObject {
     }
 }
 
+/// Reads its owner (a to-one relationship, another entity) from awakeFromFetch.
+final class OwnedItem: ManagedObject {
+    override func awakeFromFetch() {
+        super.awakeFromFetch()
+        _ = value(forKey: "owner")
+    }
+}
+
+/// An in-memory store whose fetches answer one object's row with a value too many, as a faulty
+/// custom store might.
+final class PaddingStore: PersistentStore, @unchecked Sendable {
+    let inner = InMemoryStore()
+    /// The object whose fetched rows get the extra value.
+    var padded: ObjectID?
+
+    var type: StoreType { inner.type }
+    var identifier: String { inner.identifier }
+    var url: URL? { inner.url }
+    var configurationName: String? { inner.configurationName }
+    var metadata: [String: any Sendable] {
+        get { inner.metadata }
+        set { inner.metadata = newValue }
+    }
+    func load(model: ManagedObjectModel) throws { try inner.load(model: model) }
+    func execute(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        guard case .snapshots(var rows) = try inner.execute(request) else { return try inner.execute(request) }
+        for index in rows.indices where rows[index].objectID == padded { rows[index].values.append(.null) }
+        return .snapshots(rows)
+    }
+    func snapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot] { try inner.snapshots(for: objectIDs) }
+    func objectIDs(forRelationship relationship: RelationshipDescription, of objectID: ObjectID) throws -> [ObjectID] {
+        try inner.objectIDs(forRelationship: relationship, of: objectID)
+    }
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveResult { try inner.save(request) }
+    func obtainPermanentIDs(for temporaryIDs: [ObjectID]) throws -> [ObjectID] { try inner.obtainPermanentIDs(for: temporaryIDs) }
+    func unload() { inner.unload() }
+}
+
 final class MaterializingTests: XCTestCase {
     static let model: ManagedObjectModel = {
         let model = ManagedObjectModel {
@@ -152,6 +190,59 @@ final class MaterializingTests: XCTestCase {
             }
             // The objects went with the array (the saving context keeps its own).
             XCTAssertEqual(reader.registeredObjects.count, 0)
+        }
+    }
+
+    func testObjectsAwakeFromFetchMakesAreNotSizedByTheFetch() throws {
+        ObjectClasses.register(OwnedItem.self)
+        let model = ManagedObjectModel {
+            Entity("OwnedItem", class: "OwnedItem") {
+                Attribute("number", .integer64)
+                Relationship("owner", to: "Owner", inverse: "items")
+            }
+            Entity("Owner") {
+                Attribute("name", .string)
+                Relationship("items", to: "OwnedItem", inverse: "owner", toMany: true)
+            }
+        }
+        let stack = try Stack(storeType: .sqlite, model: model)
+        let owner = stack.insert("Owner", ["name": "O"])
+        let items = (0..<2_000).map { stack.insert("OwnedItem", ["number": Int64($0), "owner": owner]) }
+        try stack.context.save()
+        let reader = stack.newContext()
+        // Registered beforehand, the fetched objects need no new registrations: the fetch's
+        // announced size must not reach the owner's, which awakeFromFetch registers.
+        let faults = items.map { reader.object(with: $0.objectID) }
+        var request = FetchRequest<ManagedObject>(entityName: "OwnedItem")
+        request.returnsObjectsAsFaults = false
+        XCTAssertEqual(try reader.fetch(request).count, 2_000)
+        let ownerRun = try XCTUnwrap(reader.registry.runCapacities.last)
+        XCTAssertLessThanOrEqual(ownerRun, 64, "the owner's run has \(ownerRun) slots")
+        withExtendedLifetime(faults) {}
+    }
+
+    func testAFaultyRowForAnObjectLoadedAlreadyIsLeftUnused() throws {
+        for asFaults in [true, false] {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
+            let store = PaddingStore()
+            try coordinator.addPersistentStore(store)
+            let context = ManagedObjectContext(concurrencyType: .mainQueue)
+            context.persistentStoreCoordinator = coordinator
+            for number in 0..<3 { context.insertNewObject(forEntityName: "ChainedRow").setValue(Int64(number), forKey: "number") }
+            try context.save()
+            let reader = ManagedObjectContext(concurrencyType: .mainQueue)
+            reader.persistentStoreCoordinator = coordinator
+            var request = FetchRequest<ManagedObject>(entityName: "ChainedRow")
+            request.sortDescriptors = [SortDescriptor(key: "number")]
+            let loaded = try reader.fetch(request)
+            XCTAssertEqual(loaded[1].value(forKey: "number") as? Int64, 1)
+            // Fetched again, the loaded object's row comes with a value too many: it is not
+            // used, and the object keeps its values.
+            store.padded = loaded[1].objectID
+            request.returnsObjectsAsFaults = asFaults
+            let again = try reader.fetch(request)
+            XCTAssertTrue(again[1] === loaded[1])
+            XCTAssertEqual(again.map { $0.value(forKey: "number") as? Int64 }, [0, 1, 2])
         }
     }
 }

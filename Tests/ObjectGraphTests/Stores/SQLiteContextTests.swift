@@ -121,6 +121,28 @@ final class SQLiteContextTests: XCTestCase {
         XCTAssertTrue(fault.isDeleted)
     }
 
+    func testSavingRowsWhoseKeysLieAtTheEndsOfTheKeyRange() throws {
+        // The version check keeps a save's keys in an array by key when they are dense: keys
+        // from either end of Int64 must not overflow its span.
+        let stack = try Stack(storeType: .sqlite)
+        _ = stack.person("Low")
+        _ = stack.person("High")
+        try stack.context.save()
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first as? SQLiteStore)
+        try store.lock.withLock {
+            try store.connection.execute("UPDATE ZPERSON SET Z_PK = -9000000000000000000 WHERE ZFIRSTNAME = 'Low'")
+            try store.connection.execute("UPDATE ZPERSON SET Z_PK = 9000000000000000000 WHERE ZFIRSTNAME = 'High'")
+        }
+        let reader = stack.newContext()
+        let people = try stack.fetch("Person", sortedBy: "firstName", in: reader)
+        XCTAssertEqual(people.map { $0.objectID.primaryKey }, [9_000_000_000_000_000_000, -9_000_000_000_000_000_000])
+        for person in people { person.setValue("Changed", forKey: "lastName") }
+        try reader.save()
+        let check = stack.newContext()
+        XCTAssertEqual(try stack.fetch("Person", sortedBy: "firstName", in: check).map { $0.value(forKey: "lastName") as? String },
+                       ["Changed", "Changed"])
+    }
+
     func testFailedContextSaveLeavesTheStoreFileUnchanged() throws {
         let stack = try Stack(storeType: .sqlite)
         let task = stack.task("One")

@@ -127,8 +127,11 @@ extension SQLiteStore {
             var sparse: [Int64: (entity: Int64, version: Int64)] = [:]
 
             mutating func prepare() {
-                guard !keys.isEmpty, high - low < 4 * Int64(keys.count) + 64 else { return }
-                dense = Array(repeating: (Int64.min, 0), count: Int(high - low) + 1)
+                guard !keys.isEmpty else { return }
+                // Keys may lie anywhere in Int64: a span that overflows is not dense.
+                let (span, overflow) = high.subtractingReportingOverflow(low)
+                guard !overflow, span < 4 * Int64(keys.count) + 64 else { return }
+                dense = Array(repeating: (Int64.min, 0), count: Int(span) + 1)
             }
 
             mutating func record(_ key: Int64, entity: Int64, version: Int64) {
