@@ -440,9 +440,16 @@ extension ManagedObjectContext {
             request.includesPendingChanges = false
             let targets = try fetch(request)
             var grouped: [ObjectID: [ManagedObject]] = [:]
+            // The inverse's slot is looked up by name once per entity among the targets (a
+            // string hashed per target was a tenth of grouping them).
+            var inverseLayout: ObjectIdentifier?
+            var inverseIndex: Int?
             for target in targets {
-                guard let inverseIndex = target.layout.index(of: inverse.name),
-                      let owner = target.toOneObjectID(atSlot: inverseIndex) else { continue }
+                if ObjectIdentifier(target.layout) != inverseLayout {
+                    inverseLayout = ObjectIdentifier(target.layout)
+                    inverseIndex = target.layout.index(of: inverse.name)
+                }
+                guard let inverseIndex, let owner = target.toOneObjectID(atSlot: inverseIndex) else { continue }
                 grouped[owner, default: []].append(target)
             }
             for source in unloaded {
@@ -452,6 +459,12 @@ extension ManagedObjectContext {
                     members.sort { (position[$0.objectID] ?? 0) < (position[$1.objectID] ?? 0) }
                 }
                 source.slots[index] = ToManyStorage(OrderedSet(members))
+            }
+            if unloaded.count == sources.count {
+                // Every source's members are the fetched objects, filled by the fetch: they go
+                // on to the next step as they are (faults only if awakeFromFetch made some).
+                try fillFaults(targets)
+                return targets
             }
         }
         let targets = sources.flatMap { $0.toManyStorage(atSlot: index).objects.elements }
