@@ -207,43 +207,52 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// IDs that are already permanent come back unchanged.
     public func obtainPermanentIDs(for temporaryIDs: [ObjectID]) throws -> [ObjectID] {
         try lock.withLock {
-            var counts: [ObjectIdentifier: Int64] = [:]
-            // IDs come in runs of one entity: each run looks its table up once.
-            var lastEntity: EntityDescription?
-            var root: ObjectIdentifier?
-            for id in temporaryIDs where id.isTemporaryID {
-                if id.entity !== lastEntity {
-                    guard schema.holds(id.entity) else { throw unheld(id.entity) }
-                    lastEntity = id.entity
-                    root = ObjectIdentifier(schema.table(of: id.entity).root)
-                }
-                counts[root!, default: 0] += 1
+            // Per table (root entity), how many keys it hands out; then the first of them. IDs
+            // come in runs of one entity: each run looks its table up once, by the entity's
+            // identity (comparing references would retain the ID's entity each time).
+            var tables: [(root: ObjectIdentifier, count: Int64, next: Int64)] = []
+            var lastEntity: ObjectIdentifier?
+            var table = 0
+            func locate(_ id: ObjectID) throws {
+                guard ObjectIdentifier(id.entity) != lastEntity else { return }
+                let entity = id.entity
+                guard schema.holds(entity) else { throw unheld(entity) }
+                lastEntity = ObjectIdentifier(entity)
+                let root = ObjectIdentifier(schema.table(of: entity).root)
+                table = tables.firstIndex { $0.root == root } ?? tables.endIndex
+                if table == tables.endIndex { tables.append((root, 0, 0)) }
             }
-            guard !counts.isEmpty else { return temporaryIDs }
-            var next: [ObjectIdentifier: Int64] = [:]
+            for index in temporaryIDs.indices where temporaryIDs[index].isTemporaryID {
+                try locate(temporaryIDs[index])
+                tables[table].count += 1
+            }
+            guard !tables.isEmpty else { return temporaryIDs }
             try connection.transaction {
-                for (root, count) in counts {
-                    let entity = schema.tables[root]!.root
+                for index in tables.indices {
+                    let entity = schema.tables[tables[index].root]!.root
                     let max = try connection.scalar("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX",
-                                                    [.integer(count), .integer(schema.number(of: entity))])
+                                                    [.integer(tables[index].count), .integer(schema.number(of: entity))])
                     guard let last = max?.integerValue else {
                         throw StoreError.io(path: fileURL.path, reason: "Z_PRIMARYKEY has no row for \(entity.name)")
                     }
-                    next[root] = last - count + 1
+                    tables[index].next = last - tables[index].count + 1
                 }
             }
             let storeTag = self.storeTag
             lastEntity = nil
-            return temporaryIDs.map { id in
-                guard id.isTemporaryID else { return id }
-                if id.entity !== lastEntity {
-                    lastEntity = id.entity
-                    root = ObjectIdentifier(schema.table(of: id.entity).root)
+            var permanent: [ObjectID] = []
+            permanent.reserveCapacity(temporaryIDs.count)
+            for index in temporaryIDs.indices {
+                let id = temporaryIDs[index]
+                guard id.isTemporaryID else {
+                    permanent.append(id)
+                    continue
                 }
-                let key = next[root!]!
-                next[root!] = key + 1
-                return ObjectID(entity: id.entity, storeTag: storeTag, primaryKey: key)
+                try locate(id)
+                permanent.append(ObjectID(entity: id.entity, storeTag: storeTag, primaryKey: tables[table].next))
+                tables[table].next += 1
             }
+            return permanent
         }
     }
 
