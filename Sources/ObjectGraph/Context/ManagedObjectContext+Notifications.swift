@@ -75,15 +75,29 @@ extension ManagedObjectContext {
     }
 
     /// The notifications of this context as an asynchronous sequence (ends when the context goes).
+    ///
+    /// The objects in the notifications are the context's, to be used on its queue only (as in
+    /// Core Data). The context keeps every notification it delivered through the sequence until
+    /// the sequence ends, and lets go of them on its queue: a consumer on another thread that
+    /// drops a notification is then not the last to hold its objects, whose deallocation must
+    /// happen where the context can take them out of its registry. A consumer must not keep
+    /// objects past the end of the sequence.
     public var notifications: AsyncStream<ContextNotification> {
         let (stream, continuation) = AsyncStream<ContextNotification>.makeStream()
-        let token = observe { continuation.yield($0) }
         let id = UUID()
+        let token = observe { [weak self] note in
+            // Posted on the context's queue, where the context records what it delivers.
+            self?.deliveredNotifications[id, default: []].append(note)
+            continuation.yield(note)
+        }
         streamFinishers[id] = { continuation.finish() }
         continuation.onTermination = { [weak self] _ in
             token.cancel()
             guard let context = self else { return }
-            context.queue.async { context.streamFinishers[id] = nil }
+            context.queue.async {
+                context.streamFinishers[id] = nil
+                context.deliveredNotifications[id] = nil
+            }
         }
         return stream
     }

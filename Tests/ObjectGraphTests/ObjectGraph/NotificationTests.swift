@@ -287,6 +287,40 @@ final class NotificationTests: XCTestCase {
         XCTAssertEqual(insertedCount.value, 2)
     }
 
+    func testObjectsDeliveredThroughTheSequenceStayWithTheContextUntilItEnds() throws {
+        // A consumer on another thread that drops a notification must not be the last to hold
+        // its objects: an object's deallocation takes it out of the context's registry, which
+        // only the context's queue may touch (dropping them there crashed the test process now
+        // and then). The context keeps what it delivered until the sequence ends.
+        let stack = try Stack(storeType: .inMemory)
+        let received = expectation(description: "the change arrives")
+        // The consumer holds the only reference to the sequence: when it returns, the sequence
+        // ends.
+        let consumer = Task { [stream = stack.context.notifications] in
+            for await note in stream {
+                if case .objectsDidChange = note {
+                    received.fulfill()
+                    return
+                }
+            }
+        }
+        weak var person: ManagedObject?
+        do {
+            let ada = stack.person("Ada")
+            person = ada
+            stack.context.processPendingChanges()
+            // Saved, the object is no longer kept by the context's changes, only by the
+            // notification delivered above.
+            try stack.context.save()
+        }
+        wait(for: [received], timeout: 5)
+        _ = consumer
+        XCTAssertNotNil(person, "the context keeps the objects of what it delivered")
+        // The consumer returned: the sequence ends, and the context lets go on its queue.
+        let released = XCTNSPredicateExpectation(predicate: NSPredicate { _, _ in person == nil }, object: nil)
+        wait(for: [released], timeout: 5)
+    }
+
     func testDidSavePayloadsAreDeliveredAsAnAsyncSequence() throws {
         let stack = try Stack(storeType: .inMemory)
         let stream = stack.context.didSaveNotifications
