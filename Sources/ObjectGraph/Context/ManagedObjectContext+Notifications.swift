@@ -60,6 +60,34 @@ public final class ObservationToken: @unchecked Sendable {
     deinit { cancel() }
 }
 
+/// The notifications of a context as an asynchronous sequence (``ManagedObjectContext/notifications``):
+/// asking for the next notification tells the context the previous one is done with.
+public struct ContextNotifications: AsyncSequence, Sendable {
+    public typealias Element = ContextNotification
+
+    let stream: AsyncStream<(number: Int, note: ContextNotification)>
+    /// Lets the context go of the notification numbered so (on its queue).
+    let done: @Sendable (Int) -> Void
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator(), done: done)
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<(number: Int, note: ContextNotification)>.AsyncIterator
+        let done: @Sendable (Int) -> Void
+        var last: Int?
+
+        public mutating func next() async -> ContextNotification? {
+            if let last { done(last) }
+            last = nil
+            guard let (number, note) = await base.next() else { return nil }
+            last = number
+            return note
+        }
+    }
+}
+
 extension ManagedObjectContext {
     /// Calls `handler` with each notification of this context, on the context's queue.
     ///
@@ -77,18 +105,20 @@ extension ManagedObjectContext {
     /// The notifications of this context as an asynchronous sequence (ends when the context goes).
     ///
     /// The objects in the notifications are the context's, to be used on its queue only (as in
-    /// Core Data). The context keeps every notification it delivered through the sequence until
-    /// the sequence ends, and lets go of them on its queue: a consumer on another thread that
-    /// drops a notification is then not the last to hold its objects, whose deallocation must
-    /// happen where the context can take them out of its registry. A consumer must not keep
-    /// objects past the end of the sequence.
-    public var notifications: AsyncStream<ContextNotification> {
-        let (stream, continuation) = AsyncStream<ContextNotification>.makeStream()
+    /// Core Data). The context keeps each notification it delivered through the sequence until
+    /// the consumer asks for the next one (or the sequence ends), and then lets go of it on its
+    /// queue: a consumer on another thread that drops a notification is then not the last to
+    /// hold its objects, whose deallocation must happen where the context can take them out of
+    /// its registry. A consumer must not keep objects past the notification it received them in.
+    public var notifications: ContextNotifications {
+        let (stream, continuation) = AsyncStream<(number: Int, note: ContextNotification)>.makeStream()
         let id = UUID()
+        var delivered = 0
         let token = observe { [weak self] note in
             // Posted on the context's queue, where the context records what it delivers.
-            self?.deliveredNotifications[id, default: []].append(note)
-            continuation.yield(note)
+            delivered += 1
+            self?.deliveredNotifications[id, default: [:]][delivered] = note
+            continuation.yield((delivered, note))
         }
         streamFinishers[id] = { continuation.finish() }
         continuation.onTermination = { [weak self] _ in
@@ -99,7 +129,10 @@ extension ManagedObjectContext {
                 context.deliveredNotifications[id] = nil
             }
         }
-        return stream
+        return ContextNotifications(stream: stream) { [weak self] number in
+            guard let context = self else { return }
+            context.queue.async { context.deliveredNotifications[id]?[number] = nil }
+        }
     }
 
     /// The didSave payloads of this context as an asynchronous sequence, for merging elsewhere.

@@ -97,8 +97,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @exclusivity(unchecked) var observers: [UUID: (ContextNotification) -> Void] = [:]
     /// Ends the context's notification sequences when it goes away.
     var streamFinishers: [UUID: () -> Void] = [:]
-    /// What each notification sequence delivered, kept until it ends (see ``notifications``).
-    var deliveredNotifications: [UUID: [ContextNotification]] = [:]
+    /// What each notification sequence delivered and its consumer has not done with yet, by
+    /// number (see ``notifications``).
+    var deliveredNotifications: [UUID: [Int: ContextNotification]] = [:]
     @exclusivity(unchecked) var isProcessingPendingChanges = false
     @exclusivity(unchecked) var nextRegistrationSequence: UInt64 = 0
     /// The class of each entity's objects, resolved once per context (the registry behind

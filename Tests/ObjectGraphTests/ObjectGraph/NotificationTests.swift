@@ -291,7 +291,7 @@ final class NotificationTests: XCTestCase {
         // A consumer on another thread that drops a notification must not be the last to hold
         // its objects: an object's deallocation takes it out of the context's registry, which
         // only the context's queue may touch (dropping them there crashed the test process now
-        // and then). The context keeps what it delivered until the sequence ends.
+        // and then). The context keeps what it delivered until the consumer is done with it.
         let stack = try Stack(storeType: .inMemory)
         let received = expectation(description: "the change arrives")
         // The consumer holds the only reference to the sequence: when it returns, the sequence
@@ -319,6 +319,38 @@ final class NotificationTests: XCTestCase {
         // The consumer returned: the sequence ends, and the context lets go on its queue.
         let released = XCTNSPredicateExpectation(predicate: NSPredicate { _, _ in person == nil }, object: nil)
         wait(for: [released], timeout: 5)
+    }
+
+    func testTheContextLetsGoOfADeliveredNotificationWhenTheConsumerAsksForTheNext() throws {
+        // What the context keeps for a consumer stays bounded: a notification goes once the
+        // consumer has asked for the one after it.
+        let stack = try Stack(storeType: .inMemory)
+        let laterChange = expectation(description: "the change after the save arrives")
+        let consumer = Task { [stream = stack.context.notifications] in
+            var saved = false
+            for await note in stream {
+                switch note {
+                case .didSave: saved = true
+                case .objectsDidChange where saved: laterChange.fulfill()
+                default: break
+                }
+            }
+        }
+        weak var person: ManagedObject?
+        do {
+            let ada = stack.person("Ada")
+            person = ada
+            try stack.context.save()
+        }
+        // Ada is held by the delivered objectsDidChange and didSave notifications only.
+        _ = stack.person("Bob")
+        stack.context.processPendingChanges()
+        wait(for: [laterChange], timeout: 5)
+        // The consumer asked for the notification after didSave while the sequence goes on: the
+        // context let go of didSave (and of what came before it) on its queue.
+        let released = XCTNSPredicateExpectation(predicate: NSPredicate { _, _ in person == nil }, object: nil)
+        wait(for: [released], timeout: 5)
+        consumer.cancel()
     }
 
     func testDidSavePayloadsAreDeliveredAsAnAsyncSequence() throws {
