@@ -304,7 +304,7 @@ extension ManagedObject {
                     }
                 default:
                     // A value's type is read where the row holds it, without copying the value.
-                    if let type = ExactValue.storedType(at: row.baseAddress.unsafelyUnwrapped + index) {
+                    if let type = ExactValue.storedType(at: row.baseAddress.unsafelyUnwrapped + index, tag: layout.valueCaseTag) {
                         if !layout.validation[index].passes(valueOfType: type) { return false }
                         continue
                     }

@@ -50,18 +50,17 @@ extension SQLiteStore {
             var incomplete: [ObjectID] = []
             var savedUpdates: [Snapshot] = []
             savedUpdates.reserveCapacity(request.updated.count)
-            // The write plan is looked up once per run of rows of one entity and handed down.
-            var planned = PlannedEntity()
+            // Each row's write plan is looked up once and handed down.
             for index in request.updated.indices {
                 let changed = index < request.changedSlots.count ? request.changedSlots[index] : nil
-                let plan = planned.plan(for: request.updated[index].objectID, in: self)
+                let plan = plan(for: request.updated[index].objectID.entity)
                 try update(request.updated[index], plan, changed: changed, storeTag: storeTag, arguments: &arguments)
                 savedUpdates.append(savedRow(request.updated[index], plan, version: request.updated[index].version + 1, incomplete: &incomplete))
             }
             var saved: [Snapshot] = []
             saved.reserveCapacity(request.inserted.count + request.updated.count)
             for index in request.inserted.indices {
-                let plan = planned.plan(for: request.inserted[index].objectID, in: self)
+                let plan = plan(for: request.inserted[index].objectID.entity)
                 try insert(request.inserted[index], plan, storeTag: storeTag, arguments: &arguments)
                 saved.append(savedRow(request.inserted[index], plan, version: 1, incomplete: &incomplete))
             }
@@ -239,25 +238,10 @@ extension SQLiteStore {
     }
 
     /// The write plan of `entity`.
-    /// The plan of the entity of the last ID asked for, kept while IDs of that entity follow
-    /// (compared by identity: an ID holds its entity unretained, and a comparison of
-    /// references would retain it).
-    struct PlannedEntity {
-        private var entity: ObjectIdentifier?
-        private var current: SQLiteWritePlan?
-
-        mutating func plan(for id: ObjectID, in store: SQLiteStore) -> SQLiteWritePlan {
-            if let current, ObjectIdentifier(id.entity) == entity { return current }
-            let plan = store.plan(for: id.entity)
-            entity = ObjectIdentifier(id.entity)
-            current = plan
-            return plan
-        }
-    }
-
     func plan(for entity: EntityDescription) -> SQLiteWritePlan {
-        // Saves write runs of rows of one entity: the last plan is usually the one.
-        if let last = lastWritePlan, last.entity === entity { return last }
+        // Saves write runs of rows of one entity: the last plan is usually the one. Compared by
+        // identity: an ID holds its entity unretained, and comparing references would retain it.
+        if let last = lastWritePlan, ObjectIdentifier(last.entity) == ObjectIdentifier(entity) { return last }
         let plan = writePlans[ObjectIdentifier(entity)] ?? SQLiteWritePlan(entity: entity, schema: schema)
         writePlans[ObjectIdentifier(entity)] = plan
         lastWritePlan = plan
@@ -328,6 +312,7 @@ extension SQLiteStore {
     private func appendValues(of row: Snapshot, _ plan: SQLiteWritePlan, storeTag: StoreTag, only mask: UInt64? = nil,
                               to arguments: inout [SQLiteValue]) throws -> Bool {
         var writesAll = true
+        let valueCaseTag = plan.entity.layout.valueCaseTag
         // By index: iterating the columns would copy each one, retaining its names and description.
         for index in plan.columns.indices {
             if let mask, mask & (1 << UInt64(index)) == 0 { continue }
@@ -336,7 +321,7 @@ extension SQLiteStore {
             case .attribute(_, _, let attribute, let type, let allowsExternalStorage):
                 // Plain values are encoded where the row holds them, without copying them out.
                 if !allowsExternalStorage, let encoded = row.values.withUnsafeBufferPointer({
-                    SQLiteValueCoding.encodeInPlace($0.baseAddress.unsafelyUnwrapped + slot, as: type)
+                    SQLiteValueCoding.encodeInPlace($0.baseAddress.unsafelyUnwrapped + slot, as: type, tag: valueCaseTag)
                 }) {
                     arguments.append(encoded)
                     continue

@@ -106,17 +106,18 @@ enum SQLiteValueCoding {
     /// The value a row holds at `element` as SQLite stores it, read in place
     /// (``ExactValue/storedValue(at:as:)``) when it is of exactly the Swift type of an attribute
     /// of `type` among the plain ones (strings, numbers, dates); nil otherwise (``encode(_:of:as:)``
-    /// answers, the same for these).
-    static func encodeInPlace(_ element: UnsafePointer<SnapshotValue>, as type: AttributeType) -> SQLiteValue? {
+    /// answers, the same for these). `tag` is ``ExactValue/valueCaseTag`` (an entity layout's copy).
+    static func encodeInPlace(_ element: UnsafePointer<SnapshotValue>, as type: AttributeType,
+                              tag: (offset: Int, byte: UInt8)? = ExactValue.valueCaseTag) -> SQLiteValue? {
         switch type {
-        case .string: return ExactValue.storedValue(at: element, as: String.self).map { .text($0) }
-        case .integer16: return ExactValue.storedValue(at: element, as: Int16.self).map { .integer(Int64($0)) }
-        case .integer32: return ExactValue.storedValue(at: element, as: Int32.self).map { .integer(Int64($0)) }
-        case .integer64: return ExactValue.storedValue(at: element, as: Int64.self).map { .integer($0) }
-        case .boolean: return ExactValue.storedValue(at: element, as: Bool.self).map { .integer($0 ? 1 : 0) }
-        case .double: return ExactValue.storedValue(at: element, as: Double.self).map { .double($0) }
-        case .float: return ExactValue.storedValue(at: element, as: Float.self).map { .double(Double($0)) }
-        case .date: return ExactValue.storedValue(at: element, as: Date.self).map { .double($0.timeIntervalSinceReferenceDate) }
+        case .string: return ExactValue.storedValue(at: element, as: String.self, tag: tag).map { .text($0) }
+        case .integer16: return ExactValue.storedValue(at: element, as: Int16.self, tag: tag).map { .integer(Int64($0)) }
+        case .integer32: return ExactValue.storedValue(at: element, as: Int32.self, tag: tag).map { .integer(Int64($0)) }
+        case .integer64: return ExactValue.storedValue(at: element, as: Int64.self, tag: tag).map { .integer($0) }
+        case .boolean: return ExactValue.storedValue(at: element, as: Bool.self, tag: tag).map { .integer($0 ? 1 : 0) }
+        case .double: return ExactValue.storedValue(at: element, as: Double.self, tag: tag).map { .double($0) }
+        case .float: return ExactValue.storedValue(at: element, as: Float.self, tag: tag).map { .double(Double($0)) }
+        case .date: return ExactValue.storedValue(at: element, as: Date.self, tag: tag).map { .double($0.timeIntervalSinceReferenceDate) }
         default: return nil
         }
     }
