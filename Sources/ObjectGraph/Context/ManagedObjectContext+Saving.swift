@@ -240,7 +240,7 @@ extension ManagedObjectContext {
             }
             object.committedSnapshot = consume committed
         }
-        _ = coordinator.rowCache.retain(taking: &insertedRows)
+        coordinator.rowCache.retain(taking: &insertedRows)
         coordinator.rowCache.update(taking: &updatedRows)
         // Observers' sets are built only when someone observes.
         let notifies = !observers.isEmpty

@@ -33,14 +33,12 @@ final class RowCache: Sendable {
     }
 
     /// Records each of `snapshots` for one more user, under one lock. True when the cache now
-    /// holds every one of them at its version (none had a newer version cached). `expected`
-    /// is how many rows are coming in all, these and later calls' (a fetch hands its rows over
-    /// in chunks): the table grows once for them rather than once per chunk.
+    /// holds every one of them at its version (none had a newer version cached).
     @discardableResult
-    func retain(_ snapshots: some Collection<Snapshot>, expecting expected: Int = 0) -> Bool {
+    func retain(_ snapshots: [Snapshot]) -> Bool {
         guard !snapshots.isEmpty else { return true }
         return entries.withLock { entries in
-            entries.reserveCapacity(max(snapshots.count, expected))
+            entries.reserveCapacity(snapshots.count)
             defer { entries.endReservation() }
             var allCurrent = true
             for snapshot in snapshots where !retain(snapshot, in: &entries) { allCurrent = false }
@@ -48,8 +46,11 @@ final class RowCache: Sendable {
         }
     }
 
-    /// ``retain(_:expecting:)`` for rows the caller gives up: each is moved into the cache
-    /// rather than copied (`rows` is left empty, its capacity kept).
+    /// ``retain(_:)`` for rows the caller gives up: each is moved into the cache rather than
+    /// copied (`rows` is left empty, its capacity kept). `expected` is how many rows are coming
+    /// in all, these and later calls' (a fetch hands its rows over in chunks): the table grows
+    /// once for them rather than once per chunk.
+    @discardableResult
     func retain(taking rows: inout [Snapshot], expecting expected: Int = 0) -> Bool {
         guard !rows.isEmpty else { return true }
         defer { rows.removeAll(keepingCapacity: true) }
