@@ -27,7 +27,7 @@ extension ManagedObjectContext {
         if let cache = rowCacheReference {
             // A fault fetched with its whole row fills from it while the cache holds nothing
             // newer (only complete rows record a generation).
-            if object.committedSnapshotGeneration == cache.with(\.generation), object.committedSnapshot != nil {
+            if object.committedSnapshotGeneration == cache.with(\.generation), object.hasCommittedSnapshot {
                 fillFromCommittedSnapshot(object)
                 return
             }
@@ -85,7 +85,7 @@ extension ManagedObjectContext {
     /// The object becomes a user of the row cache's entry (once); `cached` says the snapshot
     /// was just read from the cache, so the entry needs no update.
     func fill(_ object: ManagedObject, with snapshot: Snapshot, cached: Bool = false) {
-        let hadSnapshot = object.committedSnapshot != nil
+        let hadSnapshot = object.hasCommittedSnapshot
         object.apply(snapshot)
         object.clearChanges()
         if let cache = persistentStoreCoordinator?.rowCache {

@@ -304,7 +304,7 @@ extension ManagedObjectContext {
             for index in start..<end {
                 let object = registeredObjectOrFault(for: snapshots[index].objectID, runEntity: &runEntity, runClass: &runClass)
                 if object.isFault {
-                    if object.committedSnapshot == nil {
+                    if !object.hasCommittedSnapshot {
                         // A row that fills its object now must fit it (a fault's row is checked
                         // when the fault fires).
                         precondition(asFault || malformed.isEmpty || !malformed.contains(index),
@@ -317,7 +317,7 @@ extension ManagedObjectContext {
                         var row = Snapshot(objectID: snapshots[index].objectID, version: 0, values: [])
                         swap(&row, &snapshots[index])
                         newRows.append(row)
-                        object.committedSnapshot = consume row
+                        object.setCommittedSnapshot(row)
                         newUsers.append(index)
                     } else if !asFault {
                         refetched.append(index)
@@ -398,7 +398,7 @@ extension ManagedObjectContext {
         var newerRows: [Snapshot] = []
         newRows.reserveCapacity(faults.count)
         for (object, snapshot) in faults {
-            if object.committedSnapshot == nil { newRows.append(snapshot) } else { newerRows.append(snapshot) }
+            if !object.hasCommittedSnapshot { newRows.append(snapshot) } else { newerRows.append(snapshot) }
             object.committedSnapshot = snapshot
         }
         cache.with { cache in

@@ -175,7 +175,7 @@ extension ManagedObjectContext {
             }
             if object.isDeleted {
                 guard !object.isInserted, !object.objectID.isTemporaryID else { continue }
-                parts[part].request.deleted.append((object.objectID, object.committedSnapshot?.version ?? 0))
+                parts[part].request.deleted.append((object.objectID, object.committedVersion))
             } else if object.isInserted {
                 parts[part].request.inserted.append(object.makeSnapshot())
                 parts[part].inserted.append(object)
@@ -238,7 +238,7 @@ extension ManagedObjectContext {
             } else {
                 updatedRows.append(committed)
             }
-            object.committedSnapshot = consume committed
+            object.setCommittedSnapshot(committed)
         }
         coordinator.rowCache.retain(taking: &insertedRows)
         coordinator.rowCache.update(taking: &updatedRows)
@@ -377,7 +377,7 @@ extension ManagedObjectContext {
                 object.clearChanges()
                 updatedByID[ObjectKey(object)] = nil
             case .overwrite:
-                object.committedSnapshot?.version = current.version
+                if object.hasCommittedSnapshot { object.committedVersion = current.version }
                 // A deletion writes no values (and its object may be a fault, without slots).
                 guard !object.isDeleted else { break }
                 // Every value the row holds is the context's: attributes and to-one relationships are

@@ -272,7 +272,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if !insertedByID.isEmpty { insertedByID[key] = nil }
         if !updatedByID.isEmpty { updatedByID[key] = nil }
         if !deletedByID.isEmpty { deletedByID[key] = nil }
-        if releasingCachedRow, object.committedSnapshot != nil { persistentStoreCoordinator?.rowCache.release(id) }
+        if releasingCachedRow, object.hasCommittedSnapshot { persistentStoreCoordinator?.rowCache.release(id) }
         if !detached.isEmpty { detached[ObjectIdentifier(object)] = nil }
         object.managedObjectContext = nil
     }
@@ -643,7 +643,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let registered = registry.values.compactMap(\.object)
         for object in registered {
             object.turnIntoFault()
-            if object.committedSnapshot != nil { persistentStoreCoordinator?.rowCache.release(object.objectID) }
+            if object.hasCommittedSnapshot { persistentStoreCoordinator?.rowCache.release(object.objectID) }
             object.managedObjectContext = nil
         }
         for object in detached.values { object.object.managedObjectContext = nil }

@@ -7,9 +7,26 @@ import Synchronization
 
 /// Snapshots by object ID, counted by how many registered objects use them. Thread-safe.
 final class RowCache: Sendable {
+    /// A cached row without its object ID, which the table's key is: 24 bytes a slot rather
+    /// than 64. The table's storage is as large as the most rows cached at once, and a large
+    /// fetch that follows a released one finds it new (fresh pages, zeroed on first touch).
     private struct Entry {
-        var snapshot: Snapshot
-        var users: Int
+        var values: [SnapshotValue]
+        var version: Int64
+        var users: Int32
+        var isWhole: Bool
+
+        init(_ snapshot: consuming Snapshot, users: Int32) {
+            version = snapshot.version
+            isWhole = snapshot.isWhole
+            values = []
+            swap(&values, &snapshot.values)
+            self.users = users
+        }
+
+        func snapshot(for objectID: ObjectID) -> Snapshot {
+            Snapshot(objectID: objectID, version: version, values: values, isWhole: isWhole)
+        }
     }
 
     private let entries = Mutex(ObjectIDTable<Entry>())
@@ -24,7 +41,7 @@ final class RowCache: Sendable {
 
     /// The cached snapshot of `objectID`, if some context uses it.
     func snapshot(for objectID: ObjectID) -> Snapshot? {
-        entries.withLock { $0[objectID]?.snapshot }
+        entries.withLock { $0[objectID]?.snapshot(for: objectID) }
     }
 
     /// Records `snapshot` for one more user (a newer version replaces an older one).
@@ -78,16 +95,18 @@ final class RowCache: Sendable {
     /// (moved out, not copied).
     private func retain(_ snapshot: inout Snapshot?, in entries: inout ObjectIDTable<Entry>) -> Bool {
         // One lookup; the entry is changed in place.
-        entries.withValue(for: snapshot.unsafelyUnwrapped.objectID) { entry in
-            guard let cached = entry?.snapshot else {
-                entry = Entry(snapshot: snapshot.take().unsafelyUnwrapped, users: 1)
+        let objectID = snapshot.unsafelyUnwrapped.objectID
+        return entries.withValue(for: objectID) { entry in
+            guard entry != nil else {
+                entry = Entry(snapshot.take().unsafelyUnwrapped, users: 1)
                 return true
             }
-            let snapshot = snapshot.unsafelyUnwrapped
-            let current = snapshot.version >= cached.version
+            let version = snapshot.unsafelyUnwrapped.version
+            let current = version >= entry!.version
             if current {
-                if snapshot.version > cached.version { changes.add(1, ordering: .releasing) }
-                entry!.snapshot = merged(cached, snapshot)
+                if version > entry!.version { changes.add(1, ordering: .releasing) }
+                let users = entry!.users
+                entry = Entry(merged(entry!.snapshot(for: objectID), snapshot.unsafelyUnwrapped), users: users)
             }
             entry!.users += 1
             return current
@@ -111,13 +130,16 @@ final class RowCache: Sendable {
                 var row = Snapshot(objectID: rows[index].objectID, version: 0, values: [])
                 swap(&row, &rows[index])
                 var taken: Snapshot? = consume row
-                entries.withValue(for: taken.unsafelyUnwrapped.objectID) { entry in
-                    guard entry != nil, taken.unsafelyUnwrapped.version >= entry!.snapshot.version else { return }
+                let objectID = taken.unsafelyUnwrapped.objectID
+                entries.withValue(for: objectID) { entry in
+                    guard entry != nil, taken.unsafelyUnwrapped.version >= entry!.version else { return }
                     changes.add(1, ordering: .releasing)
-                    if needsMerge(entry!.snapshot, taken.unsafelyUnwrapped) {
-                        entry!.snapshot = merged(entry!.snapshot, taken.unsafelyUnwrapped)
+                    let users = entry!.users
+                    let cached = entry!.snapshot(for: objectID)
+                    if needsMerge(cached, taken.unsafelyUnwrapped) {
+                        entry = Entry(merged(cached, taken.unsafelyUnwrapped), users: users)
                     } else {
-                        entry!.snapshot = taken.take().unsafelyUnwrapped
+                        entry = Entry(taken.take().unsafelyUnwrapped, users: users)
                     }
                 }
             }

@@ -8,25 +8,24 @@ extension ManagedObject {
     /// are (``rowValues``) until the slots are needed; a partial fetch's left-out attributes are
     /// noted as missing (they load when read).
     func apply(_ snapshot: Snapshot) {
-        committedSnapshot = snapshot
+        setCommittedSnapshot(snapshot)
         applyCommittedSnapshot()
     }
 
     /// ``apply(_:)`` with the committed snapshot the object holds already (a fault fetched with
     /// its row): its values become the object's, unchanged.
     func applyCommittedSnapshot() {
-        let snapshot = committedSnapshot.unsafelyUnwrapped
         // Values are read from the row in place, by slot: a row must have one per slot (a store
         // that answers otherwise is stopped here, not read past its end).
-        precondition(snapshot.values.count == layout.kinds.count,
-                     "\(snapshot.objectID) has \(snapshot.values.count) values for the \(layout.kinds.count) properties of \(entity.name)")
+        precondition(committedValues.count == layout.kinds.count,
+                     "\(objectID) has \(committedValues.count) values for the \(layout.kinds.count) properties of \(entity.name)")
         // A fault's slots are the layout's shared arrays: they stay (unpacking replaces them). A
         // loaded object's go now: they may hold objects (relationships) that must not outlive them.
         if !faulted { storedSlots = [] }
         keepEventOldRowValues()
-        rowValues = snapshot.values
+        rowValues = committedValues
         // A row read whole lacks nothing; any other may lack what a partial fetch left out.
-        missingSlots = snapshot.isWhole ? nil : Self.missingSlots(in: snapshot.values, layout)
+        missingSlots = committedSnapshotIsWhole ? nil : Self.missingSlots(in: committedValues, layout)
         if changedSlots.count != layout.kinds.count { changedSlots = layout.unchangedSlots }
         hasUntrackedEdits = false
         faulted = false
@@ -78,19 +77,19 @@ extension ManagedObject {
     /// The row a save writes: every stored slot; to-many relationships only when changed or new.
     func makeSnapshot() -> Snapshot {
         // A fault has not changed: its row is the committed one.
-        if faulted, let committedSnapshot { return committedSnapshot }
+        if faulted, hasCommittedSnapshot { return committedSnapshot.unsafelyUnwrapped }
         let layout = self.layout
         // An object reading its row, changed by the typed setter or not, holds the row a save
         // writes: to-one destinations as IDs, nothing unloaded but to-many relationships (which,
         // unchanged, are left out) and transients.
         if !rowValues.isEmpty && missingSlots == nil && !layout.hasToManySlots {
-            return Snapshot(objectID: objectID, version: committedSnapshot?.version ?? 0, values: rowValues)
+            return Snapshot(objectID: objectID, version: committedVersion, values: rowValues)
         }
         let missing = missingSlots
         let count = layout.properties.count
         // An attribute not changed since the committed row still holds the row's value (unless
         // an untracked edit wrote it): the row's value is taken as it is, without converting.
-        let committed = hasUntrackedEdits ? nil : committedSnapshot.flatMap { $0.values.count == count ? $0.values : nil }
+        let committed = hasUntrackedEdits || committedValues.count != count ? nil : committedValues
         // Each value made once, by what its slot holds.
         let values = [SnapshotValue](count: count) { index -> SnapshotValue in
             if !layout.isStoredSlot[index] || missing?.contains(index) == true { return .unloaded }
@@ -114,7 +113,7 @@ extension ManagedObject {
                 return .unloaded
             }
         }
-        return Snapshot(objectID: objectID, version: committedSnapshot?.version ?? 0, values: values)
+        return Snapshot(objectID: objectID, version: committedVersion, values: values)
     }
 
     /// An attribute slot's value as a snapshot holds it. Slots hold values of their attribute

@@ -93,6 +93,12 @@ public struct Snapshot: Sendable, Hashable {
         isWhole = true
     }
 
+    /// A snapshot put back together from its parts (the row cache keeps them without the ID).
+    init(objectID: ObjectID, version: Int64, values: [SnapshotValue], isWhole: Bool) {
+        self.init(objectID: objectID, version: version, values: values)
+        self.isWhole = isWhole
+    }
+
     public static func == (lhs: Snapshot, rhs: Snapshot) -> Bool {
         lhs.objectID == rhs.objectID && lhs.version == rhs.version && lhs.values == rhs.values
     }

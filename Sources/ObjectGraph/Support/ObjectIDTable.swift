@@ -16,9 +16,15 @@
 //
 // Cost: an operation costs O(1), plus, when a run changes storage, the size of the storage and of
 // the run's dictionary. Storage changes are rare enough to amortize: a run grows by at least its
-// span, shrinks to at most a quarter of its storage, and the checks that may move it are made at
-// powers of two of its count, each at most once per count until it moves (`Checks`). `work`
-// counts the slots and keys those scans visit, so that tests can hold the table to this.
+// span, and the check that may move it over its dictionary's keys is made at powers of two of its
+// count, at most once per count until it moves (`Checks`). `work` counts the slots and keys those
+// scans visit, so that tests can hold the table to this.
+//
+// Memory: as a dictionary keeps its capacity when keys are removed, a run keeps its storage when
+// its keys go, emptied or not; it changes storage when a key outside its range comes (the new
+// range fits the keys it holds then). A context that fetches and releases 100,000 objects over and
+// over reuses one storage: shrinking it as the objects went, and allocating it afresh for the next
+// fetch (fresh pages, zeroed on first touch), was a twentieth of such a fetch.
 
 struct ObjectIDTable<Value> {
     /// The keys of one entity, in one store (or temporary ones), within `base ..< base + slots.count`.
@@ -45,12 +51,11 @@ struct ObjectIDTable<Value> {
         }
     }
 
-    /// The counts at which a run last looked, in vain, whether to shrink or to take its
-    /// dictionary's keys: the same look at the same counts finds the same, so it is not repeated
-    /// (a key added and removed again would otherwise scan on every round). Reset when the run
-    /// moves. Kept beside the runs: a larger `Run` made the hot paths copy runs out of the array.
+    /// The counts at which a run last looked, in vain, whether to take its dictionary's keys:
+    /// the same look at the same counts finds the same, so it is not repeated (a key added and
+    /// removed again would otherwise scan on every round). Reset when the run moves. Kept beside
+    /// the runs: a larger `Run` made the hot paths copy runs out of the array.
     private struct Checks {
-        var shrinkAt = -1
         var absorbAt = (count: -1, others: -1)
     }
 
@@ -208,22 +213,9 @@ struct ObjectIDTable<Value> {
         let held = runs[run].count
         guard held & (held - 1) == 0 else { return }
         if held == 0 {
-            // Small storage stays for the next key (objects fetched one at a time would allocate
-            // and free it each time); larger storage goes.
-            if runs[run].slots.count > 1_024 {
-                runs[run].slots = []
-                checks[run] = Checks()
-            }
-        } else if had, runs[run].slots.count > 256, held * 16 < runs[run].slots.count, checks[run].shrinkAt != held {
-            // Left a sixteenth full: it moves to a smaller range when that is at most a quarter
-            // of its storage (moving costs the storage's size).
-            checks[run].shrinkAt = held
-            let (first, last) = heldRange(of: run)
-            let span = last - first + 1
-            guard max(16, span * 2) <= runs[run].slots.count / 4 else { return }
-            move(run, to: runs[run].base + Int64(first), span: Int64(span))
-            // The smaller range may reach past the old one, over keys the dictionary holds.
-            takeOthers(into: run)
+            // The storage stays for the next keys (see Memory at the top): an empty run's
+            // storage takes the next key at its start (``makeSlot(for:in:)``).
+            checks[run] = Checks()
         } else if !had, !others[run].isEmpty, checks[run].absorbAt != (held, others[run].count) {
             // Keys the run refused while it was sparse: each time its count doubles, it looks
             // whether it may take them now.

@@ -128,21 +128,26 @@ final class ObjectIDTableTests: XCTestCase {
 
     // MARK: Found in review
 
-    /// Keys kept alive in the compaction tests: sparse enough that the run shrinks.
+    /// Keys kept alive in the compaction tests: too sparse for the run to take key 1151.
     private static let keptKeys = Set((0..<71).map { 575 + 8 * Int64($0) } + [1_150])
+    /// Keys added back in the compaction tests: with them the run is dense enough to move over
+    /// key 1151 when its count reaches a power of two (128).
+    private static let addedKeys = (0..<56).map { 576 + 8 * Int64($0) }
 
     func testCompactingARunKeepsTheKeysTheDictionaryHolds() {
         var table = ObjectIDTable<Int>()
         for key in Int64(1)...1_150 { table[Self.id("Note", key)] = Int(key) }
         for key in Int64(1)...1_150 where !Self.keptKeys.contains(key) { table[Self.id("Note", key)] = nil }
-        XCTAssertEqual(table.runCapacities, [1_150], "the run's range is 1 ..< 1151")
+        XCTAssertEqual(table.runCapacities, [1_150], "the run's range is 1 ..< 1151, kept as its keys went")
         table[Self.id("Note", 1_151)] = 1_151  // refused by the sparse run: the dictionary holds it
         XCTAssertEqual(table.dictionaryCount, 1)
-        table[Self.id("Note", 583)] = nil  // the run shrinks to a range from 575 that covers 1151
-        XCTAssertEqual(table.count, 72)
+        for key in Self.addedKeys { table[Self.id("Note", key)] = Int(key) }  // the run moves over 1151
+        XCTAssertEqual(table.dictionaryCount, 0, "the run took the key its dictionary held")
+        XCTAssertEqual(table.count, 129)
         XCTAssertEqual(table[Self.id("Note", 1_151)], 1_151, "a key the table holds stays findable")
+        XCTAssertEqual(table[Self.id("Note", 1_150)], 1_150)
         XCTAssertEqual(table.removeValue(forKey: Self.id("Note", 1_151)), 1_151)
-        XCTAssertEqual(table.count, 71)
+        XCTAssertEqual(table.count, 128)
         XCTAssertEqual(table.entries.count, table.count)
     }
 
@@ -153,10 +158,32 @@ final class ObjectIDTableTests: XCTestCase {
         for key in Int64(1)...1_150 { faults[key] = context.object(with: id(key)) }
         for key in Int64(1)...1_150 where !Self.keptKeys.contains(key) { faults[key] = nil }
         let far = context.object(with: id(1_151))
-        faults[583] = nil
+        for key in Self.addedKeys { faults[key] = context.object(with: id(key)) }
+        XCTAssertEqual(context.registry.dictionaryCount, 0, "the registry's run moved over the far key")
         XCTAssertTrue(context.registeredObject(for: id(1_151)) === far, "the registered fault is found")
         XCTAssertTrue(context.object(with: id(1_151)) === far, "one object per ID in a context")
         withExtendedLifetime((far, faults)) {}
+    }
+
+    func testARunKeepsItsStorageWhenItsKeysGo() {
+        // A context fetching and releasing many objects over and over: the second round finds
+        // the storage the first one left, and does not move.
+        var table = ObjectIDTable<Int>()
+        table.reserveCapacity(10_000)
+        for key in Int64(1)...10_000 { table[Self.id("Note", key)] = 1 }
+        table.endReservation()
+        let capacities = table.runCapacities
+        let moves = table.moves
+        for key in Int64(1)...10_000 { table[Self.id("Note", key)] = nil }
+        XCTAssertTrue(table.isEmpty)
+        XCTAssertEqual(table.runCapacities, capacities, "the emptied run keeps its storage")
+        table.reserveCapacity(10_000)
+        for key in Int64(20_001)...30_000 { table[Self.id("Note", key)] = 2 }
+        table.endReservation()
+        XCTAssertEqual(table.moves, moves, "the next keys take the storage where it is")
+        XCTAssertEqual(table.count, 10_000)
+        XCTAssertEqual(table[Self.id("Note", 25_000)], 2)
+        XCTAssertNil(table[Self.id("Note", 5_000)])
     }
 
     func testDenseKeysGetARunWhateverKeyCameFirst() {
