@@ -8,6 +8,8 @@ enum RawStoreSQL {
     static let selectAll = "SELECT \(selectList) FROM \"ZPERSON\" t0 ORDER BY t0.Z_PK"
     static let selectIDs = "SELECT t0.Z_PK, t0.Z_ENT FROM \"ZPERSON\" t0 ORDER BY t0.Z_PK"
     static let selectByKeys = "SELECT \(selectList) FROM \"ZPERSON\" t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))"
+    /// The store's batch read when the batch's keys are consecutive: a range scan.
+    static let selectByKeyRange = "SELECT \(selectList) FROM \"ZPERSON\" t0 WHERE t0.Z_PK BETWEEN ?1 AND ?2"
     static let selectByKey = "SELECT \(selectList) FROM \"ZPERSON\" t0 WHERE t0.Z_PK = ?"
     static let selectByAge = "SELECT \(selectList) FROM \"ZPERSON\" t0 WHERE (t0.\"ZAGE\" = ?1) ORDER BY t0.Z_PK"
     static let countByScore = "SELECT COUNT(*) FROM \"ZPERSON\" t0 WHERE (t0.\"ZSCORE\" > ?1)"
@@ -94,13 +96,28 @@ enum RawStoreSQL {
         return keys
     }
 
-    /// Reads `keys` in batches of `size` rows, one `json_each` statement per batch, as the store
-    /// fires batch faults; calls `body` with each row.
+    /// Reads `keys` in batches of `size` rows, one statement per batch, as the store fires batch
+    /// faults (a range scan for consecutive keys, a `json_each` statement otherwise); calls
+    /// `body` with each row.
     static func forEachRow(keys: [Int64], batchSize size: Int, on connection: RawConnection,
                            _ body: (RawPerson) -> Void) throws {
-        let statement = try connection.prepare(selectByKeys)
+        let byKeys = try connection.prepare(selectByKeys)
+        let byRange = try connection.prepare(selectByKeyRange)
         for start in stride(from: 0, to: keys.count, by: size) {
-            statement.bind(1, jsonArray(keys[start..<min(start + size, keys.count)]))
+            let batchKeys = keys[start..<min(start + size, keys.count)]
+            if let first = batchKeys.first, let last = batchKeys.last, last - first == Int64(batchKeys.count - 1),
+               zip(batchKeys, first...).allSatisfy({ $0 == $1 }) {
+                // The range scan gives the rows in key order: each is read as it comes.
+                byRange.bind(1, first)
+                byRange.bind(2, last)
+                while try byRange.step() {
+                    if byRange.int64(1) == Fixtures.personEntity { body(RawPerson(byRange)) }
+                }
+                byRange.reset()
+                continue
+            }
+            let statement = byKeys
+            statement.bind(1, jsonArray(batchKeys))
             var batch: [Int64: RawPerson] = [:]
             while try statement.step() {
                 guard statement.int64(1) == Fixtures.personEntity else { continue }

@@ -389,6 +389,14 @@ extension ManagedObjectContext {
     /// Fills each fault with its snapshot, as ``fill(_:with:cached:)`` does, with one lock of
     /// the row cache for all of them.
     func fill(_ faults: [(ManagedObject, Snapshot)]) {
+        var faults = faults
+        fill(taking: &faults)
+    }
+
+    /// ``fill(_:)`` for rows the caller gives up: each row moves to its object, and one copy to
+    /// the row cache (`faults` is left empty).
+    func fill(taking faults: inout [(ManagedObject, Snapshot)]) {
+        defer { faults.removeAll() }
         guard let cache = rowCacheReference else {
             for (object, snapshot) in faults { fill(object, with: snapshot) }
             return
@@ -397,13 +405,16 @@ extension ManagedObjectContext {
         var newRows: [Snapshot] = []
         var newerRows: [Snapshot] = []
         newRows.reserveCapacity(faults.count)
-        for (object, snapshot) in faults {
-            if !object.hasCommittedSnapshot { newRows.append(snapshot) } else { newerRows.append(snapshot) }
-            object.committedSnapshot = snapshot
+        for index in faults.indices {
+            let object = faults[index].0
+            var row = Snapshot(objectID: object.objectID, version: 0, values: [])
+            swap(&row, &faults[index].1)
+            if !object.hasCommittedSnapshot { newRows.append(row) } else { newerRows.append(row) }
+            object.setCommittedSnapshot(row)
         }
         cache.with { cache in
-            cache.retain(newRows)
-            if !newerRows.isEmpty { cache.update(newerRows) }
+            cache.retain(taking: &newRows)
+            if !newerRows.isEmpty { cache.update(taking: &newerRows) }
         }
         for (object, _) in faults where object.isFault { fillFromCommittedSnapshot(object) }
     }
@@ -482,11 +493,15 @@ extension ManagedObjectContext {
             ? [firstStore: faults] : Dictionary(grouping: faults, by: \.objectID.storeTag)
         for group in groups.values {
             guard let store = coordinator.store(for: group[0].objectID) else { continue }
-            let snapshots = try coordinator.withStores { try store.snapshots(for: group.map(\.objectID)) }
-            fill(group.compactMap { object in
-                guard object.isFault, let snapshot = snapshots[object.objectID] else { return nil }
-                return (object, snapshot)
-            })
+            var snapshots = try coordinator.withStores { try store.snapshotsInOrder(for: group.map(\.objectID)) }
+            // Each row moves out of the store's answer to its fault, not copied: a copy of a
+            // row is a retain and a release of its values, several per row on this path.
+            var faults: [(ManagedObject, Snapshot)] = []
+            faults.reserveCapacity(snapshots.count)
+            for (index, object) in group.enumerated() where object.isFault {
+                if let snapshot = snapshots[index].take() { faults.append((object, snapshot)) }
+            }
+            fill(taking: &faults)
         }
     }
 

@@ -48,6 +48,11 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// (deleted meanwhile) is missing from the result.
     func snapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot]
 
+    /// ``snapshots(for:)`` in the order of `objectIDs`: the snapshot of `objectIDs[i]` at `i`,
+    /// nil where there is no row. What firing a batch of faults asks for. The default looks each
+    /// ID up in ``snapshots(for:)``'s answer; a store may answer without that map.
+    func snapshotsInOrder(for objectIDs: [ObjectID]) throws -> [Snapshot?]
+
     /// The destinations of a to-many relationship of the object, in order for an ordered one.
     func objectIDs(forRelationship relationship: RelationshipDescription, of objectID: ObjectID) throws -> [ObjectID]
 
@@ -61,4 +66,11 @@ public protocol PersistentStore: AnyObject, Sendable {
 
     /// Releases the store's resources; the coordinator no longer uses it afterwards.
     func unload()
+}
+
+extension PersistentStore {
+    public func snapshotsInOrder(for objectIDs: [ObjectID]) throws -> [Snapshot?] {
+        let snapshots = try self.snapshots(for: objectIDs)
+        return objectIDs.map { snapshots[$0] }
+    }
 }

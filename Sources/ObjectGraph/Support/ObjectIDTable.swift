@@ -132,6 +132,11 @@ struct ObjectIDTable<Value> {
         let (key, temporary) = Self.key(of: id)
         guard Self.mayHaveRun(key) else { return Self.change(&loose[id], counting: &count, body) }
         let run = runIndex(of: id, temporary: temporary) ?? addRun(for: id, temporary: temporary)
+        if runs[run].count == 0, runs[run].base != key, !runs[run].slots.isEmpty, capacityHint <= runs[run].slots.count {
+            // An empty run's storage (all empty slots) starts at the key that comes, so that the
+            // keys after it (a fetch's, in order) find room without moving it.
+            rebase(run, at: key)
+        }
         if let slot = runs[run].slot(of: key) {
             let had = runs[run].slots[slot] != nil
             let result = body(&runs[run].slots[slot])
@@ -253,11 +258,7 @@ struct ObjectIDTable<Value> {
     /// of the run's dictionary too, when it may.
     private mutating func makeSlot(for key: Int64, in run: Int) -> Int? {
         if runs[run].count == 0, !runs[run].slots.isEmpty, capacityHint <= runs[run].slots.count {
-            // An empty run's storage (all empty slots) takes the key at its start, and the keys
-            // of its dictionary that the new range covers.
-            runs[run].base = key
-            capacityHint = 0
-            takeOthers(into: run)
+            rebase(run, at: key)
             return 0
         }
         var low = key, high = key
@@ -277,6 +278,14 @@ struct ObjectIDTable<Value> {
         capacityHint = 0
         takeOthers(into: run)
         return Int(key - low)
+    }
+
+    /// Starts the range of `run`, which is empty, at `key`: its storage (all empty slots) takes
+    /// the key at its start, and the keys of its dictionary that the new range covers.
+    private mutating func rebase(_ run: Int, at key: Int64) {
+        runs[run].base = key
+        capacityHint = 0
+        takeOthers(into: run)
     }
 
     /// The lowest and highest keys in `run`'s dictionary.

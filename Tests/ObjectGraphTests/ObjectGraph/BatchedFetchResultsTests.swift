@@ -33,6 +33,25 @@ final class BatchedFetchResultsTests: XCTestCase {
         }
     }
 
+    func testTheNextBatchTakesTheRoomOfTheOneBeforeIt() throws {
+        try forEachStore { stack in
+            for n in 0..<500 { _ = stack.task("T\(n)") }
+            try stack.context.save()
+            let other = stack.newContext()
+            var request = FetchRequest<ManagedObject>(entityName: "Task")
+            request.fetchBatchSize = 100
+            let results = try other.fetchBatched(request)
+            _ = results[0].value(forKey: "title")
+            let moves = other.registry.moves
+            for index in 100..<500 { _ = results[index].value(forKey: "title") }
+            // The batch before goes before the next one comes: its keys leave the registry's
+            // run, whose storage the next batch's keys take without moving it.
+            XCTAssertEqual(other.registry.moves, moves, "the registry moved its storage for later batches")
+            XCTAssertEqual(other.registeredObjects.count, 100)
+            XCTAssertEqual(results[499].value(forKey: "title") as? String, "T499")
+        }
+    }
+
     func testABatchIsLoadedInOneGoAndNotAsFaults() throws {
         try forEachStore { stack in
             for n in 0..<12 { _ = stack.task("T\(n)") }

@@ -410,6 +410,39 @@ final class SQLiteStoreTests: XCTestCase {
         XCTAssertEqual(rows[d.write]?.value(forKey: "steps"), .unloaded)
     }
 
+    func testSnapshotsInOrderOfConsecutiveKeysComeFromARangeInTheIDsOrder() throws {
+        let f = try SQLiteStoreFixture()
+        let d = try f.populated()
+        // write, review, deploy and release are keys 1 to 4 of the Task table (release is a Milestone).
+        XCTAssertEqual(try f.store.snapshotsInOrder(for: [d.write, d.review, d.deploy]).map { $0?.value(forKey: "title") },
+                       [.value("Write"), .value("Review"), .value("deploy")])
+        // Key 4 named as a Task: the row is a Milestone's, so the ID has no row, as in snapshots(for:).
+        let wrong = ObjectID(entity: f.entity("Task"), storeIdentifier: f.store.identifier, primaryKey: d.release.primaryKey!)
+        XCTAssertEqual(try f.store.snapshotsInOrder(for: [d.write, d.review, d.deploy, wrong]).map { $0 == nil }, [false, false, false, true])
+        try f.save(StoreSaveRequest(deleted: [(d.review, 1)]))
+        let rows = try f.store.snapshotsInOrder(for: [d.write, d.review, d.deploy])
+        XCTAssertEqual(rows.map { $0?.objectID }, [d.write, nil, d.deploy], "a deleted row leaves its place empty")
+        XCTAssertEqual(rows[0], try f.store.snapshots(for: [d.write])[d.write], "the same snapshot as snapshots(for:)")
+    }
+
+    func testSnapshotsInOrderOfOtherKeysKeepTheIDsOrder() throws {
+        let f = try SQLiteStoreFixture()
+        let d = try f.populated()
+        let ids = [d.deploy, d.write, d.ada, d.release, d.deploy]
+        let byID = try f.store.snapshots(for: ids)
+        XCTAssertEqual(try f.store.snapshotsInOrder(for: ids), ids.map { byID[$0] })
+        XCTAssertEqual(try f.store.snapshotsInOrder(for: []), [])
+    }
+
+    func testConsecutiveKeysAreEveryKeyFromTheFirstToTheLastOnce() {
+        XCTAssertTrue(SQLiteRowReader.areConsecutive([3, 4, 5]))
+        XCTAssertTrue(SQLiteRowReader.areConsecutive([7]))
+        XCTAssertFalse(SQLiteRowReader.areConsecutive([]))
+        XCTAssertFalse(SQLiteRowReader.areConsecutive([3, 5, 4]))
+        XCTAssertFalse(SQLiteRowReader.areConsecutive([3, 4, 4]))
+        XCTAssertFalse(SQLiteRowReader.areConsecutive([Int64.max, Int64.min]), "keys wrapping around are not a range")
+    }
+
     func testSnapshotOfAnIDWithAnotherEntityIsMissing() throws {
         let f = try SQLiteStoreFixture()
         let d = try f.populated()

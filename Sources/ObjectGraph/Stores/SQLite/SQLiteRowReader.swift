@@ -23,6 +23,7 @@ final class SQLiteRowReader {
     /// on first use (kept, so that single faults do not look them up by their SQL).
     private var selectByKey: SQLiteStatement?
     private var selectByKeys: SQLiteStatement?
+    private var selectByKeyRange: SQLiteStatement?
     private let schema: SQLiteSchema
     private let external: SQLiteExternalData
 
@@ -49,7 +50,8 @@ final class SQLiteRowReader {
     }
 
     /// The statement selecting the rows of `keys` (of the reader's table): a primary-key lookup
-    /// for one key; the values to bind to it.
+    /// for one key, a range scan for consecutive keys in order (a batch of faults fetched in key
+    /// order, as batched results read them), a JSON array otherwise; the values to bind to it.
     func selection(of keys: [Int64], on connection: SQLiteConnection) throws -> (SQLiteStatement, [SQLiteValue]) {
         let table = schema.table(of: entity)
         if keys.count == 1 {
@@ -57,9 +59,23 @@ final class SQLiteRowReader {
             selectByKey = statement
             return (statement, [.integer(keys[0])])
         }
+        if Self.areConsecutive(keys) {
+            let statement = try selectByKeyRange ?? connection.keptStatement(table.selectByKeyRange)
+            selectByKeyRange = statement
+            return (statement, [.integer(keys[0]), .integer(keys[keys.count - 1])])
+        }
         let statement = try selectByKeys ?? connection.keptStatement(table.selectByKeys)
         selectByKeys = statement
         return (statement, [SQLiteStore.jsonArray(keys)])
+    }
+
+    /// Whether `keys` are `first, first + 1, …` (every key between the first and the last, each once).
+    static func areConsecutive(_ keys: [Int64]) -> Bool {
+        guard let first = keys.first, let last = keys.last, last >= first else { return false }
+        return keys.withUnsafeBufferPointer { keys in
+            for index in keys.indices where keys[index] != first &+ Int64(index) { return false }
+            return true
+        }
     }
 
     /// The snapshot of the statement's current row (selected with the table's `selectList`),

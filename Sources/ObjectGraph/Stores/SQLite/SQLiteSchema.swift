@@ -19,9 +19,12 @@ final class SQLiteSchema: @unchecked Sendable {
         var indexes: [String]
         /// `Z_PK, Z_ENT, Z_OPT` and every column, qualified by the alias `t0` (what row readers read).
         var selectList = ""
-        /// The rows with one primary key (`?`), and with the keys of a JSON array (`?`).
+        /// The rows with one primary key (`?`), with the keys of a JSON array (`?`), and with
+        /// the keys from `?1` to `?2` (a run of consecutive keys: a range scan of the table
+        /// rather than a lookup per key).
         var selectByKey = ""
         var selectByKeys = ""
+        var selectByKeyRange = ""
         /// `Z_PK, Z_ENT, Z_OPT` of the rows with the keys of a JSON array (a save's version check).
         var versionsByKeys = ""
         /// The same for one key: a keyed lookup, without `json_each`'s virtual table.
@@ -121,6 +124,7 @@ final class SQLiteSchema: @unchecked Sendable {
             let select = "SELECT \(table.selectList) FROM \(Self.quoted(table.name)) t0 WHERE t0.Z_PK "
             table.selectByKey = select + "= ?"
             table.selectByKeys = select + "IN (SELECT value FROM json_each(?))"
+            table.selectByKeyRange = select + "BETWEEN ?1 AND ?2"
             table.versionsByKeys = "SELECT Z_PK, Z_ENT, Z_OPT FROM \(Self.quoted(table.name)) WHERE Z_PK IN (SELECT value FROM json_each(?))"
             table.versionByKey = "SELECT Z_PK, Z_ENT, Z_OPT FROM \(Self.quoted(table.name)) WHERE Z_PK = ?"
         }

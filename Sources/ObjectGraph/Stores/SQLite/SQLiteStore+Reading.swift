@@ -11,6 +11,42 @@ extension SQLiteStore {
         try lock.withLock { try storedSnapshots(for: objectIDs) }
     }
 
+    public func snapshotsInOrder(for objectIDs: [ObjectID]) throws -> [Snapshot?] {
+        try lock.withLock {
+            if let rows = try consecutiveSnapshots(for: objectIDs) { return rows }
+            let snapshots = try storedSnapshots(for: objectIDs)
+            return objectIDs.map { snapshots[$0] }
+        }
+    }
+
+    /// The rows of `objectIDs` in their order when they are rows of one entity with consecutive
+    /// keys in order (a batch of faults of a batched fetch in key order): one range scan, each
+    /// row put at its key's place, with no map by ID. Nil for any other IDs.
+    private func consecutiveSnapshots(for objectIDs: [ObjectID]) throws -> [Snapshot?]? {
+        guard objectIDs.count > 1, let first = objectIDs.first, first.storeTag == storeTag, let firstKey = first.primaryKey,
+              schema.holds(first.entity) else { return nil }
+        let entity = ObjectIdentifier(first.entity)
+        var keys: [Int64] = []
+        keys.reserveCapacity(objectIDs.count)
+        for id in objectIDs {
+            guard ObjectIdentifier(id.entity) == entity, id.storeTag == storeTag, let key = id.primaryKey else { return nil }
+            keys.append(key)
+        }
+        guard SQLiteRowReader.areConsecutive(keys) else { return nil }
+        let storeTag = self.storeTag
+        let reader = reader(for: first.entity)
+        let (selection, arguments) = try reader.selection(of: keys, on: connection)
+        var rows = [Snapshot?](repeating: nil, count: objectIDs.count)
+        try connection.forEachRow(selection, arguments) { statement in
+            // A row of another entity of the table (a sub-entity) is not the ID's row.
+            guard reader.entityNumber == statement.int64(1) else { return }
+            let index = statement.int64(0) &- firstKey
+            guard index >= 0, index < Int64(rows.count) else { return }
+            rows[Int(index)] = try reader.snapshot(statement, storeTag: storeTag)
+        }
+        return rows
+    }
+
     /// The rows of one table a read asks for: their keys, and the entity of each (nearly always
     /// one for all, so a map from key to entity is made only once a second entity appears).
     private struct WantedRows {
