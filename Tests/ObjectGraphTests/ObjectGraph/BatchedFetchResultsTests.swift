@@ -20,14 +20,19 @@ final class BatchedFetchResultsTests: XCTestCase {
         }
     }
 
+    /// `count` saved tasks `T0`, `T1`, …, read in batches of `batchSize` in a new context.
+    private func batchedTasks(_ count: Int, batchSize: Int, in stack: Stack) throws -> (ManagedObjectContext, BatchedFetchResults<ManagedObject>) {
+        for n in 0..<count { _ = stack.task("T\(n)") }
+        try stack.context.save()
+        let other = stack.newContext()
+        var request = FetchRequest<ManagedObject>(entityName: "Task")
+        request.fetchBatchSize = batchSize
+        return (other, try other.fetchBatched(request))
+    }
+
     func testOnlyTheCurrentBatchIsRetained() throws {
         try forEachStore { stack in
-            for n in 0..<30 { _ = stack.task("T\(n)") }
-            try stack.context.save()
-            let other = stack.newContext()
-            var request = FetchRequest<ManagedObject>(entityName: "Task")
-            request.fetchBatchSize = 10
-            let results = try other.fetchBatched(request)
+            let (other, results) = try batchedTasks(30, batchSize: 10, in: stack)
             for index in results.indices { _ = results[index].value(forKey: "title") }
             XCTAssertEqual(other.registeredObjects.count, 10)
         }
@@ -35,12 +40,7 @@ final class BatchedFetchResultsTests: XCTestCase {
 
     func testTheNextBatchTakesTheRoomOfTheOneBeforeIt() throws {
         try forEachStore { stack in
-            for n in 0..<500 { _ = stack.task("T\(n)") }
-            try stack.context.save()
-            let other = stack.newContext()
-            var request = FetchRequest<ManagedObject>(entityName: "Task")
-            request.fetchBatchSize = 100
-            let results = try other.fetchBatched(request)
+            let (other, results) = try batchedTasks(500, batchSize: 100, in: stack)
             _ = results[0].value(forKey: "title")
             let moves = other.registry.moves
             for index in 100..<500 { _ = results[index].value(forKey: "title") }
@@ -54,12 +54,7 @@ final class BatchedFetchResultsTests: XCTestCase {
 
     func testABatchIsLoadedInOneGoAndNotAsFaults() throws {
         try forEachStore { stack in
-            for n in 0..<12 { _ = stack.task("T\(n)") }
-            try stack.context.save()
-            let other = stack.newContext()
-            var request = FetchRequest<ManagedObject>(entityName: "Task")
-            request.fetchBatchSize = 5
-            let results = try other.fetchBatched(request)
+            let (_, results) = try batchedTasks(12, batchSize: 5, in: stack)
             _ = results[6]
             XCTAssertTrue((5..<10).allSatisfy { !results[$0].isFault })
         }
