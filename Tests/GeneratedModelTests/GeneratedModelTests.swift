@@ -196,6 +196,23 @@ final class GeneratedModelTests: XCTestCase {
         XCTAssertTrue(ship.garden === launch)
     }
 
+    func testAnUnorderedToManyIsAnArrayInTheOrderItsObjectsCameWithoutDuplicates() throws {
+        let ann = gardener("Ann"), bob = gardener("Bob"), cid = gardener("Cid")
+        let launch = Garden(context: context)
+        launch.gardeners = [cid, ann, cid]
+        XCTAssertEqual(launch.gardeners, [cid, ann], "one of each, in the order given")
+        launch.addToGardeners(bob)
+        launch.addToGardeners(ann)
+        XCTAssertEqual(launch.gardeners, [cid, ann, bob], "added at the end, once")
+        try context.save()
+        // Read back in another context: every object is a Gardener, typed without a copy per read.
+        let other = newContext()
+        let fetched = try XCTUnwrap(other.existingObject(with: launch.objectID) as? Garden)
+        XCTAssertEqual(Set(fetched.gardeners.map(\.name)), ["Ann", "Bob", "Cid"])
+        XCTAssertTrue(fetched.gardeners.allSatisfy { type(of: $0) == Gardener.self })
+        XCTAssertEqual(Set(fetched.gardeners.map(\.objectID)), Set(fetched.objectIDs(forRelationshipNamed: "gardeners")))
+    }
+
     func testRelationshipToAnEntityWithoutAClassHoldsManagedObjects() {
         let ann = gardener("Ann")
         let memo = context.insertNewObject(forEntityName: "Memo")

@@ -68,14 +68,14 @@ final class CodegenCommandTests: XCTestCase {
         XCTAssertTrue(item.contains("public var uuid: UUID? {"))
     }
 
-    func testToManyRelationshipsAreSetsOrOrderedSetsWithHelpers() throws {
+    func testToManyRelationshipsAreArraysOrOrderedSetsWithHelpers() throws {
         let files = try generate(organizer)
         let person = try XCTUnwrap(files["Person+CoreDataProperties.swift"])
         XCTAssertTrue(person.contains("public var tasks: OrderedSet<Task> {"))
         XCTAssertTrue(person.contains("public func insertIntoTasks(_ value: Task, at index: Int) {"))
         XCTAssertTrue(person.contains("public func removeFromTasks(at index: Int) {"))
-        XCTAssertTrue(person.contains("public var events: Set<Event> {"))
-        XCTAssertTrue(person.contains("public func addToEvents(_ values: Set<Event>) {"))
+        XCTAssertTrue(person.contains("public var events: [Event] {\n        get { objects(atSlot: PersonSlots.events, as: Event.self) }"))
+        XCTAssertTrue(person.contains("public func addToEvents(_ values: [Event]) {"))
         XCTAssertFalse(person.contains("insertIntoEvents"))
         XCTAssertFalse(person.contains("openTasks"), "fetched properties get no accessor")
     }
@@ -137,7 +137,7 @@ final class CodegenCommandTests: XCTestCase {
         let files = try generate(model.path)
         XCTAssertEqual(files.keys.sorted(), ["Author+CoreDataClass.swift", "Author+CoreDataProperties.swift", "Notes+Classes.swift"])
         XCTAssertTrue(files["Author+CoreDataProperties.swift"]!.contains(
-            "public var notes: Set<ManagedObject> {\n        get { Set(objects(atSlot: AuthorSlots.notes)) }"))
+            "public var notes: [ManagedObject] {\n        get { objects(atSlot: AuthorSlots.notes) }"))
     }
 
     func testPropertiesOfAnAncestorWithoutAClassGoToTheSubclass() throws {

@@ -102,8 +102,8 @@ final class Department: ManagedObject {
         get { attribute(atSlot: DepartmentSlots.name, as: String.self) }
         set { setAttribute(newValue, atSlot: DepartmentSlots.name) }
     }
-    var employees: Set<Employee> {
-        Set(objects(atSlot: DepartmentSlots.employees).map { $0 as! Employee })
+    var employees: [Employee] {
+        objects(atSlot: DepartmentSlots.employees, as: Employee.self)
     }
 }
 

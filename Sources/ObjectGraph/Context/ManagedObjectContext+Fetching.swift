@@ -469,7 +469,9 @@ extension ManagedObjectContext {
                     let position = Dictionary(stored.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
                     members.sort { (position[$0.objectID] ?? 0) < (position[$1.objectID] ?? 0) }
                 }
-                source.slots[index] = ToManyStorage(OrderedSet(members))
+                // Each fetched object is in its one owner's group, once: no index is needed
+                // until something asks whether an object is among them.
+                source.slots[index] = relationship.isOrdered ? ToManyStorage(OrderedSet(members)) : ToManyStorage(unindexed: members)
             }
             if unloaded.count == sources.count {
                 // Every source's members are the fetched objects, filled by the fetch: they go

@@ -112,18 +112,20 @@ extension CodeGenerator {
                              setter: "setValue(newValue, atSlot: \(slot))")
         }
 
-        /// The objects of the slot, typed: `objects(atSlot: s).map { $0 as! Task }`.
+        /// The objects of the slot, typed: `objects(atSlot: s, as: Task.self)`.
         var typedObjects: String {
-            destination == "ManagedObject" ? "objects(atSlot: \(slot))" : "objects(atSlot: \(slot)).map { $0 as! \(destination) }"
+            destination == "ManagedObject" ? "objects(atSlot: \(slot))" : "objects(atSlot: \(slot), as: \(destination).self)"
         }
 
+        /// An unordered to-many relationship is an array of its destinations (as SwiftData has
+        /// it), in the order they were loaded or added: reading it makes no set, and iterating
+        /// it visits the objects in the order they were made. An ordered one is an `OrderedSet`.
         func toManyDeclarations(_ relationship: RelationshipDescription) -> [String] {
-            let collection = relationship.isOrdered ? "OrderedSet<\(destination)>" : "Set<\(destination)>"
-            let upcast = destination == "ManagedObject" ? "newValue"
-                : relationship.isOrdered ? "newValue.map { $0 as ManagedObject }" : "newValue as Set<ManagedObject>"
+            let collection = relationship.isOrdered ? "OrderedSet<\(destination)>" : "[\(destination)]"
+            let upcast = destination == "ManagedObject" || !relationship.isOrdered ? "newValue" : "newValue.map { $0 as ManagedObject }"
             let suffix = property.name.prefix(1).uppercased() + property.name.dropFirst()
             var declarations = [
-                computedProperty(type: collection, getter: "\(relationship.isOrdered ? "OrderedSet" : "Set")(\(typedObjects))",
+                computedProperty(type: collection, getter: relationship.isOrdered ? "OrderedSet(\(typedObjects))" : typedObjects,
                                  setter: "setValue(\(upcast), atSlot: \(slot))"),
                 "\(access)func addTo\(suffix)(_ value: \(destination)) {\n    addObject(value, toSlot: \(slot))\n}",
                 "\(access)func removeFrom\(suffix)(_ value: \(destination)) {\n    removeObject(value, fromSlot: \(slot))\n}",

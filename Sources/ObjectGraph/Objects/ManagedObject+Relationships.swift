@@ -55,7 +55,19 @@ extension ManagedObject {
     /// The objects of the to-many relationship in slot `index`, in order.
     public final func objects(atSlot index: Int) -> [ManagedObject] {
         fireFaultIfNeeded()
-        return toManyStorage(atSlot: index).objects.elements
+        return toManyStorage(atSlot: index).elements
+    }
+
+    /// ``objects(atSlot:)`` as `Destination`s, the class of the relationship's destination
+    /// entity (what generated accessors return). The array is the relationship's own, checked
+    /// object by object, not copied into a new one.
+    public final func objects<Destination: ManagedObject>(atSlot index: Int, as _: Destination.Type) -> [Destination] {
+        let objects = self.objects(atSlot: index)
+        for object in objects {
+            precondition(object is Destination, "\(object.objectID) in \(entity.name).\(layout.properties[index].name) is not a \(Destination.self)")
+        }
+        // Arrays of class references share one layout: every element is a Destination.
+        return unsafeBitCast(objects, to: [Destination].self)
     }
 
     /// The IDs of the destinations of the relationship named `name`, without turning them into

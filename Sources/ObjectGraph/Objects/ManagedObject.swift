@@ -611,9 +611,42 @@ extension PropertyValidating {
 /// The contents of a to-many relationship, mutated in place.
 @usableFromInline
 final class ToManyStorage {
-    var objects: OrderedSet<ManagedObject>
+    /// The destinations while they have no index (``init(unindexed:)``; empty otherwise).
+    private var list: [ManagedObject] = []
+    /// The destinations with their index; nil until something needs it.
+    private var index: OrderedSet<ManagedObject>?
 
-    init(_ objects: OrderedSet<ManagedObject> = []) { self.objects = objects }
+    init(_ objects: OrderedSet<ManagedObject> = []) { index = objects }
+
+    /// Destinations that are known to be distinct (a prefetch groups each fetched object under
+    /// its one owner), kept in order without an index until one is needed: a relationship that
+    /// is only read (iterated, counted) never hashes its objects.
+    init(unindexed objects: [ManagedObject]) { list = objects }
+
+    /// The destinations, indexed (the index is made on first use).
+    var objects: OrderedSet<ManagedObject> {
+        get {
+            if let index { return index }
+            let built = OrderedSet(list)
+            index = built
+            list = []
+            return built
+        }
+        set {
+            index = newValue
+            list = []
+        }
+        _modify {
+            if index == nil {
+                index = OrderedSet(list)
+                list = []
+            }
+            yield &index!
+        }
+    }
+
+    /// The destinations in order, without making an index.
+    var elements: [ManagedObject] { index?.elements ?? list }
 }
 
 /// The destinations of a to-many relationship known by ID only (from a snapshot): they become

@@ -79,7 +79,7 @@ extension RecordForm {
                 guard let event = record as? Event else { return }
                 let resolver = RecordResolver(store: store)
                 let attendees = try FormField.items(text).map { item throws(PIMError) in try resolver.resolve(item, as: .contact) }
-                event.attendees = Set(attendees.compactMap { $0 as? Contact })
+                event.attendees = attendees.compactMap { $0 as? Contact }
             },
             .text("notes", "notes"),
         ]

@@ -305,6 +305,34 @@ final class FetchingTests: XCTestCase {
         }
     }
 
+    func testAPrefetchedUnorderedRelationshipAnswersMembershipAndChanges() throws {
+        try forEachStore { stack in
+            let meeting = stack.insert("Event", ["title": "Meeting", "uuid": UUID(), "start": Date(timeIntervalSince1970: 0)])
+            let agenda = stack.task("Agenda"), slides = stack.task("Slides"), room = stack.task("Room")
+            meeting.mutableSetValue(forKey: "preparation").insert(agenda)
+            meeting.mutableSetValue(forKey: "preparation").insert(slides)
+            try stack.context.save()
+            // Prefetched, the relationship keeps its objects in order without an index; asking
+            // for a member, adding and removing make one then.
+            let other = stack.newContext()
+            var request = try makeRequest("Event")
+            request.relationshipKeyPathsForPrefetching = ["preparation"]
+            let fetched = try XCTUnwrap(try other.fetch(request).first)
+            let preparation = fetched.mutableSetValue(forKey: "preparation")
+            XCTAssertEqual(Set(names(preparation.objects, "title")), ["Agenda", "Slides"])
+            let otherAgenda = other.object(with: agenda.objectID), otherRoom = other.object(with: room.objectID)
+            XCTAssertTrue(preparation.contains(otherAgenda))
+            XCTAssertFalse(preparation.contains(otherRoom))
+            preparation.insert(otherRoom)
+            preparation.insert(otherAgenda)
+            XCTAssertEqual(preparation.count, 3, "an object already there is not added again")
+            preparation.remove(otherAgenda)
+            XCTAssertEqual(Set(names(preparation.objects, "title")), ["Slides", "Room"])
+            XCTAssertTrue(otherRoom.value(forKey: "event") as? ManagedObject === fetched)
+            XCTAssertNil(otherAgenda.value(forKey: "event"))
+        }
+    }
+
     func testPrefetchingToOneRelationshipLoadsTheDestinations() throws {
         try forEachStore { stack in
             _ = try seedTasks(stack)
