@@ -48,7 +48,7 @@ extension ManagedObjectContext {
             // Resolving moved objects between (or out of) the inserted, updated and deleted ones.
             changes = changedObjectsInOrder()
         }
-        finishSave(changes, saved: saved, coordinator: coordinator)
+        finishSave(changes, saved: &saved, coordinator: coordinator)
     }
 
     /// Inserted, updated and deleted objects, in a stable order.
@@ -219,16 +219,17 @@ extension ManagedObjectContext {
 
     /// Marks the saved objects clean, updates the row cache, posts didSave and calls didSave(),
     /// all in the order of `changes`.
-    private func finishSave(_ changes: [ManagedObject], saved: SavedRows, coordinator: PersistentStoreCoordinator) {
+    private func finishSave(_ changes: [ManagedObject], saved: inout SavedRows, coordinator: PersistentStoreCoordinator) {
         var insertedRows: [Snapshot] = []
         var updatedRows: [Snapshot] = []
         insertedRows.reserveCapacity(insertedByID.count)
         updatedRows.reserveCapacity(updatedByID.count)
-        // By index, the row moved into its object after a copy for the cache: iterating copies
-        // of the saved rows cost a retain and a release each.
+        // By index, each row moved out of `saved` into its object after a copy for the cache:
+        // iterating copies of the saved rows cost a retain and a release each.
         for index in saved.objects.indices {
             let object = saved.objects[index]
-            var committed = saved.snapshots[index]
+            var committed = Snapshot(objectID: object.objectID, version: 0, values: [])
+            swap(&committed, &saved.snapshots[index])
             if object.layout.hasToManySlots { committed = mergedCommitted(committed, object) }
             // The saved row holds the values untracked edits wrote: the next save need not
             // write every column for them.
