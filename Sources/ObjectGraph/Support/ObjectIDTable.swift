@@ -132,9 +132,12 @@ struct ObjectIDTable<Value> {
         let (key, temporary) = Self.key(of: id)
         guard Self.mayHaveRun(key) else { return Self.change(&loose[id], counting: &count, body) }
         let run = runIndex(of: id, temporary: temporary) ?? addRun(for: id, temporary: temporary)
-        if runs[run].count == 0, runs[run].base != key, !runs[run].slots.isEmpty, capacityHint <= runs[run].slots.count {
+        if runs[run].count == 0, runs[run].base != key, others[run].isEmpty, !runs[run].slots.isEmpty,
+           capacityHint <= runs[run].slots.count {
             // An empty run's storage (all empty slots) starts at the key that comes, so that the
-            // keys after it (a fetch's, in order) find room without moving it.
+            // keys after it (a fetch's, in order) find room without moving it. Only when its
+            // dictionary is empty too: moving the dictionary's keys in costs their number, which
+            // must not be paid on every call while the run stays empty (keys removed one by one).
             rebase(run, at: key)
         }
         if let slot = runs[run].slot(of: key) {

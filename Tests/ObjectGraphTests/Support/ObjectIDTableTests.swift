@@ -165,6 +165,22 @@ final class ObjectIDTableTests: XCTestCase {
         withExtendedLifetime((far, faults)) {}
     }
 
+    func testRemovingTheDictionarysKeysOfAnEmptiedRunDoesNotScanTheDictionaryEachTime() {
+        // W4's teardown: the run's keys go first, then a thousand scattered ones its dictionary
+        // holds, one by one. Starting the empty run's range at each key moved the dictionary's
+        // keys in (a scan of all of them) for every removal.
+        var table = ObjectIDTable<Int>()
+        for key in Int64(1)...10 { table[Self.id("Note", key)] = 1 }
+        let scattered = (1...1_000).map { 1_000_000 + 1_000 * Int64($0) }
+        for key in scattered { table[Self.id("Note", key)] = 2 }
+        XCTAssertGreaterThan(table.dictionaryCount, 900)
+        for key in Int64(1)...10 { table[Self.id("Note", key)] = nil }
+        let work = table.work
+        for key in scattered { table[Self.id("Note", key)] = nil }
+        XCTAssertTrue(table.isEmpty)
+        XCTAssertLessThan(table.work - work, 50_000, "the removals scanned the dictionary (\(table.work - work) for 1,000)")
+    }
+
     func testARunKeepsItsStorageWhenItsKeysGo() {
         // A context fetching and releasing many objects over and over: the second round finds
         // the storage the first one left, and does not move.
