@@ -41,7 +41,9 @@ public final class BatchedFetchResults<Result>: RandomAccessCollection {
     private func load(batchFrom start: Int) {
         // The current batch goes first: its objects (those the caller does not keep) leave the
         // registry and the row cache before the next batch's come, which then take their room.
+        // No batch is loaded meanwhile: a read from awakeFromFetch loads its own.
         batch = []
+        batchStart = -1
         let ids = objectIDs[start..<Swift.min(start + batchSize, objectIDs.count)]
         let objects = context.objects(with: ids)
         do {

@@ -71,4 +71,40 @@ final class BatchedFetchResultsTests: XCTestCase {
             XCTAssertEqual(try stack.context.fetchBatched(request).map { $0.value(forKey: "title") as? String }, ["New", "Saved"])
         }
     }
+
+    func testAwakeFromFetchMayReadTheBatchBeforeWhileTheNextLoads() throws {
+        // Found in review: the batch before was let go while its position still counted as
+        // loaded, so a read of it from user code during the next load indexed an empty batch.
+        ObjectClasses.register(PeekingRow.self)
+        defer { PeekingRow.results = nil; PeekingRow.peeked = [] }
+        let stack = try Stack(storeType: .sqlite, model: Self.peekingModel)
+        for n in 0..<20 { stack.insert("PeekingRow", ["number": Int64(n)]) }
+        try stack.context.save()
+        let other = stack.newContext()
+        var request = FetchRequest<ManagedObject>(entityName: "PeekingRow")
+        request.sortDescriptors = [SortDescriptor(key: "number")]
+        request.fetchBatchSize = 10
+        let results = try other.fetchBatched(request)
+        XCTAssertEqual(results[0].value(forKey: "number") as? Int64, 0)
+        PeekingRow.results = results
+        XCTAssertEqual(results[10].value(forKey: "number") as? Int64, 10)
+        XCTAssertEqual(PeekingRow.peeked, Array(repeating: 0, count: 10), "each awakeFromFetch of the second batch read the first one's first object")
+        XCTAssertEqual(results[15].value(forKey: "number") as? Int64, 15)
+    }
+
+    static let peekingModel = ManagedObjectModel {
+        Entity("PeekingRow", class: "PeekingRow") { Attribute("number", .integer64) }
+    }
+}
+
+/// An object whose awakeFromFetch reads the first result of the batched results being loaded.
+final class PeekingRow: ManagedObject {
+    nonisolated(unsafe) static var results: BatchedFetchResults<ManagedObject>?
+    nonisolated(unsafe) static var peeked: [Int64] = []
+
+    override func awakeFromFetch() {
+        super.awakeFromFetch()
+        guard let results = Self.results, let number = value(forKey: "number") as? Int64, number >= 10 else { return }
+        Self.peeked.append(results[0].value(forKey: "number") as? Int64 ?? -1)
+    }
 }

@@ -338,6 +338,35 @@ final class ObjectIDTableTests: XCTestCase {
     }
 }
 
+extension ObjectIDTableTests {
+    func testRunsEmptiedAndRefilledAtOtherKeysMatchADictionary() {
+        // Runs keep their storage and an emptied one starts its range at the next key: rounds
+        // of filling a range (with a reservation or not), removing all or most of it in random
+        // order, with scattered keys in the dictionary now and then, then filling elsewhere.
+        for seed in UInt64(1)...40 {
+            var generator = SplitMix(seed: seed)
+            var checked = Checked()
+            for _ in 0..<12 {
+                let base = Int64(generator.next() % 50_000)
+                let count = Int64(generator.next() % 600) + 1
+                if generator.next() % 2 == 0 { checked.table.reserveCapacity(Int(count)) }
+                for key in base..<(base + count) { checked.set(Self.id("Note", key), Int(key)) }
+                checked.table.endReservation()
+                if generator.next() % 3 == 0 {
+                    for _ in 0..<20 { checked.set(Self.id("Note", Int64(generator.next() % 10_000_000)), 1) }
+                }
+                var keys = Array(checked.reference.keys)
+                keys.shuffle(using: &generator)
+                let keep = generator.next() % 2 == 0 ? 0 : Int(generator.next() % 5)
+                for id in keys.dropFirst(keep) { checked.set(id, nil) }
+                checked.verify()
+            }
+        }
+    }
+}
+
+extension SplitMix: RandomNumberGenerator {}
+
 /// A small seeded generator, so that a random test repeats exactly.
 struct SplitMix {
     var state: UInt64
