@@ -118,19 +118,6 @@ enum SlotKind {
     }
 }
 
-extension EntityLayout {
-    /// Marks the layout and the arrays it shares with every object of its entity as living as
-    /// long as the process (``Immortal``), which they do once the entity does (`EntityLifetime`):
-    /// each object retains and releases them, and those are atomic operations otherwise.
-    func markImmortal() {
-        Immortal.mark(self)
-        Immortal.mark(storageOf: initialSlots)
-        Immortal.mark(storageOf: unchangedSlots)
-        Immortal.mark(storageOf: absentValues)
-        Immortal.mark(storageOf: initialRow)
-    }
-}
-
 extension EntityDescription {
     /// The entity's slot layout: built at freeze time, or computed afresh while the model is
     /// still editable.
@@ -144,7 +131,5 @@ extension ManagedObjectModel {
         guard isEditable else { return }
         for entity in entities { entity.frozenLayout = EntityLayout(entity: entity) }
         isEditable = false
-        // Entities whose objects or IDs exist already live as long as the process: so do their layouts.
-        for entity in entities where entity.isKeptAlive.load(ordering: .acquiring) { entity.frozenLayout?.markImmortal() }
     }
 }

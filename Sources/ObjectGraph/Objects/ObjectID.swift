@@ -155,8 +155,6 @@ enum EntityLifetime {
             for member in members + [entity] where !member.isKeptAlive.load(ordering: .acquiring) {
                 kept.append(member)
                 member.isKeptAlive.store(true, ordering: .releasing)
-                // A frozen layout lives as long as its entity now (an editable model's is made afresh).
-                member.frozenLayout?.markImmortal()
             }
             if let model = entity.model { kept.append(model) }
         }
