@@ -45,7 +45,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     /// Whether every access checks that it runs on the context's queue
     /// (`OBJECTGRAPH_CONCURRENCY_DEBUG=1`, like Core Data's concurrency debug flag).
-    static let concurrencyDebug = ProcessInfo.processInfo.environment["OBJECTGRAPH_CONCURRENCY_DEBUG"] == "1"
+    @usableFromInline static let concurrencyDebug = ProcessInfo.processInfo.environment["OBJECTGRAPH_CONCURRENCY_DEBUG"] == "1"
 
     /// The coordinator the context fetches from and saves to.
     @exclusivity(unchecked) public var persistentStoreCoordinator: PersistentStoreCoordinator? {

@@ -339,10 +339,17 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     }
 
     /// In concurrency debug mode, traps when called off the context's queue. Checks the flag
-    /// before loading the (weak) context reference, which costs atomic operations per access.
-    @usableFromInline @inline(__always)
+    /// before loading the context reference. Inlinable: generated accessors, inlined into the
+    /// caller's module, made a call per access just for the flag.
+    @inlinable @inline(__always)
     func assertOnContextQueue(_ function: StaticString = #function) {
-        if ManagedObjectContext.concurrencyDebug { managedObjectContext?.assertOnQueue(function) }
+        if ManagedObjectContext.concurrencyDebug { checkContextQueue(function) }
+    }
+
+    /// ``assertOnContextQueue(_:)``'s check, with concurrency debugging on.
+    @usableFromInline
+    func checkContextQueue(_ function: StaticString) {
+        managedObjectContext?.assertOnQueue(function)
     }
 
     /// Sets attribute slot `index` as ``setValue(_:atSlot:)`` does, for accessors that know the
