@@ -14,7 +14,9 @@ extension SQLiteStore {
     public func snapshotsInOrder(for objectIDs: [ObjectID]) throws -> [Snapshot?] {
         try lock.withLock {
             if let rows = try consecutiveSnapshots(for: objectIDs) { return rows }
-            let snapshots = try storedSnapshots(for: objectIDs)
+            var snapshots = try storedSnapshots(for: objectIDs)
+            // One fault (the usual case outside batches): its row moves out, not copied.
+            if objectIDs.count == 1 { return [snapshots.removeValue(forKey: objectIDs[0])] }
             return objectIDs.map { snapshots[$0] }
         }
     }
