@@ -17,7 +17,10 @@ final class RawConnection {
 
     init(path: String) throws {
         var handle: OpaquePointer?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let handle else {
+        // The store's flags: no per-connection mutex (each connection is used by one thread at a
+        // time), as GRDB opens its connections too.
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+              let handle else {
             throw RawSQLiteError(description: "cannot open \(path)")
         }
         self.handle = handle
