@@ -314,8 +314,7 @@ extension ManagedObjectContext {
                         object.committedSnapshotGeneration = asFault || snapshots[index].isWhole ? generation : 0
                         // The row moves to the object and a copy to the cache; the array keeps
                         // an empty one (nothing to release when it goes).
-                        var row = Snapshot(objectID: snapshots[index].objectID, version: 0, values: [])
-                        swap(&row, &snapshots[index])
+                        let row = snapshots[index].moveOut()
                         newRows.append(row)
                         object.setCommittedSnapshot(row)
                         newUsers.append(index)
@@ -407,8 +406,7 @@ extension ManagedObjectContext {
         newRows.reserveCapacity(faults.count)
         for index in faults.indices {
             let object = faults[index].0
-            var row = Snapshot(objectID: object.objectID, version: 0, values: [])
-            swap(&row, &faults[index].1)
+            let row = faults[index].1.moveOut()
             if !object.hasCommittedSnapshot { newRows.append(row) } else { newerRows.append(row) }
             object.setCommittedSnapshot(row)
         }

@@ -228,8 +228,7 @@ extension ManagedObjectContext {
         // iterating copies of the saved rows cost a retain and a release each.
         for index in saved.objects.indices {
             let object = saved.objects[index]
-            var committed = Snapshot(objectID: object.objectID, version: 0, values: [])
-            swap(&committed, &saved.snapshots[index])
+            var committed = saved.snapshots[index].moveOut()
             if object.layout.hasToManySlots { committed = mergedCommitted(committed, object) }
             // The saved row holds the values untracked edits wrote: the next save need not
             // write every column for them.

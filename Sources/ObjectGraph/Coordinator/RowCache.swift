@@ -76,9 +76,7 @@ final class RowCache: Sendable {
             defer { entries.endReservation() }
             var allCurrent = true
             for index in rows.indices {
-                var row = Snapshot(objectID: rows[index].objectID, version: 0, values: [])
-                swap(&row, &rows[index])
-                var taken: Snapshot? = consume row
+                var taken: Snapshot? = rows[index].moveOut()
                 if !retain(&taken, in: &entries) { allCurrent = false }
             }
             return allCurrent
@@ -127,9 +125,7 @@ final class RowCache: Sendable {
         defer { rows.removeAll() }
         entries.withLock { entries in
             for index in rows.indices {
-                var row = Snapshot(objectID: rows[index].objectID, version: 0, values: [])
-                swap(&row, &rows[index])
-                var taken: Snapshot? = consume row
+                var taken: Snapshot? = rows[index].moveOut()
                 let objectID = taken.unsafelyUnwrapped.objectID
                 entries.withValue(for: objectID) { entry in
                     guard entry != nil, taken.unsafelyUnwrapped.version >= entry!.version else { return }

@@ -93,6 +93,15 @@ public struct Snapshot: Sendable, Hashable {
         isWhole = true
     }
 
+    /// The snapshot, moved out: `self` keeps only its object ID (no values, so nothing to release
+    /// when it goes). Rows handed on along the fetch and save paths move this way: a copy costs a
+    /// retain and a release of its values.
+    mutating func moveOut() -> Snapshot {
+        var row = Snapshot(objectID: objectID, version: 0, values: [])
+        swap(&row, &self)
+        return row
+    }
+
     /// A snapshot put back together from its parts (the row cache keeps them without the ID).
     init(objectID: ObjectID, version: Int64, values: [SnapshotValue], isWhole: Bool) {
         self.init(objectID: objectID, version: version, values: values)

@@ -222,7 +222,7 @@ struct ObjectIDTable<Value> {
         guard held & (held - 1) == 0 else { return }
         if held == 0 {
             // The storage stays for the next keys (see Memory at the top): an empty run's
-            // storage takes the next key at its start (``makeSlot(for:in:)``).
+            // storage takes the next key at its start (``rebase(_:at:)``).
             checks[run] = Checks()
         } else if !had, !others[run].isEmpty, checks[run].absorbAt != (held, others[run].count) {
             // Keys the run refused while it was sparse: each time its count doubles, it looks

@@ -59,14 +59,18 @@ final class SQLiteRowReader {
             selectByKey = statement
             return (statement, [.integer(keys[0])])
         }
-        if Self.areConsecutive(keys) {
-            let statement = try selectByKeyRange ?? connection.keptStatement(table.selectByKeyRange)
-            selectByKeyRange = statement
-            return (statement, [.integer(keys[0]), .integer(keys[keys.count - 1])])
-        }
+        if Self.areConsecutive(keys) { return try selection(from: keys[0], through: keys[keys.count - 1], on: connection) }
         let statement = try selectByKeys ?? connection.keptStatement(table.selectByKeys)
         selectByKeys = statement
         return (statement, [SQLiteStore.jsonArray(keys)])
+    }
+
+    /// The statement selecting the rows with keys from `first` through `last` (a range scan); the
+    /// values to bind to it.
+    func selection(from first: Int64, through last: Int64, on connection: SQLiteConnection) throws -> (SQLiteStatement, [SQLiteValue]) {
+        let statement = try selectByKeyRange ?? connection.keptStatement(schema.table(of: entity).selectByKeyRange)
+        selectByKeyRange = statement
+        return (statement, [.integer(first), .integer(last)])
     }
 
     /// Whether `keys` are `first, first + 1, …` (every key between the first and the last, each once).

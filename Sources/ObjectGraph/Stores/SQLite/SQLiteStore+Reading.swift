@@ -28,16 +28,16 @@ extension SQLiteStore {
         guard objectIDs.count > 1, let first = objectIDs.first, first.storeTag == storeTag, let firstKey = first.primaryKey,
               schema.holds(first.entity) else { return nil }
         let entity = ObjectIdentifier(first.entity)
-        var keys: [Int64] = []
-        keys.reserveCapacity(objectIDs.count)
-        for id in objectIDs {
-            guard ObjectIdentifier(id.entity) == entity, id.storeTag == storeTag, let key = id.primaryKey else { return nil }
-            keys.append(key)
+        // Keys `firstKey, firstKey + 1, …`, the last not past the end of Int64.
+        guard firstKey <= Int64.max - Int64(objectIDs.count - 1) else { return nil }
+        for (offset, id) in objectIDs.enumerated() {
+            guard ObjectIdentifier(id.entity) == entity, id.storeTag == storeTag,
+                  id.primaryKey == firstKey + Int64(offset) else { return nil }
         }
-        guard SQLiteRowReader.areConsecutive(keys) else { return nil }
         let storeTag = self.storeTag
         let reader = reader(for: first.entity)
-        let (selection, arguments) = try reader.selection(of: keys, on: connection)
+        let (selection, arguments) = try reader.selection(from: firstKey, through: firstKey + Int64(objectIDs.count - 1),
+                                                          on: connection)
         var rows = [Snapshot?](repeating: nil, count: objectIDs.count)
         try connection.forEachRow(selection, arguments) { statement in
             // A row of another entity of the table (a sub-entity) is not the ID's row.
