@@ -1,6 +1,6 @@
 // The benchmark command: runs the workloads (all, or `--only`), prints the table, writes JSON
 // (`--json`); `--quick` for a smoke run at N = 10,000; `--single` is the child process that
-// measures one variant's peak memory.
+// measures one variant's peak memory; `--floor` times what W2's objects cost with no store.
 import ArgumentParser
 import Foundation
 
@@ -36,6 +36,9 @@ struct BenchmarkCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Whether --single warms up first (for profiles; peak memory needs no warm-up).")
     var warmUp = true
 
+    @Flag(help: "Time W2's floor instead of the workloads: N managed objects and their rows made, read and freed with no store, beside W2's raw variant.")
+    var floor = false
+
     func run() throws {
         var scale = quick ? Scale.quick : Scale.full
         if let rows { scale = scale.withRows(rows) }
@@ -48,6 +51,10 @@ struct BenchmarkCommand: ParsableCommand {
                 throw ValidationError("no workload \(single) or variant \(variant)")
             }
             try harness.runSingle(workload, variant: variant, warmUp: warmUp)
+            return
+        }
+        if floor {
+            print(Floor.report(try Floor.measure(harness), rows: scale.rows))
             return
         }
         let wanted = only.map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }) }

@@ -56,7 +56,7 @@ struct Harness {
     }
 
     /// One warm-up, then `repetitions` timed runs.
-    private func time(_ runner: Runner, writes: Bool, in folder: URL) throws -> Timing {
+    func time(_ runner: Runner, writes: Bool, in folder: URL) throws -> Timing {
         defer { try? FileManager.default.removeItem(at: folder) }
         let shared = folder.appendingPathComponent("shared.sqlite")
         if !writes {
