@@ -58,8 +58,9 @@ extension ManagedObjectContext {
         // per comparison.
         var keyed: [(sequence: UInt64, object: ManagedObject)] = []
         keyed.reserveCapacity(insertedByID.count + updatedByID.count + deletedByID.count)
-        for object in insertedByID.values { keyed.append((object.registrationSequence, object)) }
-        for object in updatedByID.values { keyed.append((object.registrationSequence, object)) }
+        // The inserted and updated objects in the order they came, mostly their registration
+        // order already: the sort below then finds them in a few runs.
+        appendLoggedChanges(to: &keyed)
         for object in deletedByID.values { keyed.append((object.registrationSequence, object)) }
         keyed.sort { $0.sequence < $1.sequence }
         return keyed.map(\.object)
@@ -283,8 +284,8 @@ extension ManagedObjectContext {
         let savedObjects = unsaved.isEmpty ? changes : changes.filter { !unsaved.contains(ObjectIdentifier($0)) }
         // The change sets, the retained objects (`changes` holds them still) and the deleted
         // rows' cache entries go first, so that unregistering finds nothing of them to remove.
-        insertedByID = [:]
-        updatedByID = [:]
+        clearInserted()
+        clearUpdated()
         deletedByID = [:]
         if !retainsRegisteredObjects { retainedObjects = [:] }
         coordinator.rowCache.invalidate(deleted.map(\.objectID))

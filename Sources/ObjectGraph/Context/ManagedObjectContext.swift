@@ -80,8 +80,20 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Registered objects kept alive while ``retainsRegisteredObjects`` is on. (Objects with
     /// unsaved changes are kept alive by the change sets below.)
     @exclusivity(unchecked) var retainedObjects: [ObjectID: ManagedObject] = [:]
+    /// The inserted objects. Set an object in it with ``setInserted(_:)``, which logs it.
     @exclusivity(unchecked) var insertedByID: [ObjectKey: ManagedObject] = [:]
+    /// Each object added to ``insertedByID``, unretained, in the order they came: a save orders
+    /// the changed objects in one pass over memory in that order, mostly their registration order
+    /// already, not in the dictionary's hash order (a cache miss per object, then a full sort).
+    /// Entries of objects removed since stay (and may dangle), so a log is read only while it
+    /// holds as many entries as its dictionary: every object there was logged when it came, so
+    /// the log then holds exactly those objects, once each. Otherwise it is rebuilt from the
+    /// dictionary.
+    @exclusivity(unchecked) var insertionLog: [Unowned<ManagedObject>] = []
+    /// The updated objects. Set an object in it with ``setUpdated(_:)``, which logs it.
     @exclusivity(unchecked) var updatedByID: [ObjectKey: ManagedObject] = [:]
+    /// ``insertionLog``'s counterpart for ``updatedByID``.
+    @exclusivity(unchecked) var updateLog: [Unowned<ManagedObject>] = []
     @exclusivity(unchecked) var deletedByID: [ObjectKey: ManagedObject] = [:]
 
     /// What happened in the current event, for objectsDidChange.
@@ -338,7 +350,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
         register(object)
         object.isInserted = true
-        insertedByID[ObjectKey(object)] = object
+        setInserted(object)
         // Every value of a new object is a change, its defaults included. An object taking its
         // initial row still has the layout's initial slots: they are its values, read without
         // unpacking the row.
@@ -365,6 +377,51 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             preconditionFailure("the model of \(self) has no entity \"\(entityName)\"")
         }
         return ObjectClasses.managedObjectClass(for: entity).init(entity: entity, insertInto: self)
+    }
+
+    /// Records `object` in ``insertedByID`` and logs it (see ``insertionLog``).
+    func setInserted(_ object: ManagedObject) {
+        Self.set(object, in: &insertedByID, log: &insertionLog)
+    }
+
+    /// Records `object` in ``updatedByID`` and logs it (see ``insertionLog``).
+    @inline(__always)
+    func setUpdated(_ object: ManagedObject) {
+        Self.set(object, in: &updatedByID, log: &updateLog)
+    }
+
+    /// Empties ``insertedByID`` and its log.
+    func clearInserted() {
+        insertedByID = [:]
+        insertionLog = []
+    }
+
+    /// Empties ``updatedByID`` and its log.
+    func clearUpdated() {
+        updatedByID = [:]
+        updateLog = []
+    }
+
+    @inline(__always)
+    private static func set(_ object: ManagedObject, in changes: inout [ObjectKey: ManagedObject], log: inout [Unowned<ManagedObject>]) {
+        guard changes.updateValue(object, forKey: ObjectKey(object)) == nil else { return }
+        log.append(Unowned(object))
+        // Entries of objects no longer there are let go now and then, not only by a save.
+        if log.count > 2 * changes.count + 64 { log = ordered(changes) }
+    }
+
+    /// The objects of `changes` in registration order, unretained.
+    private static func ordered(_ changes: [ObjectKey: ManagedObject]) -> [Unowned<ManagedObject>] {
+        changes.values.sorted { $0.registrationSequence < $1.registrationSequence }.map(Unowned.init)
+    }
+
+    /// Appends each object of ``insertedByID``, then of ``updatedByID``, with its registration
+    /// sequence to `keyed`, in the order they came (see ``insertionLog``).
+    func appendLoggedChanges(to keyed: inout [(sequence: UInt64, object: ManagedObject)]) {
+        if insertionLog.count != insertedByID.count { insertionLog = Self.ordered(insertedByID) }
+        if updateLog.count != updatedByID.count { updateLog = Self.ordered(updatedByID) }
+        for entry in insertionLog { entry.with { keyed.append(($0.registrationSequence, $0)) } }
+        for entry in updateLog { entry.with { keyed.append(($0.registrationSequence, $0)) } }
     }
 
     /// Undoes an insertion: the object leaves the context (a redo inserts it again).
@@ -394,7 +451,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func reinsert(_ object: ManagedObject) {
         register(object)
         object.isInserted = true
-        insertedByID[ObjectKey(object)] = object
+        setInserted(object)
         noteInserted(object)
         undoManager?.registerUndo(withTarget: self) { context in context.uninsert(object) }
     }
@@ -404,6 +461,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func delete(_ object: ManagedObject) {
         assertOnQueue()
         precondition(object.managedObjectContext === self, "\(object.objectID) does not belong to this context")
+        // A new object whose insertion was undone is out of the context (detached, never saved):
+        // there is nothing to delete, and no store that could delete it.
+        if !object.isInserted, object.objectID.isTemporaryID, registry[object.objectID]?.object !== object { return }
         if object.isFault, let cached = cachedRowDeletableAsFault(object) {
             // Firing would fill it from this cached row: the save checks the row's version.
             object.committedSnapshot = cached
@@ -432,16 +492,16 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             // a new object, every value to be written again.
             register(object)
             object.isInserted = true
-            insertedByID[id] = object
+            setInserted(object)
             for index in object.changedSlots.indices where index < object.slots.count && object.slots[index] != nil {
                 object.changedSlots[index] = true
             }
             noteInserted(object)
         } else if !object.isInserted {
-            if object.changedSlots.contains(true) { updatedByID[id] = object }
+            if object.changedSlots.contains(true) { setUpdated(object) }
             noteInserted(object)
         } else {
-            insertedByID[id] = object
+            setInserted(object)
             noteInserted(object)
         }
         undoManager?.registerUndo(withTarget: self) { context in context.delete(object) }
@@ -515,7 +575,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private func beginChange(of object: ManagedObject, slot: Int) {
         object.changedSlots[slot] = true
         if !object.isInserted && !object.isDeleted {
-            updatedByID[ObjectKey(object)] = object
+            setUpdated(object)
         }
         if object.eventOldValuesEvent != eventSequence {
             // The object's first change in this event: earlier events' old values go.
@@ -627,8 +687,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             object.isDeleted = false
             discardChanges(of: object, event: .rollback)
         }
-        insertedByID = [:]
-        updatedByID = [:]
+        clearInserted()
+        clearUpdated()
         deletedByID = [:]
         retainedObjects = retainsRegisteredObjects ? retainedObjects : [:]
         undoManager?.removeAllActions()
@@ -650,8 +710,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         detached = [:]
         registry = [:]
         retainedObjects = [:]
-        insertedByID = [:]
-        updatedByID = [:]
+        clearInserted()
+        clearUpdated()
         deletedByID = [:]
         pendingDeletions = []
         event = EventChanges()

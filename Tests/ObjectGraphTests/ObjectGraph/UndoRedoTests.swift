@@ -24,6 +24,26 @@ final class UndoRedoTests: XCTestCase {
 
     /// A four-step session (insert, rename, assign a task, delete with cascade) undone step by
     /// step, each step restoring the graph exactly as it was before it, then redone step by step.
+    func testDeletingANewObjectWhoseInsertionWasUndoneDoesNothingAndTheSaveSucceeds() throws {
+        try forEachStore(undo: true) { stack in
+            let context = stack.context
+            let kept = stack.person("Kept")
+            context.processPendingChanges()
+            let undone = stack.person("Undone")
+            context.processPendingChanges()
+            context.undo()
+            XCTAssertFalse(context.insertedObjects.contains(undone))
+            // Found by ChangeOrderTests: the object still names the context (it is detached),
+            // and deleting it made the save look for a store for its temporary ID.
+            context.delete(undone)
+            XCTAssertFalse(undone.isDeleted)
+            XCTAssertEqual(context.deletedObjects, [])
+            try context.save()
+            XCTAssertEqual(try stack.fetch("Person").compactMap { $0.value(forKey: "firstName") as? String }, ["Kept"])
+            XCTAssertFalse(kept.objectID.isTemporaryID)
+        }
+    }
+
     func testEditingSessionUndoneAndRedoneStepByStep() throws {
         try forEachStore(undo: true) { stack in
             let context = stack.context
