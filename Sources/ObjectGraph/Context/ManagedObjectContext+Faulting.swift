@@ -73,7 +73,7 @@ extension ManagedObjectContext {
             preconditionFailure("\(ContextError.inaccessibleFault(object.objectID))")
         }
         object.slots = Array(repeating: nil, count: object.layout.properties.count)
-        object.changedSlots = Array(repeating: false, count: object.layout.properties.count)
+        object.changedSlots.removeAll()
         for index in object.layout.relationshipIndexes where (object.layout.properties[index] as? RelationshipDescription)?.isToMany == true {
             object.slots[index] = ToManyStorage()
         }
@@ -145,7 +145,7 @@ extension ManagedObjectContext {
         object.apply(snapshot)
         persistentStoreCoordinator?.rowCache.update([snapshot])
         if keepingLocalChanges {
-            for index in changed.indices where changed[index] {
+            for index in changed {
                 object.slots[index] = local[index]
                 object.changedSlots[index] = true
             }

@@ -180,7 +180,7 @@ extension ManagedObjectContext {
             } else if object.isInserted {
                 parts[part].request.inserted.append(object.makeSnapshot())
                 parts[part].inserted.append(object)
-            } else if !object.isFault && object.changedSlots.contains(true) {
+            } else if !object.isFault && !object.changedSlots.isEmpty {
                 parts[part].request.updated.append(object.makeSnapshot())
                 // An untracked edit (a primitive setter) changed slots without marking them.
                 parts[part].request.changedSlots.append(object.hasUntrackedEdits ? nil : object.changedSlots)
@@ -410,7 +410,7 @@ extension ManagedObjectContext {
                         object.changedSlots[index] = true
                     }
                 }
-                if !object.changedSlots.contains(true) { updatedByID[ObjectKey(object)] = nil }
+                if object.changedSlots.isEmpty { updatedByID[ObjectKey(object)] = nil }
             }
             object.awake(fromSnapshotEvents: .mergePolicy)
         }

@@ -493,12 +493,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             register(object)
             object.isInserted = true
             setInserted(object)
-            for index in object.changedSlots.indices where index < object.slots.count && object.slots[index] != nil {
-                object.changedSlots[index] = true
-            }
+            let slots = object.slots
+            for index in slots.indices where slots[index] != nil { object.changedSlots[index] = true }
             noteInserted(object)
         } else if !object.isInserted {
-            if object.changedSlots.contains(true) { setUpdated(object) }
+            if !object.changedSlots.isEmpty { setUpdated(object) }
             noteInserted(object)
         } else {
             setInserted(object)

@@ -34,8 +34,6 @@ public final class EntityLayout: @unchecked Sendable {
     /// The slots of a new object: the defaults (to-many slots get their own storage per object).
     /// Shared by every new object until it changes a value, so making an object copies nothing.
     let initialSlots: [Any?]
-    /// Every slot unchanged; shared the same way.
-    let unchangedSlots: [Bool]
     /// Nil in every slot; shared the same way.
     let absentValues: [Any?]
     /// For each attribute slot whose type has one Swift type, that type (values of it are
@@ -72,7 +70,6 @@ public final class EntityLayout: @unchecked Sendable {
         inverseNames = all.map { ($0 as? RelationshipDescription)?.inverseName }
         kinds = all.map(SlotKind.init)
         initialSlots = defaultValues.map { $0 }
-        unchangedSlots = Array(repeating: false, count: all.count)
         absentValues = Array(repeating: nil, count: all.count)
         valueTypes = kinds.map { kind in
             guard case .attribute(let type) = kind, let valueType = PropertyRules.valueType(of: type) else { return nil }

@@ -26,7 +26,6 @@ extension ManagedObject {
         rowValues = committedValues
         // A row read whole lacks nothing; any other may lack what a partial fetch left out.
         missingSlots = committedSnapshotIsWhole ? nil : Self.missingSlots(in: committedValues, layout)
-        if changedSlots.count != layout.kinds.count { changedSlots = layout.unchangedSlots }
         hasUntrackedEdits = false
         faulted = false
     }
@@ -134,15 +133,14 @@ extension ManagedObject {
         guard !faulted else { return }
         willTurnIntoFault()
         slots = []
-        changedSlots = []
+        changedSlots.removeAll()
         faulted = true
         didTurnIntoFault()
     }
 
     /// Marks every slot unchanged (after a save or a refresh).
     func clearChanges() {
-        // The layout's shared array: writing `false` into each slot would copy it per object.
-        if changedSlots.contains(true) { changedSlots = layout.unchangedSlots }
+        changedSlots.removeAll()
     }
 
     // MARK: Change queries
@@ -152,7 +150,7 @@ extension ManagedObject {
     public func changedValues() -> [String: Any] {
         guard !faulted else { return [:] }
         var result: [String: Any] = [:]
-        for index in changedSlots.indices where changedSlots[index] {
+        for index in changedSlots {
             result[layout.properties[index].name] = publicValue(ofSlot: index) ?? NSNull()
         }
         return result

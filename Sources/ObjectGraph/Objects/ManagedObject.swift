@@ -91,8 +91,9 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var hasCommittedSnapshot = false
     /// Whether the committed snapshot is a row read whole (``Snapshot/isWhole``).
     @exclusivity(unchecked) var committedSnapshotIsWhole = false
-    /// Which slots changed since the last save (or since insertion).
-    @exclusivity(unchecked) var changedSlots: [Bool]
+    /// Which slots changed since the last save (or since insertion): bits, so that marking and
+    /// clearing changes allocate and free nothing.
+    @exclusivity(unchecked) var changedSlots = SlotSet()
     /// The committed snapshot's values (empty without one). The snapshot is kept in parts, its
     /// object ID being the object's own: 24 bytes more per object slowed every pass over many
     /// objects (making, reading, freeing them) by a few percent.
@@ -132,7 +133,6 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         layout = entity.layout
         // The layout's shared arrays: nothing is copied until the object changes a value.
         storedSlots = layout.initialSlots
-        changedSlots = layout.unchangedSlots
         faulted = false
         if layout.hasToManySlots {
             for index in layout.kinds.indices {
@@ -198,7 +198,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     public var isFault: Bool { faulted }
 
     /// Whether the object has changes not saved yet (inserted, deleted, or changed values).
-    public var hasChanges: Bool { isInserted || isDeleted || changedSlots.contains(true) }
+    public var hasChanges: Bool { isInserted || isDeleted || !changedSlots.isEmpty }
 
     /// Whether the object was changed in a way a save would write: unlike ``hasChanges``, false
     /// when changed values were set back to what is stored.
@@ -209,7 +209,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     }
 
     /// Whether the object was updated (changed, not inserted or deleted).
-    public var isUpdated: Bool { !isInserted && !isDeleted && changedSlots.contains(true) }
+    public var isUpdated: Bool { !isInserted && !isDeleted && !changedSlots.isEmpty }
 
     // MARK: Identity
 

@@ -71,7 +71,7 @@ public struct StoreSaveRequest: Sendable {
     /// For each of `updated` (same order), which slots changed since the row was last saved or
     /// fetched, when the context knows (nil, or no entry: unknown). A store may write only those
     /// columns, as Core Data's UPDATEs do; the SQLite store does.
-    public var changedSlots: [[Bool]?] = []
+    public var changedSlots: [SlotSet?] = []
     /// Rows to delete, with the version the context last saw.
     public var deleted: [(objectID: ObjectID, version: Int64)]
     /// Rows whose version must still be the one given although they did not change (Core Data

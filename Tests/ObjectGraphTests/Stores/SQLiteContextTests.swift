@@ -202,6 +202,38 @@ final class SQLiteContextTests: XCTestCase {
         XCTAssertEqual(try stored("ZLASTNAME"), "King")
     }
 
+    func testAnEntityWithMoreThan64AttributesTracksChangesPastTheSixtyFourthAndWritesItsRowsWhole() throws {
+        // Changed slots are bits, the first 64 inline: slots past them take words of their own.
+        let model = ManagedObjectModel {
+            Entity("Wide") {
+                for index in 0..<70 { Attribute("a\(index)", .integer64) }
+            }
+        }
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("wide.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        let wide = context.insertNewObject(forEntityName: "Wide")
+        for index in 0..<70 { wide.setValue(Int64(index), forKey: "a\(index)") }
+        try context.save()
+        XCTAssertFalse(wide.hasChanges)
+
+        // A table of more columns than an UPDATE's column mask holds (64) has its rows written
+        // whole: a value written behind the store's back in another column goes.
+        let connection = try SQLiteConnection(path: url.path)
+        try connection.execute("UPDATE ZWIDE SET ZA68 = 680")
+        wide.setValue(Int64(660), forKey: "a66")
+        XCTAssertTrue(wide.hasChanges)
+        XCTAssertEqual(Array(wide.changedValues().keys), ["a66"])
+        try context.save()
+        XCTAssertFalse(wide.hasChanges)
+        XCTAssertEqual(try connection.scalar("SELECT ZA66 FROM ZWIDE")?.integerValue, 660)
+        XCTAssertEqual(try connection.scalar("SELECT ZA68 FROM ZWIDE")?.integerValue, 68)
+        XCTAssertEqual(try connection.scalar("SELECT ZA3 FROM ZWIDE")?.integerValue, 3)
+    }
+
     func testTheOverwritePolicyWritesTheContextsToOneRelationships() throws {
         // Saves write changed columns only; overwriting a conflict writes every value the row
         // holds, to-one relationships included.

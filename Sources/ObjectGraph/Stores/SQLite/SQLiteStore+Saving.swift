@@ -378,7 +378,7 @@ extension SQLiteStore {
 
     /// Updates `row`: its changed columns when `changed` says which slots changed (as Core Data
     /// writes them), else every loaded column.
-    private func update(_ row: Snapshot, _ plan: SQLiteWritePlan, changed: [Bool]?, storeTag: StoreTag, arguments: inout [SQLiteValue]) throws {
+    private func update(_ row: Snapshot, _ plan: SQLiteWritePlan, changed: SlotSet?, storeTag: StoreTag, arguments: inout [SQLiteValue]) throws {
         let mask = changed.flatMap { plan.updatedColumns($0, of: row) }
         if !plan.externalColumns.isEmpty {
             // Files of the columns the row rewrites are replaced; the others stay in use.

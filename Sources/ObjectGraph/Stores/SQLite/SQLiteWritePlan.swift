@@ -126,8 +126,8 @@ extension SQLiteWritePlan {
     /// The columns (bit `i`: `columns[i]`) an UPDATE of `row` writes when the slots `changed`
     /// changed: theirs and the always-updated ones, loaded ones only. Nil when that is every
     /// column, or when the plan has more columns than a mask holds: the row then writes all.
-    func updatedColumns(_ changed: [Bool], of row: Snapshot) -> UInt64? {
-        guard columnSlots.count <= 64, changed.count == row.values.count else { return nil }
+    func updatedColumns(_ changed: SlotSet, of row: Snapshot) -> UInt64? {
+        guard columnSlots.count <= 64 else { return nil }
         var mask = alwaysUpdated
         for index in columnSlots.indices where changed[columnSlots[index]] { mask |= 1 << UInt64(index) }
         for index in columnSlots.indices where mask & (1 << UInt64(index)) != 0 && !row.values.isLoaded(at: columnSlots[index]) {
