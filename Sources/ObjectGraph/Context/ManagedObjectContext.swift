@@ -573,7 +573,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @inline(__always)
     private func beginChange(of object: ManagedObject, slot: Int) {
         object.changedSlots[slot] = true
-        if !object.isInserted && !object.isDeleted {
+        // A new object out of the context (its insertion undone) has no row to update.
+        if !object.isInserted && !object.isDeleted && !object.objectID.isTemporaryID {
             setUpdated(object)
         }
         if object.eventOldValuesEvent != eventSequence {

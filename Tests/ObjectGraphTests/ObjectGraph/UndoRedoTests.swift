@@ -22,8 +22,6 @@ final class UndoRedoTests: XCTestCase {
         person.value(forKey: "events") as? Set<ManagedObject> ?? []
     }
 
-    /// A four-step session (insert, rename, assign a task, delete with cascade) undone step by
-    /// step, each step restoring the graph exactly as it was before it, then redone step by step.
     func testDeletingANewObjectWhoseInsertionWasUndoneDoesNothingAndTheSaveSucceeds() throws {
         try forEachStore(undo: true) { stack in
             let context = stack.context
@@ -44,6 +42,25 @@ final class UndoRedoTests: XCTestCase {
         }
     }
 
+    func testChangingANewObjectWhoseInsertionWasUndoneIsNotSavedAsAnUpdate() throws {
+        // Found in review: the change made the object one of the updated ones, and the save
+        // sent an UPDATE for its temporary ID.
+        try forEachStore(undo: true) { stack in
+            let context = stack.context
+            _ = stack.person("Kept")
+            context.processPendingChanges()
+            let undone = stack.person("Undone")
+            context.processPendingChanges()
+            context.undo()
+            undone.setValue("Changed", forKey: "firstName")
+            XCTAssertFalse(context.updatedObjects.contains(undone), "\(stack.storeType)")
+            try context.save()
+            XCTAssertEqual(try stack.fetch("Person").compactMap { $0.value(forKey: "firstName") as? String }, ["Kept"])
+        }
+    }
+
+    /// A four-step session (insert, rename, assign a task, delete with cascade) undone step by
+    /// step, each step restoring the graph exactly as it was before it, then redone step by step.
     func testEditingSessionUndoneAndRedoneStepByStep() throws {
         try forEachStore(undo: true) { stack in
             let context = stack.context
