@@ -87,8 +87,46 @@ extension ManagedObjectContext {
             } else {
                 collect(object) { try object.validateForUpdate() }
             }
+            if !object.isDeleted, !object.layout.relationshipIndexes.isEmpty { appendDanglingReferences(of: object, to: &failures) }
         }
         if !failures.isEmpty { throw ValidationError(failures: failures) }
+    }
+
+    /// A failure for each changed relationship of `object` that holds a new object this save
+    /// will not insert (one whose insertion was undone): no store could resolve the reference.
+    /// Core Data refuses such a save too ("dangling reference to an invalid object").
+    private func appendDanglingReferences(of object: ManagedObject, to failures: inout [ValidationError.Failure]) {
+        let layout = object.layout
+        for index in object.changedSlots {
+            func dangling(_ id: ObjectID) {
+                failures.append(ValidationError.Failure(
+                    objectID: object.objectID, entity: object.entity.name, property: layout.properties[index].name,
+                    rule: .danglingReference, value: "\(id)",
+                    message: "\(object.entity.name).\(layout.properties[index].name) refers to \(id), a new object that is not in the context (its insertion was undone)"))
+            }
+            // A new object is saved only while it is inserted (registered under its temporary ID).
+            func isDangling(_ id: ObjectID) -> Bool {
+                id.isTemporaryID && !(registry[id]?.object?.isInserted ?? false)
+            }
+            switch layout.kinds[index] {
+            case .toOne:
+                if !object.rowValues.isEmpty {
+                    if case .object(let id) = object.rowValues[index], isDangling(id) { dangling(id) }
+                } else if let destination = object.storedSlots[index] as? ManagedObject {
+                    if destination.objectID.isTemporaryID && !destination.isInserted { dangling(destination.objectID) }
+                } else if let id = object.storedSlots[index] as? ObjectID, isDangling(id) {
+                    dangling(id)
+                }
+            case .toMany:
+                if let storage = object.storedSlots[index] as? ToManyStorage {
+                    for member in storage.elements where member.objectID.isTemporaryID && !member.isInserted {
+                        dangling(member.objectID)
+                    }
+                }
+            default:
+                continue
+            }
+        }
     }
 
     /// Gives the objects permanent IDs from the stores that will hold them.

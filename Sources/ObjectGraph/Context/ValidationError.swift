@@ -27,6 +27,9 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
         case maximumCount(Int)
         /// A deny delete rule: the relationship still holds objects.
         case deny
+        /// The relationship holds a new object the save will not insert (its insertion was
+        /// undone): Core Data's "dangling reference to an invalid object".
+        case danglingReference
         /// A rule of the object's own validation code.
         case custom(String)
 
@@ -45,6 +48,7 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
             case .minimumCount(let count): return "at least \(count) objects"
             case .maximumCount(let count): return "at most \(count) objects"
             case .deny: return "deny delete rule"
+            case .danglingReference: return "dangling reference"
             case .custom(let name): return name
             }
         }
