@@ -93,7 +93,8 @@ extension ManagedObjectContext {
     }
 
     /// A failure for each changed relationship of `object` that holds a new object this save
-    /// will not insert (one whose insertion was undone): no store could resolve the reference.
+    /// will not insert (one whose insertion was undone, or deleted before a save): no store
+    /// could resolve the reference.
     /// Core Data refuses such a save too ("dangling reference to an invalid object").
     private func appendDanglingReferences(of object: ManagedObject, to failures: inout [ValidationError.Failure]) {
         let layout = object.layout
@@ -102,9 +103,10 @@ extension ManagedObjectContext {
                 failures.append(ValidationError.Failure(
                     objectID: object.objectID, entity: object.entity.name, property: layout.properties[index].name,
                     rule: .danglingReference, value: "\(id)",
-                    message: "\(object.entity.name).\(layout.properties[index].name) refers to \(id), a new object that is not in the context (its insertion was undone)"))
+                    message: "\(object.entity.name).\(layout.properties[index].name) refers to \(id), a new object that left the context unsaved (its insertion was undone, or it was deleted)"))
             }
-            // A new object is saved only while it is inserted (registered under its temporary ID).
+            // A new object is saved only while it is inserted. (An ID in the object's row came from
+            // a store, or from a relationship set by ID; a temporary one must be registered.)
             func isDangling(_ id: ObjectID) -> Bool {
                 id.isTemporaryID && !(registry[id]?.object?.isInserted ?? false)
             }
@@ -113,13 +115,13 @@ extension ManagedObjectContext {
                 if !object.rowValues.isEmpty {
                     if case .object(let id) = object.rowValues[index], isDangling(id) { dangling(id) }
                 } else if let destination = object.storedSlots[index] as? ManagedObject {
-                    if destination.objectID.isTemporaryID && !destination.isInserted { dangling(destination.objectID) }
+                    if !destination.isInserted && (destination.objectID.isTemporaryID || destination.isUnsavedOutOfContext) { dangling(destination.objectID) }
                 } else if let id = object.storedSlots[index] as? ObjectID, isDangling(id) {
                     dangling(id)
                 }
             case .toMany:
                 if let storage = object.storedSlots[index] as? ToManyStorage {
-                    for member in storage.elements where member.objectID.isTemporaryID && !member.isInserted {
+                    for member in storage.elements where !member.isInserted && (member.objectID.isTemporaryID || member.isUnsavedOutOfContext) {
                         dangling(member.objectID)
                     }
                 }

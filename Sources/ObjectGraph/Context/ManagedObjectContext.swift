@@ -253,6 +253,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Adds `object` to the registry (weakly held unless the context retains registered objects).
     func register(_ object: ManagedObject) {
         object.managedObjectContext = self
+        object.isUnsavedOutOfContext = false
         if !detached.isEmpty { detached[ObjectIdentifier(object)] = nil }
         if object.registrationSequence == 0 {
             nextRegistrationSequence += 1
@@ -443,6 +444,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object.isInserted = false
         object.isDeleted = false
         detach(object)
+        object.isUnsavedOutOfContext = true
         retainedObjects[object.objectID] = nil
         object.awake(fromSnapshotEvents: .undoInsertion)
     }
@@ -461,9 +463,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func delete(_ object: ManagedObject) {
         assertOnQueue()
         precondition(object.managedObjectContext === self, "\(object.objectID) does not belong to this context")
-        // A new object whose insertion was undone is out of the context (detached, never saved):
-        // there is nothing to delete, and no store that could delete it.
-        if !object.isInserted, object.objectID.isTemporaryID, registry[object.objectID]?.object !== object { return }
+        // A new object that left the context unsaved (its insertion undone) has no row: there is
+        // nothing to delete.
+        if !object.isInserted, object.isUnsavedOutOfContext { return }
         if object.isFault, let cached = cachedRowDeletableAsFault(object) {
             // Firing would fill it from this cached row: the save checks the row's version.
             object.committedSnapshot = cached
@@ -516,6 +518,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             deletedByID[id] = nil
             updatedByID[id] = nil
             detach(object)
+            object.isUnsavedOutOfContext = true
             retainedObjects[object.objectID] = nil
             object.isInserted = false
         }
@@ -573,8 +576,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @inline(__always)
     private func beginChange(of object: ManagedObject, slot: Int) {
         object.changedSlots[slot] = true
-        // A new object out of the context (its insertion undone) has no row to update.
-        if !object.isInserted && !object.isDeleted && !object.objectID.isTemporaryID {
+        // A new object that left the context unsaved (its insertion undone) has no row to update.
+        if !object.isInserted && !object.isDeleted && !object.isUnsavedOutOfContext {
             setUpdated(object)
         }
         if object.eventOldValuesEvent != eventSequence {

@@ -81,6 +81,11 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     @exclusivity(unchecked) public internal(set) var isInserted = false
     /// Whether the context will delete the object at the next save.
     @exclusivity(unchecked) public internal(set) var isDeleted = false
+    /// Whether the object is a new one that left the context unsaved (its insertion undone, or
+    /// deleted before a save): it has no row, even when its ID was made permanent early
+    /// (`obtainPermanentIDs`), so it is neither updated nor deleted, and no saved object may
+    /// refer to it.
+    @exclusivity(unchecked) var isUnsavedOutOfContext = false
     /// Whether awakeFromFetch is running: changes then are not tracked (as in Core Data).
     @exclusivity(unchecked) var isAwakingFromFetch = false
     /// Whether a slot was written without being marked changed (primitive setters, changes in
