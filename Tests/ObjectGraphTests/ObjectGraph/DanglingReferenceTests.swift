@@ -12,6 +12,46 @@ final class DanglingReferenceTests: XCTestCase {
         Set(((error as? ValidationError)?.failures ?? []).filter { $0.rule == .danglingReference }.map { "\($0.entity).\($0.property ?? "")" })
     }
 
+    /// A new person whose insertion was undone, its ID first made permanent when `permanentID`.
+    private func undonePerson(_ stack: Stack, permanentID: Bool = false) throws -> ManagedObject {
+        let undone = stack.person("Undone")
+        stack.context.processPendingChanges()
+        if permanentID { try stack.context.obtainPermanentIDs(for: [undone]) }
+        stack.context.undo()
+        return undone
+    }
+
+    /// A saved task and event, and a new person whose insertion was undone.
+    private func savedTaskEventAndUndonePerson(_ stack: Stack) throws -> (task: ManagedObject, event: ManagedObject, undone: ManagedObject) {
+        let task = stack.task("T")
+        let event = stack.event("E")
+        try stack.context.save()
+        return (task, event, try undonePerson(stack))
+    }
+
+    func testRelatingObjectsToANewObjectWhoseInsertionWasUndoneFailsTheSaveNamingTheRelationship() throws {
+        // The object will not be saved, so no store could resolve the reference. The in-memory
+        // store used to save it; SQLite failed with "does not belong to this store".
+        try forEachStore(undo: true) { stack in
+            let context = stack.context
+            let (task, event, undone) = try savedTaskEventAndUndonePerson(stack)
+            task.setValue(undone, forKey: "owner")
+            event.mutableSetValue(forKey: "attendees").insert(undone)
+            XCTAssertThrowsError(try context.save(), "\(stack.storeType)") { error in
+                XCTAssertEqual(self.dangling(error), ["Task.owner", "Event.attendees"], "\(stack.storeType)")
+                let failures = (error as? ValidationError)?.failures ?? []
+                XCTAssertTrue(failures.allSatisfy { $0.value == "\(undone.objectID)" && $0.message.contains("left the context unsaved") })
+            }
+            // Nothing was written: another context reads the task without an owner.
+            let other = stack.newContext()
+            XCTAssertNil(try other.existingObject(with: task.objectID).value(forKey: "owner"), "\(stack.storeType)")
+            // Undoing the relations lets the save go through.
+            task.setValue(nil, forKey: "owner")
+            event.mutableSetValue(forKey: "attendees").remove(undone)
+            XCTAssertNoThrow(try context.save(), "\(stack.storeType)")
+        }
+    }
+
     // MARK: A new object whose insertion was undone after its ID was made permanent
 
     func testChangingAnUndoneNewObjectWithAnEarlyPermanentIDIsNotAnUpdate() throws {
@@ -19,10 +59,7 @@ final class DanglingReferenceTests: XCTestCase {
             let context = stack.context
             _ = stack.person("Kept")
             context.processPendingChanges()
-            let undone = stack.person("Undone")
-            context.processPendingChanges()
-            try context.obtainPermanentIDs(for: [undone])
-            context.undo()
+            let undone = try undonePerson(stack, permanentID: true)
             undone.setValue("Changed", forKey: "firstName")
             XCTAssertFalse(context.updatedObjects.contains(undone), "\(stack.storeType)")
             XCTAssertNoThrow(try context.save(), "\(stack.storeType)")
@@ -30,52 +67,31 @@ final class DanglingReferenceTests: XCTestCase {
         }
     }
 
-    func testRelatingToAnUndoneNewObjectWithAnEarlyPermanentIDFailsTheSave() throws {
-        try forEachStore(undo: true) { stack in
-            let context = stack.context
-            let task = stack.task("T")
-            try context.save()
-            let undone = stack.person("Undone")
-            context.processPendingChanges()
-            try context.obtainPermanentIDs(for: [undone])
-            context.undo()
-            undone.setValue("Undone", forKey: "firstName")
-            task.setValue(undone, forKey: "owner")
-            XCTAssertThrowsError(try context.save(), "\(stack.storeType)") { error in
-                XCTAssertEqual(self.dangling(error), ["Task.owner"], "\(stack.storeType): \(error)")
+    func testRelatingToAnUndoneNewObjectWithAnEarlyPermanentIDFailsTheSaveWhateverTheMergePolicy() throws {
+        for policy in [MergePolicy.error, .mergeByPropertyObjectTrump] {
+            try forEachStore(undo: true) { stack in
+                let context = stack.context
+                context.mergePolicy = policy
+                let task = stack.task("T")
+                try context.save()
+                let undone = try undonePerson(stack, permanentID: true)
+                undone.setValue("Undone", forKey: "firstName")
+                task.setValue(undone, forKey: "owner")
+                XCTAssertThrowsError(try context.save(), "\(stack.storeType) \(policy)") { error in
+                    XCTAssertEqual(self.dangling(error), ["Task.owner"], "\(stack.storeType) \(policy): \(error)")
+                }
+                // Nothing was written.
+                let other = stack.newContext()
+                XCTAssertEqual(try stack.fetch("Task", in: other)[0].objectIDs(forRelationshipNamed: "owner"), [], "\(stack.storeType)")
+                XCTAssertEqual(try stack.fetch("Person", in: other).count, 0, "\(stack.storeType)")
             }
-        }
-    }
-
-    func testAMergePolicyDoesNotLetADanglingReferenceThrough() throws {
-        try forEachStore(undo: true) { stack in
-            let context = stack.context
-            context.mergePolicy = .mergeByPropertyObjectTrump
-            let task = stack.task("T")
-            try context.save()
-            let undone = stack.person("Undone")
-            context.processPendingChanges()
-            try context.obtainPermanentIDs(for: [undone])
-            context.undo()
-            undone.setValue("Undone", forKey: "firstName")
-            task.setValue(undone, forKey: "owner")
-            XCTAssertThrowsError(try context.save(), "\(stack.storeType)") { error in
-                XCTAssertEqual(self.dangling(error), ["Task.owner"], "\(stack.storeType): \(error)")
-            }
-            let other = stack.newContext()
-            let owner = try stack.fetch("Task", in: other)[0].objectIDs(forRelationshipNamed: "owner")
-            XCTAssertEqual(owner, [], "\(stack.storeType)")
-            XCTAssertEqual(try stack.fetch("Person", in: other).count, 0, "\(stack.storeType)")
         }
     }
 
     func testDeletingAnUndoneNewObjectWithAnEarlyPermanentIDDoesNothing() throws {
         try forEachStore(undo: true) { stack in
             let context = stack.context
-            let undone = stack.person("Undone")
-            context.processPendingChanges()
-            try context.obtainPermanentIDs(for: [undone])
-            context.undo()
+            let undone = try undonePerson(stack, permanentID: true)
             context.delete(undone)
             XCTAssertNoThrow(try context.save(), "\(stack.storeType)")
         }
@@ -143,12 +159,7 @@ final class DanglingReferenceTests: XCTestCase {
     func testTheUndoneObjectsOwnRelationshipsAndOrderedToManyAreCaught() throws {
         try forEachStore(undo: true) { stack in
             let context = stack.context
-            let task = stack.task("T")
-            let event = stack.event("E")
-            try context.save()
-            let undone = stack.person("Undone")
-            context.processPendingChanges()
-            context.undo()
+            let (task, event, undone) = try savedTaskEventAndUndonePerson(stack)
             undone.mutableSetValue(forKey: "tasks").insert(task)
             undone.mutableSetValue(forKey: "events").insert(event)
             XCTAssertThrowsError(try context.save()) { error in
