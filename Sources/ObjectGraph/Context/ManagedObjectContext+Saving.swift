@@ -94,41 +94,48 @@ extension ManagedObjectContext {
 
     /// A failure for each changed relationship of `object` that holds a new object this save
     /// will not insert (one whose insertion was undone, or deleted before a save): no store
-    /// could resolve the reference.
-    /// Core Data refuses such a save too ("dangling reference to an invalid object").
+    /// could resolve the reference. Core Data refuses such a save too ("dangling reference to
+    /// an invalid object").
     private func appendDanglingReferences(of object: ManagedObject, to failures: inout [ValidationError.Failure]) {
         let layout = object.layout
         for index in object.changedSlots {
-            func dangling(_ id: ObjectID) {
-                failures.append(ValidationError.Failure(
-                    objectID: object.objectID, entity: object.entity.name, property: layout.properties[index].name,
-                    rule: .danglingReference, value: "\(id)",
-                    message: "\(object.entity.name).\(layout.properties[index].name) refers to \(id), a new object that left the context unsaved (its insertion was undone, or it was deleted)"))
-            }
-            // A new object is saved only while it is inserted. (An ID in the object's row came from
-            // a store, or from a relationship set by ID; a temporary one must be registered.)
-            func isDangling(_ id: ObjectID) -> Bool {
-                id.isTemporaryID && !(registry[id]?.object?.isInserted ?? false)
-            }
+            var dangling: [ObjectID] = []
             switch layout.kinds[index] {
+            case .toOne where !object.rowValues.isEmpty:
+                if case .object(let id) = object.rowValues[index], leavesNoRow(id) { dangling.append(id) }
             case .toOne:
-                if !object.rowValues.isEmpty {
-                    if case .object(let id) = object.rowValues[index], isDangling(id) { dangling(id) }
-                } else if let destination = object.storedSlots[index] as? ManagedObject {
-                    if !destination.isInserted && (destination.objectID.isTemporaryID || destination.isUnsavedOutOfContext) { dangling(destination.objectID) }
-                } else if let id = object.storedSlots[index] as? ObjectID, isDangling(id) {
-                    dangling(id)
+                if let destination = object.storedSlots[index] as? ManagedObject {
+                    if leavesNoRow(destination) { dangling.append(destination.objectID) }
+                } else if let id = object.storedSlots[index] as? ObjectID, leavesNoRow(id) {
+                    dangling.append(id)
                 }
             case .toMany:
                 if let storage = object.storedSlots[index] as? ToManyStorage {
-                    for member in storage.elements where !member.isInserted && (member.objectID.isTemporaryID || member.isUnsavedOutOfContext) {
-                        dangling(member.objectID)
-                    }
+                    dangling = storage.elements.filter(leavesNoRow).map(\.objectID)
                 }
             default:
                 continue
             }
+            let name = layout.properties[index].name
+            for id in dangling {
+                failures.append(ValidationError.Failure(
+                    objectID: object.objectID, entity: object.entity.name, property: name, rule: .danglingReference, value: "\(id)",
+                    message: "\(object.entity.name).\(name) refers to \(id), a new object that left the context unsaved (its insertion was undone, or it was deleted)"))
+            }
         }
+    }
+
+    /// Whether `destination` will have no row after the save: a new object that is not inserted
+    /// (its insertion undone, or deleted before a save), even with a permanent ID obtained early.
+    private func leavesNoRow(_ destination: ManagedObject) -> Bool {
+        !destination.isInserted && (destination.objectID.isTemporaryID || destination.isUnsavedOutOfContext)
+    }
+
+    /// ``leavesNoRow(_:)`` for the object of `id`: a temporary ID no registered object holds
+    /// has no row either.
+    private func leavesNoRow(_ id: ObjectID) -> Bool {
+        if let registered = registry[id]?.object { return leavesNoRow(registered) }
+        return id.isTemporaryID
     }
 
     /// Gives the objects permanent IDs from the stores that will hold them.

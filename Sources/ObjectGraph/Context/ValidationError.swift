@@ -28,7 +28,7 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
         /// A deny delete rule: the relationship still holds objects.
         case deny
         /// The relationship holds a new object the save will not insert (its insertion was
-        /// undone): Core Data's "dangling reference to an invalid object".
+        /// undone, or it was deleted): Core Data's "dangling reference to an invalid object".
         case danglingReference
         /// A rule of the object's own validation code.
         case custom(String)
