@@ -591,9 +591,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private func registerUndo(for object: ManagedObject, _ undo: @autoclosure () -> (ManagedObject) -> Void) {
         guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
         let undo = undo()
-        // The manager keeps its actions: one holding the manager would keep it (and every
-        // target of its actions, the context among them) alive for good.
-        undoManager.registerUndo(withTarget: object) { [weak undoManager] target in
+        // The manager keeps its actions: one holding the manager would keep it alive for good.
+        // The action keeps the object: its change is undone even when nothing else holds it.
+        undoManager.registerUndo(retaining: object) { [weak undoManager] target in
             undo(target)
             if undoManager?.isUndoing == true { target.awake(fromSnapshotEvents: .undoUpdate) }
         }

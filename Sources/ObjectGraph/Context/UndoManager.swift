@@ -16,8 +16,10 @@
 /// Not thread-safe: an undo manager belongs to one context and is used on its queue.
 public final class UndoManager: @unchecked Sendable {
     /// One recorded action: what to run, and the object it acts on (for removeAllActions(withTarget:)).
+    /// The target is held weakly: a gone target's actions match no other object that comes to
+    /// live at its address.
     private struct Action {
-        var target: ObjectIdentifier?
+        weak var target: AnyObject?
         var run: () -> Void
     }
 
@@ -115,8 +117,20 @@ public final class UndoManager: @unchecked Sendable {
     }
 
     /// Records `handler`, to be run with `target` when the current group is undone.
+    ///
+    /// As in Foundation, the manager does not retain `target`: its owner (a context, a document)
+    /// usually owns the manager too, and a retained target would keep both alive for good. The
+    /// action does nothing once `target` is gone (Foundation's unowned reference would trap);
+    /// `handler` keeps whatever else it captures.
     public func registerUndo<Target: AnyObject>(withTarget target: Target, handler: @escaping (Target) -> Void) {
-        register(Action(target: ObjectIdentifier(target), run: { handler(target) }))
+        register(Action(target: target, run: { [weak target] in if let target { handler(target) } }))
+    }
+
+    /// Records `handler` as ``registerUndo(withTarget:handler:)`` does, but keeps `target` alive
+    /// while the action is recorded: a context's changes to an object are undone on that object
+    /// even when nothing else holds it any more.
+    func registerUndo<Target: AnyObject>(retaining target: Target, handler: @escaping (Target) -> Void) {
+        register(Action(target: target, run: { handler(target) }))
     }
 
     /// Records `handler`, to be run when the current group is undone.
@@ -218,9 +232,8 @@ public final class UndoManager: @unchecked Sendable {
 
     /// Forgets every recorded action on `target`.
     public func removeAllActions(withTarget target: AnyObject) {
-        let id = ObjectIdentifier(target)
         func prune(_ group: Group) {
-            group.items.removeAll { if case .action(let a) = $0 { return a.target == id } else { return false } }
+            group.items.removeAll { if case .action(let a) = $0 { return a.target === target } else { return false } }
             for case .group(let nested) in group.items { prune(nested) }
         }
         (undoStack + redoStack + openGroups).forEach(prune)

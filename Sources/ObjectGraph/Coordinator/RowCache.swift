@@ -154,7 +154,13 @@ final class RowCache: Sendable {
         }
     }
 
-    /// Forgets the snapshot of `objectID` (deleted rows, stale data) but keeps its users.
+    /// Forgets the snapshots of `objectIDs` (deleted rows, stale data) with their users.
+    ///
+    /// An object that used a forgotten row releases it later and finds no entry, which it
+    /// ignores; if the row was cached again meanwhile, that release counts against the new
+    /// entry, which may then go while an object still uses it. That costs a later fetch a read
+    /// from the store, never a wrong value: objects keep their own rows, and the generation
+    /// grows here, so no fault fills from a row it recorded before.
     func invalidate(_ objectIDs: [ObjectID]) {
         changes.add(1, ordering: .releasing)
         entries.withLock { entries in

@@ -133,6 +133,45 @@ final class UndoManagerTests: XCTestCase {
         XCTAssertEqual(second.title, "")
     }
 
+    func testTheManagerDoesNotKeepItsTargetsAlive() {
+        // Foundation's manager holds a target unowned, so that a target owning its manager (a
+        // context, a document) is not kept alive by its own actions; here a gone target's
+        // actions do nothing.
+        let undo = UndoManager()
+        weak var gone: Document?
+        var log: [String] = []
+        do {
+            let document = Document(undo: undo)
+            gone = document
+            document.title = "draft"
+            undo.registerUndo(withTarget: document) { _ in log.append("ran") }
+        }
+        undo.closeEventGroup()
+        XCTAssertNil(gone, "the manager's actions do not retain their target")
+        XCTAssertTrue(undo.canUndo)
+        undo.undo()
+        XCTAssertEqual(log, [], "an action whose target is gone does nothing")
+        XCTAssertFalse(undo.canUndo)
+    }
+
+    func testAnOwnerWithUndoHistoryIsFreedWithItsManager() {
+        weak var gone: Document?
+        weak var goneManager: UndoManager?
+        do {
+            let document = Document(undo: UndoManager())
+            gone = document
+            goneManager = document.undo
+            document.title = "a"
+            document.undo.closeEventGroup()
+            document.title = "b"
+            document.undo.closeEventGroup()
+            document.undo.undo()
+            XCTAssertTrue(document.undo.canUndo && document.undo.canRedo)
+        }
+        XCTAssertNil(gone, "a document that owns its undo manager is not kept alive by its actions")
+        XCTAssertNil(goneManager)
+    }
+
     func testActionNamesFollowTheirGroupsToRedo() {
         let undo = UndoManager()
         let document = Document(undo: undo)

@@ -52,6 +52,64 @@ final class ContextReferenceTests: XCTestCase {
         }
     }
 
+    func testAContextWithUndoHistoryIsFreedWithItsUndoManager() throws {
+        // The context owns its undo manager and the manager's actions name the context: the
+        // manager must not retain it (as Foundation's does not), or neither is ever freed.
+        try forEachStore { stack in
+            weak var weakContext: ManagedObjectContext?
+            weak var weakUndoManager: UndoManager?
+            weak var weakObject: ManagedObject?
+            do {
+                let context = unkeptContext(on: stack, undo: true)
+                weakContext = context
+                weakUndoManager = context.undoManager
+                let ada = stack.insert("Person", ["firstName": "Ada"], into: context)
+                let bob = stack.insert("Person", ["firstName": "Bob"], into: context)
+                weakObject = bob
+                try context.save()
+                context.processPendingChanges()
+                ada.setValue("Ada L.", forKey: "firstName")
+                context.delete(bob)
+                context.processPendingChanges()
+                let carol = stack.insert("Person", ["firstName": "Carol"], into: context)
+                context.processPendingChanges()
+                context.undoManager!.undo()
+                XCTAssertTrue(context.registeredObject(for: carol.objectID) == nil, "the insertion was undone")
+                XCTAssertTrue(context.undoManager!.canUndo && context.undoManager!.canRedo)
+            }
+            XCTAssertNil(weakContext, "undo history does not keep the context alive")
+            XCTAssertNil(weakUndoManager, "the context's undo manager goes with it")
+            XCTAssertNil(weakObject, "nor the objects its actions held")
+        }
+    }
+
+    func testAnUndoManagerThatOutlivesItsContextDoesNotKeepItAlive() throws {
+        try forEachStore { stack in
+            weak var weakContext: ManagedObjectContext?
+            let undoManager = UndoManager()
+            var changed: ManagedObject?
+            do {
+                let context = unkeptContext(on: stack)
+                context.undoManager = undoManager
+                weakContext = context
+                let ada = stack.insert("Person", ["firstName": "Ada"], into: context)
+                try context.save()
+                context.processPendingChanges()
+                ada.setValue("Ada L.", forKey: "firstName")
+                _ = stack.insert("Person", ["firstName": "Bob"], into: context)
+                context.processPendingChanges()
+                changed = ada
+            }
+            XCTAssertNil(weakContext, "an undo manager kept elsewhere does not keep the context alive")
+            XCTAssertNil(changed?.managedObjectContext)
+            // Undoing the gone context's group runs nothing against it, and does not trap.
+            XCTAssertTrue(undoManager.canUndo)
+            undoManager.undo()
+            undoManager.redo()
+            XCTAssertNil(changed?.managedObjectContext)
+        }
+    }
+
     func testAMergedDuplicateSeesNoContextOnceItIsGone() throws {
         try forEachStore { stack in
             var objects: [ManagedObject] = []
