@@ -138,6 +138,33 @@ extension ManagedObjectContext {
         storedObjectIDs(relationship, of: object) ?? []
     }
 
+    /// For slot `index` of `object`, a to-many relationship it changed, once a newer row is
+    /// applied: the destinations stored now, less those the object removed and with those it
+    /// added since its baseline (``ToManyStorage/baseline``), in the stored order with additions
+    /// after. As Core Data re-applies local changes on top of refreshed values: what another
+    /// context added to or removed from the relationship stays. Nil when `local` is no changed
+    /// to-many storage with a baseline (the local list then stands whole).
+    func mergedToMany(_ local: Any?, slot index: Int, of object: ManagedObject) -> ToManyStorage? {
+        guard case .toMany = object.layout.kinds[index], let storage = local as? ToManyStorage,
+              let baseline = storage.baseline,
+              let relationship = object.layout.properties[index] as? RelationshipDescription else { return nil }
+        let stored: [ObjectID]
+        if case .objects(let ids) = object.committedValues.count > index ? object.committedValues[index] : .unloaded {
+            stored = ids
+        } else {
+            stored = relationshipObjectIDs(relationship, of: object)
+        }
+        let mine = storage.elements
+        let kept = Set(mine.map(\.objectID))
+        let before = Set(baseline)
+        var result: OrderedSet<ManagedObject> = []
+        for id in stored where kept.contains(id) || !before.contains(id) { result.append(self.object(with: id)) }
+        for destination in mine where !before.contains(destination.objectID) { result.append(destination) }
+        let merged = ToManyStorage(result)
+        merged.baseline = stored
+        return merged
+    }
+
     /// Merges a newer snapshot into a loaded object; local changes win when `keepingLocalChanges`.
     func merge(_ snapshot: Snapshot, into object: ManagedObject, keepingLocalChanges: Bool) {
         let changed = object.changedSlots
@@ -146,7 +173,7 @@ extension ManagedObjectContext {
         persistentStoreCoordinator?.rowCache.update([snapshot])
         if keepingLocalChanges {
             for index in changed {
-                object.slots[index] = local[index]
+                object.slots[index] = mergedToMany(local[index], slot: index, of: object) ?? local[index]
                 object.changedSlots[index] = true
             }
         } else {

@@ -36,7 +36,7 @@ extension ManagedObjectContext {
 
     /// Removes an object deleted by another context from the relationships of the objects
     /// registered here (so that unsaved references to it do not point at a missing row).
-    private func detachDeletedElsewhere(_ object: ManagedObject) {
+    func detachDeletedElsewhere(_ object: ManagedObject) {
         undoManager?.disableUndoRegistration()
         defer { undoManager?.enableUndoRegistration() }
         if object.isFault {

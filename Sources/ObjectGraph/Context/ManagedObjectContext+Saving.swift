@@ -355,6 +355,27 @@ extension ManagedObjectContext {
 
     // MARK: Conflicts
 
+    /// The slot of `original` that takes slot `index` of `duplicate` in a merge: the property of
+    /// the same name and kind (the same attribute type; a relationship of the same cardinality
+    /// whose destination takes the duplicate's destinations). Nil when the original has none.
+    private func counterpart(of index: Int, in duplicate: ManagedObject, on original: ManagedObject) -> Int? {
+        let property = duplicate.layout.properties[index]
+        if original.entity === duplicate.entity { return index }
+        guard let target = original.layout.index(of: property.name) else { return nil }
+        let other = original.layout.properties[target]
+        if other === property { return target }
+        switch (property, other) {
+        case (let a as AttributeDescription, let b as AttributeDescription):
+            return a.attributeType == b.attributeType && a.isStored == b.isStored ? target : nil
+        case (let a as RelationshipDescription, let b as RelationshipDescription):
+            guard a.isToMany == b.isToMany, b.isStored, let from = a.destinationEntity, let to = b.destinationEntity,
+                  from.isKind(of: to) else { return nil }
+            return target
+        default:
+            return nil
+        }
+    }
+
     /// Resolves a uniqueness clash under the merge policy: the new object `duplicateID` is folded
     /// into the object `originalID` (stored, or new in the same save). With object trump (and
     /// overwrite) its changed values win; otherwise the original's stay. Its relationships move
@@ -365,22 +386,26 @@ extension ManagedObjectContext {
         original.fireFaultIfNeeded()
         guard !original.isDeleted, original !== duplicate else { return false }
         let newValuesWin = mergePolicy == .mergeByPropertyObjectTrump || mergePolicy == .overwrite
+        // Property by property, by name: a constraint of a parent entity joins objects of two
+        // sub-entities, whose own properties may share slot numbers but nothing else. A property
+        // the original's entity lacks (or has with another type) stays with the duplicate.
         for index in duplicate.layout.attributeIndexes where duplicate.layout.properties[index].isStored {
-            guard duplicate.changedSlots[index] else { continue }
-            if newValuesWin || original.slots[index] == nil {
-                original.setValue(duplicate.slots[index], atSlot: index)
+            guard duplicate.changedSlots[index], let target = counterpart(of: index, in: duplicate, on: original) else { continue }
+            if newValuesWin || original.slots[target] == nil {
+                original.setValue(duplicate.slots[index], atSlot: target)
             }
         }
         for index in duplicate.layout.relationshipIndexes where duplicate.layout.properties[index].isStored {
+            guard let target = counterpart(of: index, in: duplicate, on: original) else { continue }
             let relationship = duplicate.layout.properties[index] as! RelationshipDescription
             if relationship.isToMany {
                 for destination in duplicate.objects(atSlot: index) {
                     duplicate.removeObject(destination, fromSlot: index)
-                    original.addObject(destination, toSlot: index)
+                    original.addObject(destination, toSlot: target)
                 }
-            } else if let target = duplicate.toOneObject(atSlot: index) {
+            } else if let destination = duplicate.toOneObject(atSlot: index) {
                 duplicate.setToOne(nil, atSlot: index)
-                if newValuesWin || original.toOneObject(atSlot: index) == nil { original.setToOne(target, atSlot: index) }
+                if newValuesWin || original.toOneObject(atSlot: target) == nil { original.setToOne(destination, atSlot: target) }
             }
         }
         let id = ObjectKey(duplicate)
@@ -391,6 +416,34 @@ extension ManagedObjectContext {
         duplicate.isInserted = false
         duplicate.isDeleted = true
         return true
+    }
+
+    /// After the rollback policy discarded `object`'s changes: the other side of each
+    /// relationship it had changed (`changed`, whose values were `local`) goes back too, so that
+    /// both sides agree with the stored row (a store that keeps both sides, as the in-memory one
+    /// does, would otherwise keep the one the other object saves).
+    private func rollBackInverses(of object: ManagedObject, changed: SlotSet, local: [Any?]) {
+        for index in changed {
+            guard let relationship = object.layout.properties[index] as? RelationshipDescription, relationship.isStored,
+                  let inverse = relationship.inverseRelationship else { continue }
+            let before: [ManagedObject]
+            let now: [ManagedObject]
+            if relationship.isToMany {
+                before = (local[index] as? ToManyStorage)?.elements ?? []
+                now = object.objects(atSlot: index)
+            } else {
+                before = (local[index] as? ManagedObject).map { [$0] } ?? []
+                now = object.toOneObject(atSlot: index).map { [$0] } ?? []
+            }
+            let kept = Set(now.map(ObjectIdentifier.init))
+            let had = Set(before.map(ObjectIdentifier.init))
+            for destination in before where !kept.contains(ObjectIdentifier(destination)) && destination.managedObjectContext === self {
+                destination.unlink(object, through: inverse)
+            }
+            for destination in now where !had.contains(ObjectIdentifier(destination)) && !destination.isFault {
+                destination.link(object, through: inverse, from: relationship)
+            }
+        }
     }
 
     private func mergeError(for conflicts: [StoreConflict]) -> MergeError {
@@ -407,7 +460,10 @@ extension ManagedObjectContext {
         for conflict in conflicts {
             guard let object = registry[conflict.objectID]?.object else { continue }
             guard let current = conflict.currentSnapshot else {
-                // Deleted elsewhere: nothing of it can be written any more.
+                // Deleted elsewhere: nothing of it can be written any more, and nothing may be
+                // saved pointing at it. It leaves the relationships of the objects here, as a
+                // merged deletion does; those become changes the next attempt writes.
+                detachDeletedElsewhere(object)
                 object.isDeleted = true
                 unregister(object)
                 continue
@@ -421,9 +477,12 @@ extension ManagedObjectContext {
                     object.isDeleted = false
                     deletedByID[ObjectKey(object)] = nil
                 }
+                let local = object.isFault ? [] : object.slots
+                let changed = object.changedSlots
                 object.apply(current)
                 object.clearChanges()
                 updatedByID[ObjectKey(object)] = nil
+                if !local.isEmpty { rollBackInverses(of: object, changed: changed, local: local) }
             case .overwrite:
                 if object.hasCommittedSnapshot { object.committedVersion = current.version }
                 // A deletion writes no values (and its object may be a fault, without slots).
@@ -451,6 +510,13 @@ extension ManagedObjectContext {
                 object.apply(current)
                 object.clearChanges()
                 for index in object.layout.storedIndexes where changed[index] {
+                    // A to-many relationship takes the local additions and removals on top of the
+                    // stored destinations: those another context added or removed are no conflict.
+                    if let merged = mergedToMany(local[index], slot: index, of: object) {
+                        object.slots[index] = merged
+                        object.changedSlots[index] = true
+                        continue
+                    }
                     let changedElsewhere = committed.map { $0.values[index] != current.values[index] && current.values[index].isLoaded } ?? true
                     if mergePolicy == .mergeByPropertyObjectTrump || !changedElsewhere {
                         object.slots[index] = local[index]

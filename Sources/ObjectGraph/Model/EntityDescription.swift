@@ -169,9 +169,27 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         }
     }
 
-    /// Uniqueness constraints of this entity and its ancestors (sub-entities inherit them).
+    /// Uniqueness constraints of this entity and its ancestors (sub-entities inherit them), each
+    /// once.
     public var uniquenessConstraints: [[String]] {
-        ancestors.reversed().flatMap(\.declaredUniquenessConstraints) + declaredUniquenessConstraints
+        var result: [[String]] = []
+        for names in ancestors.reversed().flatMap(\.declaredUniquenessConstraints) + declaredUniquenessConstraints
+        where !result.contains(names) {
+            result.append(names)
+        }
+        return result
+    }
+
+    /// The entity whose constraint `names` this entity is bound by: the highest of its ancestors
+    /// and itself that declares it. The constraint spans that entity and its sub-entities, so two
+    /// sibling entities that each declare the same properties unique have a constraint each (as
+    /// in Core Data, values are unique over the instances of the declaring entity). Nil when no
+    /// such entity declares `names`.
+    public func uniquenessConstraintOwner(of names: [String]) -> EntityDescription? {
+        for entity in ancestors.reversed() + [self] where entity.declaredUniquenessConstraints.contains(names) {
+            return entity
+        }
+        return nil
     }
 
     // MARK: Equality and copying

@@ -194,6 +194,7 @@ extension ManagedObject {
     /// Inserts into a to-many slot with undo and change tracking, no inverse.
     func insertPrimitive(_ object: ManagedObject, inSlot index: Int, at position: Int?) {
         let storage = toManyStorage(atSlot: index)
+        recordBaseline(of: storage, slot: index)
         let place = min(position ?? storage.objects.count, storage.objects.count)
         storage.objects.insert(object, at: place)
         managedObjectContext?.objectDidChange(self, slot: index, oldValue: nil,
@@ -204,9 +205,17 @@ extension ManagedObject {
     func removePrimitive(_ object: ManagedObject, fromSlot index: Int) {
         let storage = toManyStorage(atSlot: index)
         guard let position = storage.objects.firstIndex(of: object) else { return }
+        recordBaseline(of: storage, slot: index)
         storage.objects.remove(at: position)
         managedObjectContext?.objectDidChange(self, slot: index, oldValue: nil,
                                               undo: { owner in owner.insertPrimitive(object, inSlot: index, at: position) })
+    }
+
+    /// Before the first change of a to-many slot since it was loaded, saved or merged: what it
+    /// holds then (see ``ToManyStorage/baseline``).
+    private func recordBaseline(of storage: ToManyStorage, slot index: Int) {
+        guard !changedSlots[index], !isInserted else { return }
+        storage.baseline = storage.elements.map(\.objectID)
     }
 
     private func checkSameContext(_ object: ManagedObject?, _ relationship: RelationshipDescription) {

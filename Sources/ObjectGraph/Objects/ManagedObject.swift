@@ -659,6 +659,12 @@ final class ToManyStorage {
 
     /// The destinations in order, without making an index.
     var elements: [ManagedObject] { index?.elements ?? list }
+
+    /// The destinations before the first change since the relationship was loaded, saved or
+    /// merged (nil: not recorded, as for a new object's). A merge of a newer row makes the same
+    /// additions and removals on the row's destinations, so that what another context added or
+    /// removed stays (``ManagedObjectContext/mergedToMany(_:slot:of:)``).
+    var baseline: [ObjectID]?
 }
 
 /// The destinations of a to-many relationship known by ID only (from a snapshot): they become

@@ -5,21 +5,6 @@ import XCTest
 @testable import ObjectGraph
 
 final class MergeTests: XCTestCase {
-    /// The didSave payload of the next save of `context`.
-    private func savePayload(of context: ManagedObjectContext) throws -> ContextDidSave {
-        var payload: ContextDidSave?
-        let token = context.observe { note in
-            if case .didSave(let saved, _) = note { payload = saved }
-        }
-        defer { token.cancel() }
-        try context.save()
-        return try XCTUnwrap(payload)
-    }
-
-    private func stored(_ stack: Stack, _ id: ObjectID) throws -> ManagedObject {
-        try stack.newContext().existingObject(with: id)
-    }
-
     // MARK: Merging saves
 
     func testMergingAnotherContextsSaveShowsItsChanges() throws {

@@ -90,3 +90,19 @@ extension XCTestCase {
         }
     }
 }
+
+/// The didSave payload of the next save of `context` (which this saves).
+func savePayload(of context: ManagedObjectContext) throws -> ContextDidSave {
+    var payload: ContextDidSave?
+    let token = context.observe { note in
+        if case .didSave(let saved, _) = note { payload = saved }
+    }
+    defer { token.cancel() }
+    try context.save()
+    return try XCTUnwrap(payload)
+}
+
+/// The object `id` as stored, read through a fresh context of `stack`.
+func stored(_ stack: Stack, _ id: ObjectID) throws -> ManagedObject {
+    try stack.newContext().existingObject(with: id)
+}

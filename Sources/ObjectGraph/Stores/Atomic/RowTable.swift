@@ -6,16 +6,19 @@ import Foundation
 
 /// Rows by entity, with the indexes a store held in memory needs.
 final class RowTable {
-    /// The values one row gives a uniqueness constraint, scoped to the inheritance root (rows of
-    /// sibling entities share one key space, as they share one table in SQLite).
+    /// The values one row gives a uniqueness constraint, scoped to the entity that declares the
+    /// constraint (the rows of its sub-entities share one key space; sibling entities that each
+    /// declare the same constraint do not).
     struct UniqueKey: Hashable {
-        var root: ObjectIdentifier
+        var owner: ObjectIdentifier
         var properties: [String]
         var values: [SnapshotValue]
     }
 
-    /// A uniqueness constraint resolved to slots of one entity's layout.
+    /// A uniqueness constraint resolved to slots of one entity's layout, with the entity that
+    /// declares it (its values are unique among that entity's and its sub-entities' rows).
     fileprivate struct Constraint {
+        var owner: ObjectIdentifier
         var properties: [String]
         var slots: [Int]
     }
@@ -121,7 +124,7 @@ final class RowTable {
         return info.constraints.compactMap { constraint in
             let values = constraint.slots.map { snapshot.values[$0] }
             guard values.allSatisfy({ $0 != .null && $0.isLoaded }) else { return nil }
-            return UniqueKey(root: info.root, properties: constraint.properties, values: values)
+            return UniqueKey(owner: constraint.owner, properties: constraint.properties, values: values)
         }
     }
 
@@ -134,7 +137,8 @@ final class RowTable {
         let layout = entity.layout
         let constraints = entity.uniquenessConstraints.compactMap { names -> Constraint? in
             let slots = names.compactMap { layout.index(of: $0) }
-            return slots.count == names.count ? Constraint(properties: names, slots: slots) : nil
+            guard slots.count == names.count else { return nil }
+            return Constraint(owner: ObjectIdentifier(entity.uniquenessConstraintOwner(of: names) ?? entity), properties: names, slots: slots)
         }
         let info = EntityInfo(root: ObjectIdentifier(entity.rootEntity),
                               unstoredSlots: layout.properties.indices.filter { !layout.properties[$0].isStored },

@@ -280,22 +280,19 @@ final class SQLiteSchema: @unchecked Sendable {
                 if !columns.isEmpty, columns.count == names.count { add(Self.sqlName(entity.name) + "_COMPOUND", columns: columns) }
             }
         }
-        var constraints: [[String]: [EntityDescription]] = [:]
-        var order: [[String]] = []
-        for entity in tree where !entity.isAbstract {
-            for names in entity.uniquenessConstraints {
-                if constraints[names] == nil { order.append(names) }
-                constraints[names, default: []].append(entity)
+        // A constraint spans the entity that declares it and that entity's sub-entities: siblings
+        // that each declare the same properties unique get an index each.
+        let all = tree.filter { !$0.isAbstract }
+        for owner in tree {
+            for names in owner.declaredUniquenessConstraints where owner.uniquenessConstraintOwner(of: names) === owner {
+                let holders = owner.selfAndDescendants.filter { !$0.isAbstract }
+                guard let first = holders.first else { continue }
+                let columns = names.compactMap { column(of: $0, in: first) }
+                guard columns.count == names.count else { continue }
+                let condition = holders.count == all.count ? nil
+                    : "\(q("Z_ENT")) IN (" + holders.map { String(number(of: $0)) }.joined(separator: ", ") + ")"
+                add("UNIQUE_" + names.map(Self.sqlName).joined(separator: "_"), unique: true, columns: columns.map(q), where: condition)
             }
-        }
-        for names in order {
-            let holders = constraints[names] ?? []
-            let columns = names.compactMap { column(of: $0, in: holders[0]) }
-            guard columns.count == names.count else { continue }
-            let all = tree.filter { !$0.isAbstract }
-            let condition = holders.count == all.count ? nil
-                : "\(q("Z_ENT")) IN (" + holders.map { String(number(of: $0)) }.joined(separator: ", ") + ")"
-            add("UNIQUE_" + names.map(Self.sqlName).joined(separator: "_"), unique: true, columns: columns.map(q), where: condition)
         }
     }
 

@@ -220,11 +220,13 @@ extension SQLiteStore {
         }
     }
 
-    /// The stored rows of `entity`'s tree that have the constraint `names` and hold `values`.
+    /// The stored rows bound by `entity`'s constraint `names` (rows of the entity that declares
+    /// it and of its sub-entities) that hold `values`.
     func storedHolders(of names: [String], values: [SQLiteValue], in entity: EntityDescription) throws -> [ObjectID] {
         let q = SQLiteSchema.quoted
         let table = schema.table(of: entity)
-        let holders = entity.rootEntity.selfAndDescendants.filter { !$0.isAbstract && $0.uniquenessConstraints.contains(names) }
+        let owner = entity.uniquenessConstraintOwner(of: names) ?? entity
+        let holders = owner.selfAndDescendants.filter { !$0.isAbstract }
         let columns = names.compactMap { schema.column(of: $0, in: entity) }
         let sql = "SELECT Z_PK, Z_ENT FROM \(q(table.name)) WHERE " + columns.map { "\(q($0)) = ?" }.joined(separator: " AND ")
             + " AND Z_ENT IN (" + holders.map { String(schema.number(of: $0)) }.joined(separator: ", ") + ")"
