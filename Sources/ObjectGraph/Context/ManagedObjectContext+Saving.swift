@@ -235,14 +235,57 @@ extension ManagedObjectContext {
             }
         }
         var saved = SavedRows()
+        var writes: [(store: any PersistentStore, part: StoreChanges)] = []
         for var part in parts.sorted(by: { ($0.storeTag.identifier ?? "") < ($1.storeTag.identifier ?? "") }) {
             guard let store = coordinator.store(for: part.sample) else {
                 throw StoreError.unknownStore("no store with identifier \(part.storeTag.identifier ?? "")")
             }
             part.request.author = transactionAuthor ?? name
+            writes.append((store, part))
+        }
+        if writes.count == 1 {
+            let (store, part) = writes[0]
             let request = part.request
             let result = try coordinator.withStores { try store.save(request) }
             saved.append(contentsOf: savedRows(result.snapshots, of: part.updated.isEmpty ? part.inserted : part.inserted + part.updated))
+            return saved
+        }
+        // Several stores: each that can hold its save open writes first, and all commit only when
+        // every store has written, so that a failure in any leaves every one as it was. A store
+        // that cannot (a custom one) writes last, as the commit point; with more than one such
+        // store, a later one's failure cannot undo an earlier one's save.
+        writes.sort { $0.store.supportsPreparedSaves && !$1.store.supportsPreparedSaves }
+        let results = try coordinator.withStores {
+            var prepared: [any PersistentStore] = []
+            var results: [StoreSaveResult] = []
+            do {
+                for (store, part) in writes {
+                    if store.supportsPreparedSaves {
+                        results.append(try store.prepareSave(part.request))
+                        prepared.append(store)
+                    } else {
+                        results.append(try store.save(part.request))
+                    }
+                }
+            } catch {
+                for store in prepared.reversed() { store.rollbackPreparedSave() }
+                throw error
+            }
+            // A commit fails only for the file itself (a full disk, I/O): the stores committed
+            // before it keep their save.
+            for (index, store) in prepared.enumerated() {
+                do {
+                    try store.commitPreparedSave()
+                } catch {
+                    for later in prepared[(index + 1)...] { later.rollbackPreparedSave() }
+                    throw error
+                }
+            }
+            return results
+        }
+        for (index, write) in writes.enumerated() {
+            let part = write.part
+            saved.append(contentsOf: savedRows(results[index].snapshots, of: part.updated.isEmpty ? part.inserted : part.inserted + part.updated))
         }
         return saved
     }

@@ -61,6 +61,23 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// nothing. Returns the new snapshots (with their new versions).
     func save(_ request: StoreSaveRequest) throws -> StoreSaveResult
 
+    /// Whether the store can hold a save open: ``prepareSave(_:)`` writes without making the
+    /// changes durable, and ``commitPreparedSave()`` or ``rollbackPreparedSave()`` ends it. A
+    /// context saving into several stores prepares every such store and commits them only once
+    /// all are written, so that one store's failure leaves every store as it was. False by
+    /// default.
+    var supportsPreparedSaves: Bool { get }
+
+    /// Writes a save's changes as ``save(_:)`` does, held open until ``commitPreparedSave()`` or
+    /// ``rollbackPreparedSave()``. Only called when ``supportsPreparedSaves``; the default saves.
+    func prepareSave(_ request: StoreSaveRequest) throws -> StoreSaveResult
+
+    /// Makes the prepared save durable; on failure the store is as it was before it.
+    func commitPreparedSave() throws
+
+    /// Undoes the prepared save.
+    func rollbackPreparedSave()
+
     /// Permanent IDs for objects not saved yet, in the order of `temporaryIDs`.
     func obtainPermanentIDs(for temporaryIDs: [ObjectID]) throws -> [ObjectID]
 
@@ -69,6 +86,16 @@ public protocol PersistentStore: AnyObject, Sendable {
 }
 
 extension PersistentStore {
+    public var supportsPreparedSaves: Bool { false }
+
+    public func prepareSave(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try save(request)
+    }
+
+    public func commitPreparedSave() throws {}
+
+    public func rollbackPreparedSave() {}
+
     public func snapshotsInOrder(for objectIDs: [ObjectID]) throws -> [Snapshot?] {
         let snapshots = try self.snapshots(for: objectIDs)
         return objectIDs.map { snapshots[$0] }

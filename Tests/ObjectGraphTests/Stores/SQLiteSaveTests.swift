@@ -325,7 +325,69 @@ final class SQLiteSaveTests: XCTestCase {
     }
 
     /// Notes and tags in two SQLite stores (one per configuration), each unique by its text.
-    private func twoStores() throws -> (ManagedObjectContext, ManagedObjectModel, [any PersistentStore], TemporaryDirectory) {
+    func testASaveThatFailsInTheSecondStoreCanBeFixedAndSavedAgain() throws {
+        let (context, _, stores, directory) = try twoStores()
+        let note = context.insertNewObject(forEntityName: "Note")
+        note.setValue("a", forKey: "text")
+        let tag = context.insertNewObject(forEntityName: "Tag")
+        tag.setValue("a", forKey: "text")
+        try context.save()
+        // The stores are written in identifier order: the clash goes to the one written last.
+        let last = stores.max { $0.identifier < $1.identifier }!
+        let lastEntity = last === stores[0] ? "Note" : "Tag", firstEntity = last === stores[0] ? "Tag" : "Note"
+        let firstURL = directory.url.appendingPathComponent(firstEntity == "Note" ? "notes.sqlite" : "tags.sqlite")
+        let fresh = context.insertNewObject(forEntityName: firstEntity)
+        fresh.setValue("b", forKey: "text")
+        let existing = firstEntity == "Note" ? note : tag
+        existing.setValue("a2", forKey: "text")
+        let clash = context.insertNewObject(forEntityName: lastEntity)
+        clash.setValue("a", forKey: "text")
+        let before = try dump(firstURL).filter { !$0.hasPrefix("Z_PRIMARYKEY") }
+        XCTAssertThrowsError(try context.save())
+        XCTAssertEqual(try dump(firstURL).filter { !$0.hasPrefix("Z_PRIMARYKEY") }, before,
+                       "the first store kept the rows of a save that failed")
+        // Fixed, the save goes through, and each row is written once.
+        clash.setValue("c", forKey: "text")
+        XCTAssertNoThrow(try context.save())
+        let reader = ManagedObjectContext(concurrencyType: .mainQueue)
+        reader.persistentStoreCoordinator = context.persistentStoreCoordinator
+        XCTAssertEqual(Set(try fetch(firstEntity, in: reader).compactMap { $0.value(forKey: "text") as? String }), ["a2", "b"])
+        XCTAssertEqual(Set(try fetch(lastEntity, in: reader).compactMap { $0.value(forKey: "text") as? String }), ["a", "c"])
+    }
+
+    func testAFailedSaveAcrossInMemoryAndSQLiteStoresLeavesEveryStoreAsItWas() throws {
+        let pairs: [(StoreType, StoreType)] = [(.inMemory, .inMemory), (.sqlite, .inMemory), (.inMemory, .sqlite)]
+        for (notesType, tagsType) in pairs {
+            for clashIn in ["Note", "Tag"] {
+                let label = "notes \(notesType), tags \(tagsType), clash in \(clashIn)"
+                let (context, _, _, _) = try twoStores(notesType, tagsType)
+                let note = context.insertNewObject(forEntityName: "Note")
+                note.setValue("a", forKey: "text")
+                let tag = context.insertNewObject(forEntityName: "Tag")
+                tag.setValue("a", forKey: "text")
+                try context.save()
+                let other = clashIn == "Note" ? "Tag" : "Note"
+                (other == "Note" ? note : tag).setValue("a2", forKey: "text")
+                context.insertNewObject(forEntityName: other).setValue("b", forKey: "text")
+                let clash = context.insertNewObject(forEntityName: clashIn)
+                clash.setValue("a", forKey: "text")
+                XCTAssertThrowsError(try context.save(), label)
+                let reader = ManagedObjectContext(concurrencyType: .mainQueue)
+                reader.persistentStoreCoordinator = context.persistentStoreCoordinator
+                XCTAssertEqual(Set(try fetch(other, in: reader).compactMap { $0.value(forKey: "text") as? String }), ["a"],
+                               "\(label): the other store kept a save that failed")
+                clash.setValue("c", forKey: "text")
+                XCTAssertNoThrow(try context.save(), label)
+                let after = ManagedObjectContext(concurrencyType: .mainQueue)
+                after.persistentStoreCoordinator = context.persistentStoreCoordinator
+                XCTAssertEqual(Set(try fetch(other, in: after).compactMap { $0.value(forKey: "text") as? String }), ["a2", "b"], label)
+                XCTAssertEqual(Set(try fetch(clashIn, in: after).compactMap { $0.value(forKey: "text") as? String }), ["a", "c"], label)
+            }
+        }
+    }
+
+    private func twoStores(_ notesType: StoreType = .sqlite, _ tagsType: StoreType = .sqlite) throws
+        -> (ManagedObjectContext, ManagedObjectModel, [any PersistentStore], TemporaryDirectory) {
         let model = ManagedObjectModel {
             Entity("Note") { Attribute("text", .string); Unique("text") }
             Entity("Tag") { Attribute("text", .string); Unique("text") }
@@ -334,8 +396,10 @@ final class SQLiteSaveTests: XCTestCase {
         }
         let directory = try TemporaryDirectory()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let notes = try coordinator.addPersistentStore(type: .sqlite, configuration: "Notes", at: directory.url.appendingPathComponent("notes.sqlite"))
-        let tags = try coordinator.addPersistentStore(type: .sqlite, configuration: "Tags", at: directory.url.appendingPathComponent("tags.sqlite"))
+        let notes = try coordinator.addPersistentStore(type: notesType, configuration: "Notes",
+                                                       at: notesType == .sqlite ? directory.url.appendingPathComponent("notes.sqlite") : nil)
+        let tags = try coordinator.addPersistentStore(type: tagsType, configuration: "Tags",
+                                                      at: tagsType == .sqlite ? directory.url.appendingPathComponent("tags.sqlite") : nil)
         let context = ManagedObjectContext(concurrencyType: .mainQueue)
         context.persistentStoreCoordinator = coordinator
         return (context, model, [notes, tags], directory)

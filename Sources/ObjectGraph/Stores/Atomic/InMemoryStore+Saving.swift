@@ -12,26 +12,68 @@ extension InMemoryStore {
     /// two rows would share. Unloaded slots of updated rows keep their stored values; transient
     /// slots are not stored. Returns the inserted and updated rows at their new versions.
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
-        try lock.withLock {
-            try checkOwnership(of: request)
-            try checkVersions(of: request)
-            let inserted = request.inserted.map { storable($0, version: 1, merging: nil) }
-            let updated = request.updated.map { snapshot in
-                let current = table.row(for: snapshot.objectID)
-                return storable(snapshot, version: (current?.version ?? snapshot.version) + 1, merging: current)
-            }
-            let deletedIDs = request.deleted.map(\.objectID)
-            try checkUniqueness(of: inserted + updated, replacing: Set(request.updated.map(\.objectID) + deletedIDs))
+        try lock.withLock { apply(try checked(request)) }
+    }
 
-            for id in deletedIDs { table.remove(id) }
-            for row in inserted + updated { table.store(row) }
-            for row in inserted {
-                let root = table.info(for: row.objectID.entity).root
-                let key = row.objectID.primaryKey ?? 0
-                if key >= nextPrimaryKeys[root, default: 1] { nextPrimaryKeys[root] = key + 1 }
-            }
-            return StoreSaveResult(snapshots: (inserted + updated).map(table.filled), deletedObjectIDs: deletedIDs)
+    /// The in-memory store holds a save open: it checks everything when the save is prepared and
+    /// writes when it commits (the coordinator lets no other request in between).
+    public var supportsPreparedSaves: Bool { true }
+
+    /// Checks `request` as ``save(_:)`` does and keeps its rows until ``commitPreparedSave()``.
+    public func prepareSave(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try lock.withLock {
+            precondition(preparedSave == nil, "a save was prepared in \(identifier) and neither committed nor rolled back")
+            let pending = try checked(request)
+            preparedSave = pending
+            // The rows as written; to-many slots the save left unloaded stay so (the stored
+            // lists they would be filled from are not written yet), as the SQLite store answers.
+            return StoreSaveResult(snapshots: pending.inserted + pending.updated, deletedObjectIDs: pending.deleted)
         }
+    }
+
+    public func commitPreparedSave() throws {
+        lock.withLock {
+            guard let pending = preparedSave else { return }
+            preparedSave = nil
+            _ = apply(pending)
+        }
+    }
+
+    public func rollbackPreparedSave() {
+        lock.withLock { preparedSave = nil }
+    }
+
+    /// A save checked and not written yet: its rows at their new versions.
+    struct PendingSave {
+        var inserted: [Snapshot]
+        var updated: [Snapshot]
+        var deleted: [ObjectID]
+    }
+
+    /// `request`'s rows at their new versions, once every check passed. Lock held.
+    private func checked(_ request: StoreSaveRequest) throws -> PendingSave {
+        try checkOwnership(of: request)
+        try checkVersions(of: request)
+        let inserted = request.inserted.map { storable($0, version: 1, merging: nil) }
+        let updated = request.updated.map { snapshot in
+            let current = table.row(for: snapshot.objectID)
+            return storable(snapshot, version: (current?.version ?? snapshot.version) + 1, merging: current)
+        }
+        let deletedIDs = request.deleted.map(\.objectID)
+        try checkUniqueness(of: inserted + updated, replacing: Set(request.updated.map(\.objectID) + deletedIDs))
+        return PendingSave(inserted: inserted, updated: updated, deleted: deletedIDs)
+    }
+
+    /// Writes a checked save. Lock held.
+    private func apply(_ pending: PendingSave) -> StoreSaveResult {
+        for id in pending.deleted { table.remove(id) }
+        for row in pending.inserted + pending.updated { table.store(row) }
+        for row in pending.inserted {
+            let root = table.info(for: row.objectID.entity).root
+            let key = row.objectID.primaryKey ?? 0
+            if key >= nextPrimaryKeys[root, default: 1] { nextPrimaryKeys[root] = key + 1 }
+        }
+        return StoreSaveResult(snapshots: (pending.inserted + pending.updated).map(table.filled), deletedObjectIDs: pending.deleted)
     }
 
     /// Every ID must be a permanent one of this store, of an entity it holds, with one value per

@@ -33,6 +33,8 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
     var heldEntities: Set<ObjectIdentifier> = []
     /// The next primary key of each inheritance root.
     var nextPrimaryKeys: [ObjectIdentifier: Int64] = [:]
+    /// A save checked by prepareSave and not committed or rolled back yet.
+    var preparedSave: PendingSave?
     private var storedMetadata: [String: any Sendable]
 
     /// A store for the entities of `configurationName` (nil: all). `url` is only remembered;

@@ -196,6 +196,12 @@ final class SQLiteConnection {
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so that a second writer waits for
     /// the lock at the start rather than failing half-way); commits when it returns, rolls back
     /// when it throws, so the file is as it was.
+    /// Whether a transaction is open.
+    var inTransaction: Bool {
+        guard let handle else { return false }
+        return sqlite3_get_autocommit(handle) == 0
+    }
+
     func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {

@@ -17,24 +17,79 @@ extension SQLiteStore {
     /// rows at their new versions (to-many slots as sent, or unloaded).
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try lock.withLock {
-            try checkOwnership(of: request)
-            externalFilesWritten = []
-            externalFilesReplaced = []
-            let result: StoreSaveResult
-            do {
-                result = try write(request)
-            } catch {
-                externalData.remove(externalFilesWritten)
-                throw error
-            }
-            externalData.remove(externalFilesReplaced)
+            let result = try prepare(request)
+            try commitPrepared()
             return result
         }
     }
 
-    /// The transaction of a save.
+    /// Whether the store holds a save open (``prepareSave(_:)``): SQLite keeps its transaction.
+    public var supportsPreparedSaves: Bool { true }
+
+    /// Writes `request` as ``save(_:)`` does inside a transaction it leaves open, until
+    /// ``commitPreparedSave()`` or ``rollbackPreparedSave()``. A save across several stores
+    /// prepares each and commits them only once all are written.
+    public func prepareSave(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try lock.withLock { try prepare(request) }
+    }
+
+    /// Makes the prepared save durable (nothing when none is prepared).
+    public func commitPreparedSave() throws {
+        try lock.withLock { try commitPrepared() }
+    }
+
+    /// Undoes the prepared save: the file is as it was before it (nothing when none is prepared).
+    public func rollbackPreparedSave() {
+        lock.withLock { rollBackPrepared() }
+    }
+
+    /// Begins the save's transaction and writes `request`; on failure rolls back. Lock held.
+    private func prepare(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        precondition(!hasPreparedSave, "a save was prepared in \(identifier) and neither committed nor rolled back")
+        try checkOwnership(of: request)
+        externalFilesWritten = []
+        externalFilesReplaced = []
+        metadataChangedBeforeSave = metadataChanged
+        try connection.execute("BEGIN IMMEDIATE")
+        hasPreparedSave = true
+        do {
+            return try write(request)
+        } catch {
+            rollBackPrepared()
+            throw error
+        }
+    }
+
+    /// Commits the open save's transaction; on failure rolls it back. Lock held.
+    private func commitPrepared() throws {
+        guard hasPreparedSave else { return }
+        do {
+            try connection.execute("COMMIT")
+        } catch {
+            rollBackPrepared()
+            throw error
+        }
+        hasPreparedSave = false
+        externalData.remove(externalFilesReplaced)
+        externalFilesWritten = []
+        externalFilesReplaced = []
+    }
+
+    /// Rolls the open save's transaction back and removes the external files it wrote. Lock held.
+    private func rollBackPrepared() {
+        guard hasPreparedSave else { return }
+        hasPreparedSave = false
+        if connection.inTransaction { try? connection.execute("ROLLBACK") }
+        externalData.remove(externalFilesWritten)
+        externalFilesWritten = []
+        externalFilesReplaced = []
+        // The metadata written in the transaction was not kept: the next save writes it.
+        metadataChanged = metadataChanged || metadataChangedBeforeSave
+    }
+
+    /// The writes of a save, inside its transaction.
     private func write(_ request: StoreSaveRequest) throws -> StoreSaveResult {
-        try connection.transaction {
+        do {
             try checkVersions(of: request)
             // One buffer holds each row's values in turn, so rows allocate no argument arrays.
             var arguments: [SQLiteValue] = []

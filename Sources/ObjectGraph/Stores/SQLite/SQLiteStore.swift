@@ -56,6 +56,10 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// (removed if it succeeds).
     var externalFilesWritten: [String] = []
     var externalFilesReplaced: [String] = []
+    /// Whether a save's transaction is open (``prepareSave(_:)``), and whether the metadata
+    /// needed writing when it began (restored if it rolls back).
+    var hasPreparedSave = false
+    var metadataChangedBeforeSave = false
     /// How rows of each entity are written, built on first use.
     var writePlans: [ObjectIdentifier: SQLiteWritePlan] = [:]
     /// The plan `plan(for:)` gave last.
