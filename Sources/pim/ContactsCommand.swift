@@ -46,7 +46,7 @@ struct ContactsCommand: ParsableCommand {
             let contact = try session.store.addContact(draft)
             try session.commit()
             session.printChanged([contact], kind: .contact, verb: "Added") { _ in
-                ((contact as? Person)?.birthday).map { ["birthday \(session.echo($0, dateOnly: true))"] } ?? []
+                ((contact as? Person)?.birthday).map { ["birthday \(OutputFormat.day($0, weekday: true))"] } ?? []
             }
         }
     }

@@ -17,8 +17,8 @@ struct EventsCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The title (words are joined).") var title: [String]
-        @Option(help: ArgumentHelp("The start: 'fri 9am', 'tomorrow 17:00', 2026-12-01T10:00; a date alone is all-day.", valueName: "when")) var start: String
-        @Option(help: ArgumentHelp("The end.", valueName: "when")) var end: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("The start: 'fri 9am', 'tomorrow 17:00', 2026-12-01T10:00; a date alone is all-day.", valueName: "when")) var start: String
+        @Option(parsing: .unconditional, help: ArgumentHelp("The end.", valueName: "when")) var end: String?
         @Option(help: ArgumentHelp("The length instead of an end: 1h30m, 90m, 2d (default 1h, or a day when all-day).", valueName: "dur")) var duration: String?
         @Flag(name: .customLong("all-day"), help: "An all-day event.") var allDay = false
         @Option(help: "Where it takes place.") var location: String?
@@ -55,8 +55,8 @@ struct EventsCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
-        @Option(help: ArgumentHelp("Only events not over by then.", valueName: "when")) var from: String?
-        @Option(help: ArgumentHelp("Only events starting before then.", valueName: "when")) var to: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Only events not over by then.", valueName: "when")) var from: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Only events starting before then.", valueName: "when")) var to: String?
         @Option(help: ArgumentHelp("Only events of this calendar.", valueName: "name")) var calendar: String?
 
         func run() throws {
@@ -102,8 +102,8 @@ struct EventsCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The event.") var id: String
         @Option(help: "The title.") var title: String?
-        @Option(help: ArgumentHelp("The start.", valueName: "when")) var start: String?
-        @Option(help: ArgumentHelp("The end.", valueName: "when")) var end: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("The start.", valueName: "when")) var start: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("The end.", valueName: "when")) var end: String?
         @Option(help: "Where.") var location: String?
         @Option(name: .customLong("repeat"), help: ArgumentHelp("The repeat rule.", valueName: "rule")) var repeatRule: String?
         @Option(help: "tentative, confirmed or cancelled.") var status: String?

@@ -20,7 +20,7 @@ struct ListOptions: ParsableArguments {
     @Option(name: .customLong("where"), help: ArgumentHelp("Only records matching a predicate, e.g. 'priority == 1 AND due < $NOW' ($NOW, $TODAY, $TOMORROW are bound).", valueName: "predicate"))
     var predicate: String?
 
-    @Option(name: .long, help: ArgumentHelp("Sort keys, comma-separated; -key sorts descending.", valueName: "keys"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sort keys, comma-separated; -key sorts descending.", valueName: "keys"))
     var sort: String?
 
     @Option(name: .long, help: "Print at most this many records.")

@@ -45,7 +45,11 @@ enum RecordCommands {
             ["start", "end", "due", "scheduled", "wait", "birthday"].compactMap { key in
                 guard record.entity.propertiesByName[key] != nil, let date = record.value(forKey: key) as? Date,
                       values.isEmpty || values[key] != nil else { return nil }
-                return "\(key) \(session.echo(date, dateOnly: key == "birthday" || (record.value(forKey: "allDay") as? Bool ?? false)))"
+                if key == "birthday" { return "birthday \(OutputFormat.day(date, weekday: true))" }
+                let allDay = record.value(forKey: "allDay") as? Bool ?? false
+                // An all-day event's stored end is the day after its last, which is what was typed.
+                let shown = allDay && key == "end" ? date.addingTimeInterval(-1) : date
+                return "\(key) \(session.echo(shown, dateOnly: allDay))"
             }
         }
     }

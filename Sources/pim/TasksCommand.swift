@@ -21,9 +21,9 @@ struct TasksCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The title (words are joined).") var title: [String]
-        @Option(help: ArgumentHelp("Due date: 2026-12-01, 'tomorrow 17:00', 'next friday', 'in 3 days', eow, +2h...", valueName: "when")) var due: String?
-        @Option(help: ArgumentHelp("When to start working on it.", valueName: "when")) var scheduled: String?
-        @Option(help: ArgumentHelp("Hide it from lists until then.", valueName: "when")) var wait: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Due date: 2026-12-01, 'tomorrow 17:00', 'next friday', 'in 3 days', eow, +2h...", valueName: "when")) var due: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("When to start working on it.", valueName: "when")) var scheduled: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Hide it from lists until then.", valueName: "when")) var wait: String?
         @Option(help: ArgumentHelp("H, M, L or 0-9.", valueName: "H|M|L")) var priority: String?
         @Option(help: ArgumentHelp("A project; dots make sub-projects (home.garden).", valueName: "name")) var project: String?
         @Option(name: .customLong("tag"), help: ArgumentHelp("A tag (repeatable).", valueName: "name")) var tags: [String] = []
@@ -62,8 +62,8 @@ struct TasksCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
-        @Option(name: .customLong("due-before"), help: ArgumentHelp("Only tasks due before then.", valueName: "when")) var dueBefore: String?
-        @Option(name: .customLong("due-after"), help: ArgumentHelp("Only tasks due after then.", valueName: "when")) var dueAfter: String?
+        @Option(name: .customLong("due-before"), parsing: .unconditional, help: ArgumentHelp("Only tasks due before then.", valueName: "when")) var dueBefore: String?
+        @Option(name: .customLong("due-after"), parsing: .unconditional, help: ArgumentHelp("Only tasks due after then.", valueName: "when")) var dueAfter: String?
         @Option(help: ArgumentHelp("Only this project and its sub-projects.", valueName: "name")) var project: String?
         @Option(name: .customLong("tag"), help: ArgumentHelp("Only tasks with this tag (repeatable: all of them).", valueName: "name")) var tags: [String] = []
         @Option(name: .customLong("status"), help: ArgumentHelp("Only this status: pending, started, done, cancelled (repeatable).", valueName: "status")) var statuses: [String] = []
@@ -103,9 +103,9 @@ struct TasksCommand: ParsableCommand {
         @Option(help: "The title.") var title: String?
         @Option(help: "pending, started, done or cancelled.") var status: String?
         @Option(help: ArgumentHelp("H, M, L or empty.", valueName: "H|M|L")) var priority: String?
-        @Option(help: ArgumentHelp("Due date.", valueName: "when")) var due: String?
-        @Option(help: ArgumentHelp("Scheduled date.", valueName: "when")) var scheduled: String?
-        @Option(help: ArgumentHelp("Wait date.", valueName: "when")) var wait: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Due date.", valueName: "when")) var due: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Scheduled date.", valueName: "when")) var scheduled: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Wait date.", valueName: "when")) var wait: String?
         @Option(help: ArgumentHelp("Project.", valueName: "name")) var project: String?
         @Option(help: ArgumentHelp("Tags, comma-separated (replaces them all).", valueName: "tags")) var tags: String?
         @Option(help: ArgumentHelp("The contact it is assigned to.", valueName: "contact")) var assignee: String?

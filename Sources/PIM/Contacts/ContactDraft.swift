@@ -29,7 +29,7 @@ extension PIMStore {
     public func addContact(_ draft: ContactDraft) throws(PIMError) -> Contact {
         let name = draft.name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw PIMError.usage("a contact needs a name") }
-        let birthday = try draft.birthday.map { text throws(PIMError) in try readDate(text, with: dateParser) }
+        let birthday = try draft.birthday.map { text throws(PIMError) in try readDay(text, with: dateParser) }
         for email in draft.emails where !Self.labelled(email).value.contains("@") {
             throw PIMError.usage("email \"\(email)\": expected an address such as ann@example.org")
         }
@@ -43,9 +43,7 @@ extension PIMStore {
             guard let person = insertRecord("Person") as? Person else {
                 preconditionFailure("the Person entity is not represented by its generated class")
             }
-            let parts = name.split(separator: " ").map(String.init)
-            person.givenName = parts.first
-            person.familyName = parts.count > 1 ? parts.dropFirst().joined(separator: " ") : nil
+            Self.setNameParts(of: person, from: name)
             person.organization = draft.organization
             person.jobTitle = draft.jobTitle
             person.nickname = draft.nickname
@@ -100,5 +98,13 @@ extension PIMStore {
             return (nil, text.trimmingCharacters(in: .whitespaces))
         }
         return (String(text[..<colon]), text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// A person's given name (the first word of `name`) and family name (the rest), as `add`
+    /// and a renaming `edit` set them.
+    static func setNameParts(of person: Person, from name: String) {
+        let parts = name.split(separator: " ").map(String.init)
+        person.givenName = parts.first
+        person.familyName = parts.count > 1 ? parts.dropFirst().joined(separator: " ") : nil
     }
 }

@@ -15,6 +15,8 @@ enum ISO8601Reader {
             calendar.timeZone = zone
         }
         let hour = match.4.flatMap { Int($0) }
+        // The calendar would carry 10:60 over to 11:00: a field out of its range is no time.
+        guard (hour ?? 0) <= 23, (match.5.flatMap { Int($0) } ?? 0) <= 59, (match.6.flatMap { Int($0) } ?? 0) <= 59 else { return nil }
         let components = DateComponents(year: year, month: month, day: day, hour: hour ?? 0,
                                         minute: match.5.flatMap { Int($0) } ?? 0, second: match.6.flatMap { Int($0) } ?? 0)
         guard let date = calendar.date(from: components),

@@ -192,10 +192,19 @@ struct PhraseReader {
                   calendar.component(.day, from: date) == dayOfMonth else { return nil }
             return date
         }
-        guard let candidate = make(year ?? thisYear) else {
-            throw DateParseError(input: input, offending: word, reason: "no such day in that month")
+        if let year {
+            guard let date = make(year) else { throw DateParseError(input: input, offending: word, reason: "no such day in that month") }
+            try setDay(date, word: word)
+            return
         }
-        try setDay(year == nil && candidate < today ? make(thisYear + 1) : candidate, word: word)
+        // Without a year: the coming such day, which for February 29 may be up to four years on.
+        for ahead in 0...8 {
+            if let date = make(thisYear + ahead), date >= today {
+                try setDay(date, word: word)
+                return
+            }
+        }
+        throw DateParseError(input: input, offending: word, reason: "no such day in that month")
     }
 
     // MARK: Word meanings

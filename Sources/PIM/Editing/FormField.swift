@@ -27,6 +27,16 @@ public struct FormField {
         self.write = write
     }
 
+    /// This field, with `check` run on the record after each write: a check that throws refuses
+    /// the value (the command then saves nothing).
+    func checked(_ check: @escaping (ManagedObject, PIMStore) throws(PIMError) -> Void) -> FormField {
+        let write = self.write
+        return FormField(key, help, property: property, read: read) { record, text, store throws(PIMError) in
+            try write(record, text, store)
+            try check(record, store)
+        }
+    }
+
     /// A plain string attribute; `required` ones refuse to be emptied.
     static func text(_ key: String, _ help: String, attribute: String? = nil, required: Bool = false) -> FormField {
         let name = attribute ?? key

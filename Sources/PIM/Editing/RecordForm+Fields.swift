@@ -31,7 +31,16 @@ extension RecordForm {
             },
             .reference("assignee", "the contact it is assigned to", kind: .contact),
             .reference("event", "the event it prepares for", kind: .event),
-            .reference("parent", "the task it is a subtask of", kind: .task),
+            FormField.reference("parent", "the task it is a subtask of", kind: .task).checked { record, _ throws(PIMError) in
+                // A task may not be its own subtask, nor a subtask of one of its subtasks.
+                var ancestor = (record as? TaskItem)?.parent
+                var steps = 0
+                while let current = ancestor, steps < 100_000 {
+                    if current === record { throw PIMError.usage("parent: a task cannot be a subtask of itself or of its own subtasks") }
+                    ancestor = current.parent
+                    steps += 1
+                }
+            },
             .text("notes", "notes"),
         ]
     }
@@ -44,9 +53,18 @@ extension RecordForm {
             }) { record, text, store throws(PIMError) in
                 guard let event = record as? Event, let oldStart = event.start else { return }
                 let start = try store.readDate(text, with: store.dateParser)
-                let length = (event.end ?? oldStart).timeIntervalSince(oldStart)
+                let oldEnd = event.end ?? oldStart
                 event.start = start
-                event.end = start.addingTimeInterval(length)
+                if event.allDay {
+                    // Whole days: a day of 23 or 25 hours (a clock change) is still one day.
+                    let parser = store.dateParser
+                    let days = parser.calendar.dateComponents([.day], from: parser.startOfDay(oldStart), to: parser.startOfDay(oldEnd)).day ?? 1
+                    let first = parser.startOfDay(start)
+                    event.start = first
+                    event.end = parser.adding(days: max(days, 1), to: first)
+                } else {
+                    event.end = start.addingTimeInterval(oldEnd.timeIntervalSince(oldStart))
+                }
             },
             FormField("end", "end", read: { record, store in
                 guard let end = record.value(forKey: "end") as? Date else { return "" }
@@ -56,7 +74,10 @@ extension RecordForm {
                 guard let event = record as? Event else { return }
                 let parsed = try store.readDate(text, with: store.dateParser)
                 let end = event.allDay ? store.dateParser.adding(days: 1, to: store.dateParser.startOfDay(parsed)) : parsed
-                guard end >= event.start ?? end else { throw PIMError.usage("end \"\(text)\" comes before the start") }
+                // An all-day event's end is the day after its last: its last day may not come
+                // before its first.
+                let start = event.start ?? end
+                guard event.allDay ? end > start : end >= start else { throw PIMError.usage("end \"\(text)\" comes before the start") }
                 event.end = end
             },
             .text("location", "where"),
@@ -87,11 +108,20 @@ extension RecordForm {
 
     static var contactFields: [FormField] {
         [
-            .text("name", "the full name", required: true),
+            FormField.text("name", "the full name", required: true).checked { record, _ throws(PIMError) in
+                // A person's name parts follow a new name, as `add` splits it.
+                guard let person = record as? Person, let name = person.name else { return }
+                PIMStore.setNameParts(of: person, from: name)
+            },
             .text("nickname", "a person's nickname"),
             .text("organization", "the organization a person works for"),
             .text("jobTitle", "a person's job title"),
-            .date("birthday", "a person's birthday: 1990-04-01", dateOnly: true),
+            FormField("birthday", "a person's birthday: 1990-04-01", property: "birthday", read: { record, _ in
+                (record.value(forKey: "birthday") as? Date).map { OutputFormat.day($0) } ?? ""
+            }) { record, text, store throws(PIMError) in
+                let value = text.trimmingCharacters(in: .whitespaces)
+                record.setValue(value.isEmpty ? nil : try store.readDay(value, with: store.dateParser), forKey: "birthday")
+            },
             FormField("emails", "comma-separated, each optionally label:address", read: { record, _ in
                 ((record as? Contact)?.emailAddresses ?? []).map { ($0.label.map { $0 + ":" } ?? "") + ($0.address ?? "") }.joined(separator: ", ")
             }) { record, text, store throws(PIMError) in

@@ -53,7 +53,8 @@ extension PIMStore {
         } else {
             end = allDay ? parser.adding(days: 1, to: start) : start.addingTimeInterval(3600)
         }
-        guard end >= start else {
+        // An all-day event's end is the day after its last: that may not be its first.
+        guard allDay ? end > start : end >= start else {
             throw PIMError.usage("the end (\(draft.end ?? draft.duration ?? "")) comes before the start (\(draft.start))")
         }
         let rule = try draft.repeatRule.map { text throws(PIMError) in try Self.ruleText(text) }

@@ -11,6 +11,8 @@ public indirect enum OutputValue {
     case bool(Bool)
     /// An instant; `dateOnly` shows (and writes) the day alone.
     case date(Date, dateOnly: Bool)
+    /// A day that belongs to no time zone (a birthday): the same day wherever it is read.
+    case day(Date)
     case array([OutputValue])
     /// A JSON object shown in tables as `text` (a linked record's name, `value (label)`).
     case object([String: OutputValue], text: String)
@@ -24,6 +26,7 @@ public indirect enum OutputValue {
         case .double(let value): (value * 100).rounded() / 100
         case .bool(let value): value
         case let .date(value, dateOnly): OutputFormat.rfc3339(value, timeZone: timeZone, dateOnly: dateOnly)
+        case .day(let value): OutputFormat.day(value)
         case .array(let values): values.map { $0.jsonObject(timeZone: timeZone) }
         case .object(let values, _): values.mapValues { $0.jsonObject(timeZone: timeZone) }
         }
@@ -38,6 +41,7 @@ public indirect enum OutputValue {
         case .double(let value): String(format: "%.1f", value)
         case .bool(let value): value ? "yes" : "no"
         case let .date(value, dateOnly): OutputFormat.local(value, timeZone: timeZone, dateOnly: dateOnly)
+        case .day(let value): OutputFormat.day(value)
         case .array(let values): values.map { $0.text(timeZone: timeZone) }.joined(separator: ", ")
         case .object(_, let text): text
         }
@@ -64,6 +68,20 @@ public enum OutputFormat {
     /// `Wed 2026-11-25 17:00`: how add and edit echo a resolved date.
     public static func echo(_ date: Date, timeZone: TimeZone, dateOnly: Bool = false) -> String {
         formatter(dateOnly ? "EEE yyyy-MM-dd" : "EEE yyyy-MM-dd HH:mm", timeZone: timeZone).string(from: date)
+    }
+
+    /// A day of no time zone, `2026-11-25` (`Wed 2026-11-25` with `weekday`). Such days are
+    /// stored as midnight UTC (``PIMStore/readDay(_:)``); one stored as midnight in some zone, as
+    /// older versions did, is read as the nearest midnight UTC, which is its day.
+    public static func day(_ date: Date, weekday: Bool = false) -> String {
+        let utc = TimeZone(secondsFromGMT: 0)!
+        return formatter(weekday ? "EEE yyyy-MM-dd" : "yyyy-MM-dd", timeZone: utc).string(from: nearestUTCMidnight(date))
+    }
+
+    /// The midnight UTC nearest `date`.
+    static func nearestUTCMidnight(_ date: Date) -> Date {
+        // The reference date, 2001-01-01 00:00 UTC, is a midnight UTC.
+        Date(timeIntervalSinceReferenceDate: ((date.timeIntervalSinceReferenceDate + 43_200) / 86_400).rounded(.down) * 86_400)
     }
 
     static func formatter(_ format: String, timeZone: TimeZone) -> DateFormatter {

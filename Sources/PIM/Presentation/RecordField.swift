@@ -117,7 +117,7 @@ public struct RecordField {
         RecordField("nickname") { string($0, "nickname") },
         RecordField("organization", "ORG") { string($0, "organization") },
         RecordField("jobTitle", "JOB TITLE") { string($0, "jobTitle") },
-        RecordField("birthday") { record in .from(record.value(forKey: "birthday") as? Date) { .date($0, dateOnly: true) } },
+        RecordField("birthday") { record in .from(record.value(forKey: "birthday") as? Date) { .day($0) } },
         RecordField("emails") { record in
             .array(((record as? Contact)?.emailAddresses ?? []).map { labelled($0.label, $0.address) })
         },

@@ -17,6 +17,7 @@ extension RecurrenceRule {
     /// At most `limit` periods are examined, so a rule that never matches (`BYMONTH=2;BYMONTHDAY=30`)
     /// ends.
     public func occurrences(from start: Date, in window: Range<Date>, calendar: Calendar, limit: Int = 100_000) -> [Date] {
+        let until = untilDate(in: calendar)
         let time = calendar.dateComponents([.hour, .minute, .second], from: start)
         let first = calendar.dateComponents([.year, .month, .day], from: start)
         let startDay = Day(year: first.year!, month: first.month!, day: first.day!)

@@ -31,7 +31,41 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
     public var frequency: Frequency
     public var interval = 1
     public var count: Int?
+    /// UNTIL as a UTC time (`19971224T000000Z`).
     public var until: Date?
+    /// UNTIL written without a zone, as a date (`19971224`: its whole day) or a floating time
+    /// (`19971224T090000`): read in the event's time zone when occurrences are made, as RFC 5545
+    /// says (a date's day ends at the event's midnight, not UTC's).
+    public var localUntil: LocalTime?
+
+    /// A date, or a date and time, with no time zone.
+    public struct LocalTime: Sendable, Equatable {
+        public var year: Int, month: Int, day: Int
+        /// Nil for a date alone.
+        public var hour: Int?, minute: Int?, second: Int?
+
+        /// The last instant it covers in `calendar`'s time zone: the time itself, or for a date
+        /// the second before the next day begins.
+        func last(in calendar: Calendar) -> Date? {
+            if let hour {
+                return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute ?? 0, second: second ?? 0))
+            }
+            guard let start = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+                  let next = calendar.date(byAdding: .day, value: 1, to: start) else { return nil }
+            return next.addingTimeInterval(-1)
+        }
+
+        var text: String {
+            let date = String(format: "%04d%02d%02d", year, month, day)
+            guard let hour else { return date }
+            return date + String(format: "T%02d%02d%02d", hour, minute ?? 0, second ?? 0)
+        }
+    }
+
+    /// The rule's end in `calendar`'s time zone (the event's), from whichever UNTIL it has.
+    func untilDate(in calendar: Calendar) -> Date? {
+        until ?? localUntil?.last(in: calendar)
+    }
     public var byDay: [WeekdayNumber] = []
     public var byMonthDay: [Int] = []
     public var byMonth: [Int] = []
@@ -69,8 +103,13 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
                 guard let number = Int(value), number > 0 else { throw bad }
                 rule.count = number
             case "UNTIL":
-                guard let date = Self.untilDate(value) else { throw bad }
-                rule.until = date
+                if value.hasSuffix("Z") {
+                    guard let date = Self.untilDate(value) else { throw bad }
+                    rule.until = date
+                } else {
+                    guard let local = Self.localTime(value) else { throw bad }
+                    rule.localUntil = local
+                }
             case "BYDAY":
                 rule.byDay = try value.split(separator: ",").map { code throws(RecurrenceRuleError) in
                     guard let day = Self.weekdayNumber(String(code)) else { throw bad }
@@ -88,7 +127,7 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
             }
         }
         guard let frequency else { throw RecurrenceRuleError(rule: text, part: text, reason: "FREQ is missing") }
-        if rule.count != nil, rule.until != nil {
+        if rule.count != nil, rule.until != nil || rule.localUntil != nil {
             throw RecurrenceRuleError(rule: text, part: text, reason: "COUNT and UNTIL cannot both be given")
         }
         rule.frequency = frequency
@@ -127,6 +166,7 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
         if interval != 1 { parts.append("INTERVAL=\(interval)") }
         if let count { parts.append("COUNT=\(count)") }
         if let until { parts.append("UNTIL=\(Self.untilText(until))") }
+        if let localUntil { parts.append("UNTIL=\(localUntil.text)") }
         if !byMonth.isEmpty { parts.append("BYMONTH=" + byMonth.map(String.init).joined(separator: ",")) }
         if !byMonthDay.isEmpty { parts.append("BYMONTHDAY=" + byMonthDay.map(String.init).joined(separator: ",")) }
         if !byDay.isEmpty {
@@ -166,6 +206,23 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
         }
         formatter.dateFormat = "yyyyMMdd"
         return formatter.date(from: value).map { $0.addingTimeInterval(86_399) }
+    }
+
+    /// A date (`19971224`) or floating date and time (`19971224T090000`), checked as a calendar
+    /// date and a time of day.
+    static func localTime(_ value: String) -> LocalTime? {
+        guard let match = value.wholeMatch(of: #/(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2}))?/#),
+              let year = Int(match.1), let month = Int(match.2), let day = Int(match.3) else { return nil }
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(secondsFromGMT: 0)!
+        guard let date = utc.date(from: DateComponents(year: year, month: month, day: day)),
+              utc.component(.day, from: date) == day, utc.component(.month, from: date) == month else { return nil }
+        var local = LocalTime(year: year, month: month, day: day)
+        if let hour = match.4.flatMap({ Int($0) }), let minute = match.5.flatMap({ Int($0) }), let second = match.6.flatMap({ Int($0) }) {
+            guard hour <= 23, minute <= 59, second <= 60 else { return nil }
+            (local.hour, local.minute, local.second) = (hour, minute, second)
+        }
+        return local
     }
 
     static func untilText(_ date: Date) -> String {

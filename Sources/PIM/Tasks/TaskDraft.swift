@@ -119,4 +119,14 @@ extension PIMStore {
             throw PIMError.date(error)
         }
     }
+
+    /// A day of no time zone (a birthday), read as dates are and stored as that day's midnight
+    /// UTC, so that it is the same day wherever it is read (``OutputFormat/day(_:weekday:)``).
+    func readDay(_ text: String, with parser: DateParser) throws(PIMError) -> Date {
+        let date = try readDate(text, with: parser)
+        let parts = parser.calendar.dateComponents([.year, .month, .day], from: date)
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(secondsFromGMT: 0)!
+        return utc.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day)) ?? date
+    }
 }
