@@ -232,16 +232,18 @@ extension ManagedObjectContext {
         var objects = found.filter { !$0.isDeleted }
         if pending {
             let predicate = request.predicate
-            func matches(_ object: ManagedObject) -> Bool {
+            // A predicate the evaluator refuses fails the fetch, as the stores' refusals do: a
+            // pending object must not silently fall out of the results.
+            func matches(_ object: ManagedObject) throws -> Bool {
                 guard request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity else { return false }
                 guard let predicate else { return true }
-                return (try? predicate.evaluate(with: object)) ?? false
+                return try predicate.evaluate(with: object)
             }
             let changed = Set(updatedByID.values.filter { !$0.isDeleted && !$0.isFault })
-            objects = objects.filter { !changed.contains($0) || matches($0) }
+            objects = try objects.filter { try !changed.contains($0) || matches($0) }
             let present = Set(objects)
-            objects += changed.filter { !present.contains($0) && matches($0) }.sorted { $0.objectID < $1.objectID }
-            objects += insertedByID.values.filter { !$0.isDeleted && matches($0) }.sorted { $0.objectID < $1.objectID }
+            objects += try changed.filter { try !present.contains($0) && matches($0) }.sorted { $0.objectID < $1.objectID }
+            objects += try insertedByID.values.filter { try !$0.isDeleted && matches($0) }.sorted { $0.objectID < $1.objectID }
         }
         if !request.sortDescriptors.isEmpty {
             objects = objects.sorted(using: request.sortDescriptors)

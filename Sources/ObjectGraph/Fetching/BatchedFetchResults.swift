@@ -21,11 +21,20 @@ public final class BatchedFetchResults<Result>: RandomAccessCollection {
     private let context: ManagedObjectContext
     private var batchStart = -1
     private var batch: [ManagedObject] = []
+    /// The unsaved objects among the results, by the temporary IDs `objectIDs` holds: they are
+    /// the results themselves, and stay so after a save gives them permanent IDs (as Core Data's
+    /// batched array keeps its pending objects). Empty when every result was saved.
+    private let unsaved: [ObjectID: ManagedObject]
 
     init(objectIDs: [ObjectID], batchSize: Int, context: ManagedObjectContext) {
         self.objectIDs = objectIDs
         self.batchSize = Swift.max(1, batchSize)
         self.context = context
+        var unsaved: [ObjectID: ManagedObject] = [:]
+        for id in objectIDs where id.isTemporaryID {
+            if let object = context.registeredObject(for: id) { unsaved[id] = object }
+        }
+        self.unsaved = unsaved
     }
 
     public var startIndex: Int { 0 }
@@ -45,7 +54,8 @@ public final class BatchedFetchResults<Result>: RandomAccessCollection {
         batch = []
         batchStart = -1
         let ids = objectIDs[start..<Swift.min(start + batchSize, objectIDs.count)]
-        let objects = context.objects(with: ids)
+        let objects = unsaved.isEmpty ? context.objects(with: ids)
+            : ids.map { id in unsaved[id] ?? context.object(with: id) }
         do {
             try context.fillFaults(objects)
         } catch {

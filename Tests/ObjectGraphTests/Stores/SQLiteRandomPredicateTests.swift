@@ -46,7 +46,7 @@ final class SQLiteRandomPredicateTests: XCTestCase {
             }
         default:
             return g.pick(["owner == nil", "owner != nil", "deadline == nil", "deadline != nil", "tags.@count == 0",
-                           "ANY tags.tasks.@count > 1", "SUBQUERY(tags, $t, $t.name BEGINSWITH 's').@count > 0",
+                           "SUBQUERY(tags, $t, $t.tasks.@count > 1).@count > 0", "SUBQUERY(tags, $t, $t.name BEGINSWITH 's').@count > 0",
                            "SUBQUERY(steps, $s, $s.text != nil).@count >= 2", "TRUEPREDICATE", "FALSEPREDICATE"])
         }
     }

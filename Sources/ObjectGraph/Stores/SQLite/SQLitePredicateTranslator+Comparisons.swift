@@ -99,7 +99,9 @@ extension SQLitePredicateTranslator {
                 }
             }
             for (_, group) in keysByEntity.sorted(by: { $0.value.entity.name < $1.value.entity.name }) {
-                let membership = "\(key) IN (SELECT value FROM json_each(\(bind(SQLiteStore.jsonArray(group.keys)))))"
+                // A nil destination is in no collection: false, not SQL's NULL, so that a
+                // negation matches it (as the evaluator and `!=` answer).
+                let membership = "(\(key) IS NOT NULL AND \(key) IN (SELECT value FROM json_each(\(bind(SQLiteStore.jsonArray(group.keys))))))"
                 if let entity {
                     others.append("(\(membership) AND \(entity) IS \(schema.number(of: group.entity)))")
                 } else if group.entity === destination {

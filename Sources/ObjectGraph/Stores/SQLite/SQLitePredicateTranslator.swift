@@ -129,6 +129,12 @@ final class SQLitePredicateTranslator {
         if members.rest.isEmpty {
             member = .object(key: "\(scope.alias).Z_PK", entity: "\(scope.alias).Z_ENT", destination: scope.entity)
         } else {
+            // `ALL attendees.tasks.@count >= 2`: the evaluator (Foundation's key-value coding)
+            // reads `attendees.tasks.@count` as one number, the count of the collection of the
+            // members' collections, which no quantifier takes; SQL would count per member.
+            if members.rest.contains(where: { $0.hasPrefix("@") }) {
+                throw unsupported("the key path \(members.path) under ANY, ALL or NONE: a collection operator after a to-many relationship is no collection")
+            }
             member = try resolve(members.rest, from: scope, path: members.path)
             if case .toMany = member { throw unsupported("the key path \(members.path): it crosses more than one to-many relationship") }
         }

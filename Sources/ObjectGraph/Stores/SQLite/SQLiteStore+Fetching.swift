@@ -68,7 +68,10 @@ extension SQLiteStore {
         }
         if let predicate = request.predicate { conditions.append(try translator.condition(predicate)) }
         // A dictionary fetch may sort by its expressions' names, which order its results, not rows.
-        let rowSorts = request.sortDescriptors.filter { sort in !request.expressionsToFetch.contains { $0.name == sort.key } }
+        // A fetched key path (`owner.name`) is named after itself: a sort by it still sorts rows.
+        let rowSorts = request.sortDescriptors.filter { sort in
+            !request.expressionsToFetch.contains { $0.name == sort.key && $0.expression != .keyPath(sort.key) }
+        }
         let order = try orderTerms(rowSorts, translator) + ["t0.Z_PK"]
         let dictionaries = request.resultType == .dictionaries ? try SQLiteDictionaryPlan(request: request, translator: translator) : nil
         var window = ""
