@@ -345,10 +345,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         assertOnQueue()
         precondition(object.managedObjectContext == nil || object.managedObjectContext === self,
                      "\(object.objectID) already belongs to another context")
-        if object.isDeleted && object.isInserted {
+        // A deleted object inserted again is undeleted (a new one deleted in an earlier event,
+        // which left the context, comes back as new); one already in the context is left as it
+        // is: awakeFromInsert runs once, and a saved object is not new.
+        if object.isDeleted {
             undelete(object)
             return
         }
+        if object.managedObjectContext === self, registry[object.objectID]?.object === object { return }
         register(object)
         object.isInserted = true
         setInserted(object)
@@ -594,6 +598,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         // The manager keeps its actions: one holding the manager would keep it alive for good.
         // The action keeps the object: its change is undone even when nothing else holds it.
         undoManager.registerUndo(retaining: object) { [weak undoManager] target in
+            // The object may have been turned into a fault since (a refresh): its values load
+            // first, so that the undo sets one of them.
+            target.fireFaultIfNeeded()
             undo(target)
             if undoManager?.isUndoing == true { target.awake(fromSnapshotEvents: .undoUpdate) }
         }
@@ -680,7 +687,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func rollback() {
         assertOnQueue()
         pendingDeletions = []
+        // The pending event's changes are discarded with the rest: its notification reports the
+        // discarded new objects invalidated, not inserted, and the restored ones not deleted or
+        // updated.
+        let discarded = Set((Array(deletedByID.values) + Array(updatedByID.values)).map(ObjectIdentifier.init))
+        for key in Array(event.deleted.keys) where discarded.contains(ObjectIdentifier(event.deleted[key]!)) { event.deleted[key] = nil }
+        event.updated.removeAll { discarded.contains(ObjectIdentifier($0)) }
         for object in insertedByID.values {
+            object.insertedInEvent = 0
+            event.deleted[ObjectKey(object)] = nil
             event.invalidated[ObjectKey(object)] = object
             object.isInserted = false
             object.isDeleted = false

@@ -195,9 +195,10 @@ extension ManagedObject {
     func insertPrimitive(_ object: ManagedObject, inSlot index: Int, at position: Int?) {
         let storage = toManyStorage(atSlot: index)
         recordBaseline(of: storage, slot: index)
+        let old = eventOldValue(of: storage, slot: index)
         let place = min(position ?? storage.objects.count, storage.objects.count)
         storage.objects.insert(object, at: place)
-        managedObjectContext?.objectDidChange(self, slot: index, oldValue: nil,
+        managedObjectContext?.objectDidChange(self, slot: index, oldValue: old,
                                               undo: { owner in owner.removePrimitive(object, fromSlot: index) })
     }
 
@@ -206,9 +207,21 @@ extension ManagedObject {
         let storage = toManyStorage(atSlot: index)
         guard let position = storage.objects.firstIndex(of: object) else { return }
         recordBaseline(of: storage, slot: index)
+        let old = eventOldValue(of: storage, slot: index)
         storage.objects.remove(at: position)
-        managedObjectContext?.objectDidChange(self, slot: index, oldValue: nil,
+        managedObjectContext?.objectDidChange(self, slot: index, oldValue: old,
                                               undo: { owner in owner.insertPrimitive(object, inSlot: index, at: position) })
+    }
+
+    /// The to-many slot's value before its first change in the current event, as
+    /// changedValuesForCurrentEvent reports it (an ordered set or a set); nil once recorded, so
+    /// that later changes in the event copy nothing.
+    private func eventOldValue(of storage: ToManyStorage, slot index: Int) -> Any? {
+        guard let context = managedObjectContext, !isAwakingFromFetch else { return nil }
+        if eventOldValuesEvent == context.eventSequence, recordsEventOldValue(ofSlot: index) { return nil }
+        let objects = storage.objects
+        if case .toMany(let ordered) = layout.kinds[index], ordered { return objects }
+        return Set(objects.elements)
     }
 
     /// Before the first change of a to-many slot since it was loaded, saved or merged: what it
