@@ -22,19 +22,6 @@ final class PrimitiveNote: ManagedObject {
     }
 }
 
-private final class Recorder {
-    var notes: [ContextNotification] = []
-    var token: ObservationToken?
-
-    init(_ context: ManagedObjectContext) {
-        token = context.observe { [unowned self] note in self.notes.append(note) }
-    }
-
-    var changes: [ObjectsDidChange] {
-        notes.compactMap { if case .objectsDidChange(let changes) = $0 { return changes } else { return nil } }
-    }
-}
-
 final class ObjectLifecycleTests: XCTestCase {
     override func setUp() {
         super.setUp()
