@@ -140,8 +140,8 @@ extension ModelCommand {
             let noun = [.string, .binaryData].contains(attribute.attributeType) ? "length " : ""
             if let minimum = attribute.minimumValue { parts.append("min \(noun)\(minimum)") }
             if let maximum = attribute.maximumValue { parts.append("max \(noun)\(maximum)") }
-            if let date = attribute.minimumDate { parts.append("not before \(date.formatted(.iso8601))") }
-            if let date = attribute.maximumDate { parts.append("not after \(date.formatted(.iso8601))") }
+            if let date = attribute.minimumDate { parts.append("not before \(modelDateText(date))") }
+            if let date = attribute.maximumDate { parts.append("not after \(modelDateText(date))") }
             if let pattern = attribute.regularExpression { parts.append("matches /\(pattern)/") }
             for rule in attribute.validationPredicates {
                 parts.append("satisfies \(rule.predicateFormat) (\(String(reflecting: rule.warning)))")
@@ -215,10 +215,18 @@ extension ModelCommand {
 func modelValueText(_ value: ModelValue) -> String {
     switch value {
     case let string as String: String(reflecting: string)
-    case let date as Date: date.formatted(.iso8601)
+    case let date as Date: modelDateText(date)
     case let data as Data: "<" + data.map { String(format: "%02x", $0) }.joined() + ">"
     case let uuid as UUID: uuid.uuidString
     case let url as URL: url.absoluteString
     default: "\(value)"
     }
+}
+
+/// A model's date (a bound or a default) in ISO 8601, UTC, with the fraction of a second when it
+/// has one: Xcode stores them as seconds, `-100.5` among them.
+func modelDateText(_ date: Date) -> String {
+    let seconds = date.timeIntervalSinceReferenceDate
+    let whole = seconds.rounded(.down) == seconds
+    return date.formatted(whole ? .iso8601 : Date.ISO8601FormatStyle(includingFractionalSeconds: true))
 }

@@ -15,6 +15,7 @@ struct ObjectGraphTool: ParsableCommand {
             predicate error); 64 usage error; 66 a file, folder or model version was not found, \
             or PATH is not a model; 73 an output file could not be written.
             """,
+        version: objectGraphFrameworkVersion,
         subcommands: [ModelCommand.self, PredicateCommand.self, StoreCommand.self, CodegenCommand.self]
     )
 }

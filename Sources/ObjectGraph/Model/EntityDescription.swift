@@ -48,6 +48,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public var codeGenerationType: String?
     /// Where the entity was read from, when it came from a model file.
     public var sourceLocation: ModelSourceLocation?
+    /// Where each uniqueness constraint's properties were named, by constraint (its index in
+    /// ``declaredUniquenessConstraints``) and property, when read from a model file: errors
+    /// about them point at that line. Not part of the entity's equality.
+    public var uniquenessConstraintLocations: [Int: [String: ModelSourceLocation]] = [:]
     /// The model the entity belongs to; set when the entity is added to a model.
     public internal(set) weak var model: ManagedObjectModel?
     /// The slot layout, built when the model is frozen.
@@ -220,6 +224,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         copy.userInfo = userInfo
         copy.codeGenerationType = codeGenerationType
         copy.sourceLocation = sourceLocation
+        copy.uniquenessConstraintLocations = uniquenessConstraintLocations
         return copy
     }
 }

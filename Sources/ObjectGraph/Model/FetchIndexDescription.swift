@@ -46,6 +46,8 @@ public struct FetchIndexDescription: Sendable, Hashable {
     public var elements: [FetchIndexElement]
     /// Where the index was read from, when it came from a model file.
     public var sourceLocation: ModelSourceLocation?
+    /// Where each element was read from, in the elements' order (empty when not read from a file).
+    public var elementLocations: [ModelSourceLocation?] = []
 
     public init(name: String, elements: [FetchIndexElement]) {
         self.name = name

@@ -25,17 +25,35 @@ extension ManagedObjectModel {
             validateProperties(of: entity, entityByName: entityByName, into: &issues)
             validateReferences(of: entity, into: &issues)
         }
+        var configurationNames: [String: ModelConfiguration] = [:]
         for configuration in configurations {
+            if let first = configurationNames[configuration.name] {
+                issues.append(duplicate("configuration", configuration.name, first.sourceLocation, at: configuration.sourceLocation))
+            } else {
+                configurationNames[configuration.name] = configuration
+            }
             for member in configuration.entityNames where entityByName[member] == nil {
                 issues.append(ModelIssue(.error, .unknownEntityReference,
                                          "configuration \"\(configuration.name)\" names entity \"\(member)\", which does not exist",
-                                         location: configuration.sourceLocation))
+                                         location: configuration.memberLocations[member] ?? configuration.sourceLocation))
             }
         }
-        for template in fetchRequestTemplates where entityByName[template.entityName] == nil {
-            issues.append(ModelIssue(.error, .unknownEntityReference,
-                                     "fetch request \"\(template.name)\" fetches entity \"\(template.entityName)\", which does not exist",
-                                     location: template.sourceLocation))
+        var templateNames: [String: FetchRequestTemplate] = [:]
+        for template in fetchRequestTemplates {
+            if let first = templateNames[template.name] {
+                issues.append(duplicate("fetch request", template.name, first.sourceLocation, at: template.sourceLocation))
+            } else {
+                templateNames[template.name] = template
+            }
+            if entityByName[template.entityName] == nil {
+                issues.append(ModelIssue(.error, .unknownEntityReference,
+                                         "fetch request \"\(template.name)\" fetches entity \"\(template.entityName)\", which does not exist",
+                                         location: template.sourceLocation))
+            }
+            if let problem = Self.predicateProblem(template.predicateFormat) {
+                issues.append(ModelIssue(.error, .invalidPredicate, "fetch request \"\(template.name)\": \(problem)",
+                                         location: template.sourceLocation))
+            }
         }
         for composite in compositeTypes {
             for attribute in composite.attributes {
@@ -43,6 +61,24 @@ extension ManagedObjectModel {
             }
         }
         return issues
+    }
+
+    /// What is wrong with a model's predicate text (nil when it parses or there is none). Variables
+    /// stay unsubstituted: templates take `$NAME`, fetched properties `$FETCH_SOURCE`.
+    static func predicateProblem(_ format: String?) -> String? {
+        guard let format, !format.isEmpty else { return nil }
+        do {
+            _ = try Predicate(format: format)
+            return nil
+        } catch {
+            return "the predicate \"\(format)\" does not parse: \(error)"
+        }
+    }
+
+    private func duplicate(_ kind: String, _ name: String, _ first: ModelSourceLocation?, at location: ModelSourceLocation?,
+                           entity: String? = nil) -> ModelIssue {
+        let firstPlace = first.map { " (first declared at line \($0.line))" } ?? ""
+        return ModelIssue(.error, .duplicateName, "\(kind) \"\(name)\" is declared twice\(firstPlace)", location: location, entity: entity)
     }
 
     /// Whether the model has no errors (warnings allowed).
@@ -60,9 +96,10 @@ extension ManagedObjectModel {
         var current = parentName
         while let parent = entityByName[current] {
             guard seen.insert(parent.name).inserted else {
-                issues.append(ModelIssue(.error, .inheritanceCycle,
-                                         "inherits from itself through \"\(parentName)\"",
-                                         location: entity.sourceLocation, entity: entity.name))
+                // Back at this entity: it is in the cycle. Elsewhere: the cycle is above it.
+                let message = parent.name == entity.name ? "inherits from itself through \"\(parentName)\""
+                    : "its ancestor \"\(parent.name)\" is in an inheritance cycle"
+                issues.append(ModelIssue(.error, .inheritanceCycle, message, location: entity.sourceLocation, entity: entity.name))
                 return
             }
             guard let next = parent.parentEntityName else { return }
@@ -98,6 +135,11 @@ extension ManagedObjectModel {
                                              "fetches entity \"\(fetched.fetchRequest.entityName)\", which does not exist",
                                              location: fetched.sourceLocation, entity: entity.name, property: fetched.name))
                 }
+                if let problem = Self.predicateProblem(fetched.fetchRequest.predicateFormat) {
+                    issues.append(ModelIssue(.error, .invalidPredicate, problem,
+                                             location: fetched.fetchRequest.sourceLocation ?? fetched.sourceLocation,
+                                             entity: entity.name, property: fetched.name))
+                }
             default:
                 break
             }
@@ -105,6 +147,12 @@ extension ManagedObjectModel {
     }
 
     private func validateAttribute(_ attribute: AttributeDescription, entityName: String, into issues: inout [ModelIssue]) {
+        for rule in attribute.validationPredicates {
+            if let problem = Self.predicateProblem(rule.predicateFormat) {
+                issues.append(ModelIssue(.error, .invalidPredicate, "validation rule: \(problem)",
+                                         location: attribute.sourceLocation, entity: entityName, property: attribute.name))
+            }
+        }
         if attribute.attributeType == .undefined && !attribute.isTransient {
             issues.append(ModelIssue(.error, .missingAttributeType,
                                      "has no type; only transient attributes may be Undefined",
@@ -179,19 +227,27 @@ extension ManagedObjectModel {
 
     private func validateReferences(of entity: EntityDescription, into issues: inout [ModelIssue]) {
         let names = Set(entity.properties.map(\.name))
-        for constraint in entity.declaredUniquenessConstraints {
+        for (position, constraint) in entity.declaredUniquenessConstraints.enumerated() {
             for name in constraint where !names.contains(name) {
                 issues.append(ModelIssue(.error, .unknownPropertyReference,
                                          "uniqueness constraint names \"\(name)\", which is not a property of \(entity.name)",
-                                         location: entity.sourceLocation, entity: entity.name))
+                                         location: entity.uniquenessConstraintLocations[position]?[name] ?? entity.sourceLocation,
+                                         entity: entity.name))
             }
         }
+        var indexNames: [String: FetchIndexDescription] = [:]
         for index in entity.fetchIndexes {
-            for element in index.elements {
+            if let first = indexNames[index.name] {
+                issues.append(duplicate("fetch index", index.name, first.sourceLocation, at: index.sourceLocation, entity: entity.name))
+            } else {
+                indexNames[index.name] = index
+            }
+            for (position, element) in index.elements.enumerated() {
                 if let name = element.propertyName, !names.contains(name) {
+                    let place = position < index.elementLocations.count ? index.elementLocations[position] : nil
                     issues.append(ModelIssue(.error, .unknownPropertyReference,
                                              "fetch index \"\(index.name)\" names \"\(name)\", which is not a property of \(entity.name)",
-                                             location: index.sourceLocation ?? entity.sourceLocation, entity: entity.name))
+                                             location: place ?? index.sourceLocation ?? entity.sourceLocation, entity: entity.name))
                 }
             }
         }

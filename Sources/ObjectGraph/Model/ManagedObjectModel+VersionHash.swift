@@ -49,8 +49,20 @@ extension PropertyDescription {
 
 extension EntityDescription {
     /// The entity's version hash (SHA-256): equal for models whose stored data is compatible,
-    /// whatever the order of elements in their files.
+    /// whatever the order of elements in their files. As Core Data's, it includes the
+    /// superentity's hash: a change to an ancestor changes every entity below it.
     public var versionHash: Data {
+        // Root first, each hash taking its parent's (the ancestors stop at a cycle).
+        var superHash: Data?
+        for ancestor in ancestors.reversed() { superHash = ancestor.ownVersionHash(superentityHash: superHash) }
+        return ownVersionHash(superentityHash: superHash)
+    }
+
+    /// The hash earlier versions of the framework wrote, without the superentity's: stores they
+    /// made are still opened (``ManagedObjectModel/isCompatible(storedHashes:entities:)``).
+    var legacyVersionHash: Data { ownVersionHash(superentityHash: nil) }
+
+    private func ownVersionHash(superentityHash: Data?) -> Data {
         var fields = ["entity=\(name)", "abstract=\(isAbstract)", "parent=\(parentEntityName ?? "")"]
         let stored = properties.filter(\.isStored).sorted { $0.name < $1.name }
         for property in stored {
@@ -59,6 +71,7 @@ extension EntityDescription {
         let constraints = uniquenessConstraints.map { $0.sorted().joined(separator: ",") }.sorted()
         for constraint in constraints { fields.append("unique=\(constraint)") }
         if let modifier = versionHashModifier { fields.append("modifier=\(modifier)") }
+        if let superentityHash { fields.append("super=" + superentityHash.map { String(format: "%02x", $0) }.joined()) }
         return SHA256.hash(fields.joined(separator: "\n"))
     }
 }
@@ -73,7 +86,16 @@ extension ManagedObjectModel {
     /// model unchanged (same entities, same hashes).
     public func isConfiguration(withName configuration: String? = nil, compatibleWithVersionHashes hashes: [String: Data]) -> Bool {
         let mine = (entities(forConfigurationName: configuration) ?? entities)
-        return mine.count == hashes.count && mine.allSatisfy { hashes[$0.name] == $0.versionHash }
+        return isCompatible(storedHashes: hashes, entities: mine)
+    }
+
+    /// Whether `stored`, the entity hashes a store recorded, are those of `entities` (some of this
+    /// model's): the current hashes, or for a store made before the hashes took the
+    /// superentity's, the hashes of then.
+    func isCompatible(storedHashes stored: [String: Data], entities: [EntityDescription]) -> Bool {
+        stored.count == entities.count && entities.allSatisfy { entity in
+            stored[entity.name] == entity.versionHash || stored[entity.name] == entity.legacyVersionHash
+        }
     }
 
     /// What differs between this model's entity hashes and `hashes`, entity by entity: added,
@@ -90,7 +112,7 @@ extension ManagedObjectModel {
                 differences.append("entity \(entity.name) was added")
                 continue
             }
-            guard old != entity.versionHash else { continue }
+            guard old != entity.versionHash, old != entity.legacyVersionHash else { continue }
             if let oldProperties = propertyHashes[entity.name] {
                 let current = Dictionary(entity.properties.filter(\.isStored).map { ($0.name, $0.versionHash) },
                                          uniquingKeysWith: { first, _ in first })

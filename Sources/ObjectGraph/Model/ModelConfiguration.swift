@@ -14,6 +14,8 @@ public struct ModelConfiguration: Sendable, Hashable {
     public var usedWithCloudKit: Bool
     /// Where the configuration was read from, when it came from a model file.
     public var sourceLocation: ModelSourceLocation?
+    /// Where each member was named, by entity name (the first place), when read from a file.
+    public var memberLocations: [String: ModelSourceLocation] = [:]
 
     public init(name: String, entityNames: [String], usedWithCloudKit: Bool = false) {
         self.name = name

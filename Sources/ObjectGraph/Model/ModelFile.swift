@@ -110,6 +110,7 @@ public struct ModelFile: Sendable {
             throw .fileNotFound(path: path)
         }
         let result = ModelFileReader.readAndValidate(data, path: path)
+        if let issue = result.issues.first(where: { $0.kind == .notAModel }) { throw .notAModel(path: path, reason: issue.message) }
         result.model?.sourceURL = version.contentsURL
         result.model?.versionName = version.name
         return result

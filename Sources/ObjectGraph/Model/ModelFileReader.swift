@@ -27,6 +27,12 @@ enum ModelFileReader {
                                    location: ModelSourceLocation(file: path, line: error.line, column: error.column))
             return ModelFile.ReadResult(model: nil, issues: [issue], path: path)
         }
+        guard root.name == "model" else {
+            // Another kind of XML document (a property list, say): not a model with an error.
+            let issue = ModelIssue(.error, .notAModel, "the root element is <\(root.name)>, expected <model>",
+                                   location: ModelSourceLocation(file: path, line: root.line))
+            return ModelFile.ReadResult(model: nil, issues: [issue], path: path)
+        }
         var reader = Reader(path: path)
         let model = reader.model(from: root)
         return ModelFile.ReadResult(model: model, issues: reader.issues, path: path)
@@ -91,10 +97,14 @@ enum ModelFileReader {
         }
 
         mutating func configuration(from element: XMLTreeElement) -> ModelConfiguration {
-            let members = element.children(named: "memberEntity").map { $0[attribute: "name"] ?? "" }
+            let memberElements = element.children(named: "memberEntity")
+            let members = memberElements.map { $0[attribute: "name"] ?? "" }
             var configuration = ModelConfiguration(name: required("name", of: element), entityNames: members,
                                                    usedWithCloudKit: flag(element[attribute: "usedWithCloudKit"]))
             configuration.sourceLocation = location(element)
+            for (member, name) in zip(memberElements, members) where configuration.memberLocations[name] == nil {
+                configuration.memberLocations[name] = location(member)
+            }
             return configuration
         }
 
@@ -153,8 +163,16 @@ enum ModelFileReader {
                         index.children(named: "index").compactMap { $0[attribute: "value"] }
                     }
                 case "uniquenessConstraints":
-                    entity.declaredUniquenessConstraints += child.children(named: "uniquenessConstraint").map { constraint in
-                        constraint.children(named: "constraint").compactMap { $0[attribute: "value"] }
+                    for constraint in child.children(named: "uniquenessConstraint") {
+                        var locations: [String: ModelSourceLocation] = [:]
+                        var names: [String] = []
+                        for element in constraint.children(named: "constraint") {
+                            guard let value = element[attribute: "value"] else { continue }
+                            names.append(value)
+                            if locations[value] == nil { locations[value] = location(element) }
+                        }
+                        entity.uniquenessConstraintLocations[entity.declaredUniquenessConstraints.count] = locations
+                        entity.declaredUniquenessConstraints.append(names)
                     }
                 case "userInfo": entity.userInfo = userInfo(from: child)
                 default:
@@ -167,6 +185,7 @@ enum ModelFileReader {
 
         mutating func fetchIndex(from element: XMLTreeElement, entity: String) -> FetchIndexDescription {
             var elements: [FetchIndexElement] = []
+            var elementLocations: [ModelSourceLocation?] = []
             for child in element.children(named: "fetchIndexElement") {
                 let ascending = (child[attribute: "order"] ?? "ascending") != "descending"
                 var type = FetchIndexElement.IndexType.binary
@@ -180,10 +199,12 @@ enum ModelFileReader {
                 }
                 if let property = child[attribute: "property"] {
                     elements.append(FetchIndexElement(property: property, ascending: ascending, type: type))
+                    elementLocations.append(location(child))
                 } else if let expression = child[attribute: "expression"] {
                     elements.append(FetchIndexElement(expression: expression,
                                                       expressionType: child[attribute: "expressionType"] ?? "",
                                                       ascending: ascending, type: type))
+                    elementLocations.append(location(child))
                 } else {
                     report(.error, .missingElement, "<fetchIndexElement> has neither property nor expression",
                            at: child, entity: entity)
@@ -191,6 +212,7 @@ enum ModelFileReader {
             }
             var index = FetchIndexDescription(name: required("name", of: element, entity: entity), elements: elements)
             index.sourceLocation = location(element)
+            index.elementLocations = elementLocations
             return index
         }
 

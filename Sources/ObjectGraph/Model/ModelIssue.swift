@@ -31,6 +31,13 @@ public struct ModelIssue: Sendable, Hashable, CustomStringConvertible {
         case unknownEntityReference
         case unknownPropertyReference
         case invalidCount
+        /// A predicate (of a fetch request template, a fetched property or a validation rule)
+        /// that does not parse.
+        case invalidPredicate
+        /// Two fetch request templates, configurations or fetch indexes of one name.
+        case duplicateName
+        /// The file is XML, but not a model (its root element is not `<model>`).
+        case notAModel
     }
 
     public var severity: Severity

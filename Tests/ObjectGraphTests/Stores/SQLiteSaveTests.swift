@@ -437,6 +437,27 @@ final class SQLiteSaveTests: XCTestCase {
         }
     }
 
+    func testAStoreRecordedWithTheEarlierEntityHashesStillOpens() throws {
+        // Entity hashes now take the superentity's (as Core Data's do); a store whose metadata
+        // holds the earlier hashes, without it, is the same data and opens.
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("items.sqlite")
+        let model = siblingsModel()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let legacy = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, $0.legacyVersionHash) })
+        XCTAssertNotEqual(legacy["Book"], model.entitiesByName["Book"]?.versionHash, "a sub-entity's hash takes its parent's")
+        var metadata = store.metadata
+        metadata["ModelVersionHashes"] = legacy
+        store.metadata = metadata
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        context.insertNewObject(forEntityName: "Book").setValue("Dune", forKey: "title")
+        try context.save()
+        let reader = try open(siblingsModel(), at: url)
+        XCTAssertEqual(try fetch("Book", in: reader).compactMap { $0.value(forKey: "title") as? String }, ["Dune"])
+    }
+
     func testTheInMemoryStoreScopesSiblingConstraintsToTheirEntitiesToo() throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: siblingsModel())
         try coordinator.addPersistentStore(type: .inMemory, at: nil)

@@ -119,7 +119,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                     }
                 }
                 if let stored = storedMetadata[Self.versionHashesKey] as? [String: Data] {
-                    guard stored == hashes else {
+                    guard stored == hashes || model.isCompatible(storedHashes: stored, entities: schema.entities) else {
                         let held = Set(hashes.keys)
                         let storedProperties = storedMetadata[Self.propertyVersionHashesKey] as? [String: [String: Data]] ?? [:]
                         let differences = model.versionHashDifferences(from: stored, propertyHashes: storedProperties).filter { line in
