@@ -148,16 +148,21 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Replaces the store at `destination` with a copy of the store at `source` (both of `type`).
     public func replacePersistentStore(at destination: URL, withPersistentStoreFrom source: URL, type: StoreType,
                                        options: [String: any Sendable] = [:]) throws {
-        try destroyPersistentStore(at: destination, type: type, options: options)
         guard let registration = Self.registry.withLock({ $0[type] }) else {
             throw StoreError.unknownStore("no store type \"\(type)\" is registered")
         }
+        // The source is opened (and must be a store of this model) before the destination goes:
+        // a missing or foreign source leaves the destination as it is.
+        guard FileManager.default.fileExists(atPath: source.path) else {
+            throw StoreError.io(path: source.path, reason: "there is no store to replace \(destination.path) with")
+        }
         let sourceStore = try registration.factory(String?.none, source, options)
-        try sourceStore.load(model: managedObjectModel)
         defer { sourceStore.unload() }
+        try sourceStore.load(model: managedObjectModel)
         guard let copier = sourceStore as? any StoreCopying else {
             throw StoreError.unsupportedRequest("\(type) stores cannot be copied")
         }
+        try destroyPersistentStore(at: destination, type: type, options: options)
         try copier.copy(to: destination)
     }
 

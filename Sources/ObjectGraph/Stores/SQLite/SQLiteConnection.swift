@@ -31,7 +31,9 @@ final class SQLiteConnection {
 
     /// Opens (creating it if needed) the database at `path`, waiting up to `busyTimeout`
     /// seconds for locks other connections hold; `readOnly` opens an existing file for reading.
-    init(path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false) throws {
+    /// `writeAheadLog` false leaves the file's journal mode as it is (the caller switches it
+    /// with ``enableWriteAheadLog(within:)`` once it knows the file is its own).
+    init(path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, writeAheadLog: Bool = true) throws {
         self.path = path
         debugLevel = Int(ProcessInfo.processInfo.environment["OBJECTGRAPH_SQL_DEBUG"] ?? "") ?? 0
         if !readOnly { try Self.createPrivately(path) }
@@ -51,14 +53,14 @@ final class SQLiteConnection {
             try executeScript("PRAGMA query_only = ON;")
         } else {
             try executeScript("PRAGMA foreign_keys = OFF; PRAGMA synchronous = NORMAL;")
-            try enableWriteAheadLog(within: busyTimeout)
+            if writeAheadLog { try enableWriteAheadLog(within: busyTimeout) }
         }
     }
 
     /// Switches the file to WAL (a lasting property of the file). SQLite does not call the busy
     /// handler for this switch, so while another process creates the same new file it is retried
     /// here, up to the busy timeout.
-    private func enableWriteAheadLog(within timeout: TimeInterval) throws {
+    func enableWriteAheadLog(within timeout: TimeInterval) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             do {

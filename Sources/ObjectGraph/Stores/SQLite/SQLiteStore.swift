@@ -56,6 +56,8 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// (removed if it succeeds).
     var externalFilesWritten: [String] = []
     var externalFilesReplaced: [String] = []
+    /// How long a call waits for another connection's lock.
+    let busyTimeout: TimeInterval
     /// Whether a save's transaction is open (``prepareSave(_:)``), and whether the metadata
     /// needed writing when it began (restored if it rolls back).
     var hasPreparedSave = false
@@ -75,7 +77,10 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         self.configurationName = configurationName
         externalData = SQLiteExternalData(storeURL: url, threshold: options["externalStorageThreshold"] as? Int ?? 100 * 1024)
         let timeout = (options["busyTimeout"] as? Double) ?? (options["busyTimeout"] as? Int).map(Double.init) ?? 10
-        connection = try SQLiteConnection(path: url.path, busyTimeout: timeout)
+        // WAL is a lasting property of the file: it is switched on in load, once the file is
+        // known to be new or a store (a database of another program is refused untouched).
+        connection = try SQLiteConnection(path: url.path, busyTimeout: timeout, writeAheadLog: false)
+        busyTimeout = timeout
         let stored = try Self.readMetadata(connection)
         let identifier = stored?[Self.uuidKey] as? String ?? options["identifier"] as? String ?? UUID().uuidString
         storedIdentity = Mutex(StoreIdentity(identifier))
@@ -89,9 +94,17 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         get { lock.withLock { storedMetadata } }
         set {
             lock.withLock {
+                // The store's own keys stay whatever the caller sets: without its model's hashes
+                // the file could not be opened again.
+                let hashes = storedMetadata[Self.versionHashesKey]
+                let propertyHashes = storedMetadata[Self.propertyVersionHashesKey]
                 storedMetadata = newValue
                 storedMetadata[Self.uuidKey] = identifier
                 storedMetadata[Self.storeTypeKey] = StoreType.sqlite.rawValue
+                if storedMetadata[Self.versionHashesKey] == nil, let hashes { storedMetadata[Self.versionHashesKey] = hashes }
+                if storedMetadata[Self.propertyVersionHashesKey] == nil, let propertyHashes {
+                    storedMetadata[Self.propertyVersionHashesKey] = propertyHashes
+                }
                 metadataChanged = true
             }
         }
@@ -108,6 +121,13 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         model.freeze()
         let schema = try SQLiteSchema(model: model, configuration: configurationName)
         try lock.withLock {
+            if try Self.readMetadata(connection) == nil {
+                let tables = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+                guard tables?.integerValue == 0 else {
+                    throw StoreError.io(path: fileURL.path, reason: "the file is a SQLite database of another program (it has tables but no Z_METADATA)")
+                }
+            }
+            try connection.enableWriteAheadLog(within: busyTimeout)
             let hashes = Dictionary(schema.entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
             let propertyHashes = model.propertyVersionHashesByEntityName.filter { hashes[$0.key] != nil }
             try connection.transaction {
@@ -180,9 +200,13 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         case let v as String: return v
         case let v as Data: return v
         case let v as Date: return v
-        case let v as Bool: return v
-        case let v as Int: return v
-        case let v as Double: return v
+        case let v as NSNumber:
+            // By the number's own type: on Linux a stored 1 or 1.0 also casts to Bool.
+            switch String(cString: v.objCType) {
+            case "c", "B": return v.boolValue
+            case "f", "d": return v.doubleValue
+            default: return v.intValue
+            }
         case let v as [Any]: return v.compactMap(sendablePropertyListValue)
         case let v as [String: Data]: return v
         case let v as [String: [String: Data]]: return v

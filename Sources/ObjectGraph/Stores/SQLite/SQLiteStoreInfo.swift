@@ -30,8 +30,16 @@ public struct SQLiteStoreInfo: Sendable {
     public init(url: URL) throws {
         path = url.path
         guard FileManager.default.fileExists(atPath: url.path) else { throw StoreError.unknownStore("no SQLite store at \(url.path)") }
+        // Reading a WAL file makes SQLite create its -wal and -shm files: those it made go again
+        // once the connection is closed, so that the store is left as it was found.
+        let files = FileManager.default
+        let sideFiles = [url.path + "-wal", url.path + "-shm"]
+        let preexisting = Set(sideFiles.filter { files.fileExists(atPath: $0) })
         let connection = try SQLiteConnection(path: url.path, readOnly: true)
-        defer { connection.close() }
+        defer {
+            connection.close()
+            for file in sideFiles where !preexisting.contains(file) { try? files.removeItem(atPath: file) }
+        }
         guard let metadata = try SQLiteStore.readMetadata(connection) else {
             throw StoreError.unknownStore("\(url.path) is not an ObjectGraph SQLite store (it has no Z_METADATA table)")
         }
@@ -58,8 +66,7 @@ public struct SQLiteStoreInfo: Sendable {
         }
         schema = statements
         var sizes: [String: Int64] = [:]
-        let files = FileManager.default
-        for file in [url.path, url.path + "-wal", url.path + "-shm"] {
+        for file in [url.path] + sideFiles where file == url.path || preexisting.contains(file) {
             if let size = (try? files.attributesOfItem(atPath: file))?[.size] as? Int64 { sizes[file] = size }
         }
         let external = SQLiteExternalData(storeURL: url, threshold: 0).directory
