@@ -7,8 +7,10 @@ extension ManagedObjectContext {
     /// Runs `block` on the context's queue, asynchronously; the event ends after it.
     public func perform(_ block: @escaping @Sendable () -> Void) {
         queue.async {
-            block()
-            self.processPendingChanges()
+            self.holdingQueue {
+                block()
+                self.processPendingChanges()
+            }
         }
     }
 
@@ -20,8 +22,11 @@ extension ManagedObjectContext {
     public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                let result = Result { try block() }
-                self.processPendingChanges()
+                let result = self.holdingQueue {
+                    let result = Result { try block() }
+                    self.processPendingChanges()
+                    return result
+                }
                 continuation.resume(with: result)
             }
         }
@@ -31,6 +36,32 @@ extension ManagedObjectContext {
     /// nested in another performAndWait), it runs inline.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if isOnQueue { return try block() }
-        return try queue.sync(execute: block)
+        return try queue.sync { try holdingQueue(block) }
+    }
+
+    /// Runs `body` noting on the current thread that it holds this context's queue: a block of
+    /// another context's queue run on this thread (its performAndWait) that calls back into this
+    /// context then runs inline, where waiting for the queue would wait for itself.
+    func holdingQueue<T>(_ body: () throws -> T) rethrows -> T {
+        let held = HeldQueues.current
+        held.contexts.append(ObjectIdentifier(self))
+        defer { held.contexts.removeLast() }
+        return try body()
+    }
+}
+
+/// The contexts whose queues the current thread holds, innermost last (kept per thread).
+final class HeldQueues {
+    var contexts: [ObjectIdentifier] = []
+
+    private static let key = "ObjectGraph.HeldQueues"
+
+    /// The current thread's.
+    static var current: HeldQueues {
+        let dictionary = Thread.current.threadDictionary
+        if let held = dictionary[key] as? HeldQueues { return held }
+        let held = HeldQueues()
+        dictionary[key] = held
+        return held
     }
 }

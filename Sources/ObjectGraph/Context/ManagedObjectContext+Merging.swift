@@ -48,6 +48,7 @@ extension ManagedObjectContext {
                     } else if other.slots[index] as? ManagedObject === object
                                 || (other.slots[index] as? ObjectID) == object.objectID {
                         other.changePrimitive(slot: index, to: nil)
+                        adoptStoredNullification(of: other, slot: index)
                     }
                 }
             }
@@ -62,13 +63,37 @@ extension ManagedObjectContext {
             } else {
                 destinations = (object.slots[index] as? ManagedObject).map { [$0] } ?? []
             }
-            for destination in destinations where !destination.isFault { destination.unlink(object, through: inverse) }
+            for destination in destinations where !destination.isFault {
+                destination.unlink(object, through: inverse)
+                if !inverse.isToMany, let slot = destination.layout.index(of: inverse.name) {
+                    adoptStoredNullification(of: destination, slot: slot)
+                }
+            }
         }
         for case let other? in registry.values.map(\.object) where !other.isFault && other !== object {
             for index in other.layout.relationshipIndexes where (other.slots[index] as? ObjectID) == object.objectID {
                 other.changePrimitive(slot: index, to: nil)
+                adoptStoredNullification(of: other, slot: index)
             }
         }
+    }
+
+    /// After a merged deletion cleared to-one `slot` of `holder`: when the store cleared it too
+    /// (a delete's nullify rule, which raises the row's version), the holder takes the stored row
+    /// as its committed one, so that saving it is no conflict with a change it already has. Only
+    /// when the stored row differs from the holder's committed one in that slot alone: any other
+    /// difference is another writer's change, which the save must still meet as a conflict.
+    private func adoptStoredNullification(of holder: ManagedObject, slot: Int) {
+        guard holder.hasCommittedSnapshot, !holder.objectID.isTemporaryID, !holder.isDeleted,
+              let stored = try? snapshotFromStore(for: holder.objectID),
+              stored.version > holder.committedVersion, stored.values.count == holder.committedValues.count,
+              case .null = stored.values[slot] else { return }
+        let committed = holder.committedValues
+        for index in stored.values.indices where index != slot && committed[index].isLoaded && stored.values[index].isLoaded {
+            if committed[index] != stored.values[index] { return }
+        }
+        holder.setCommittedSnapshot(stored)
+        persistentStoreCoordinator?.rowCache.update([stored])
     }
 
     /// Merges a save made elsewhere (another coordinator or process) into each context, on its queue.

@@ -153,7 +153,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var isOnQueue: Bool {
         switch concurrencyType {
         case .mainQueue: return Thread.isMainThread
-        case .privateQueue: return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+        case .privateQueue:
+            return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+                || HeldQueues.current.contexts.contains(ObjectIdentifier(self))
         }
     }
 
