@@ -72,8 +72,10 @@ public enum ConstantValue: Sendable, Hashable {
         case let v as UInt8: self = .integer(Int64(v))
         case let v as UInt16: self = .integer(Int64(v))
         case let v as UInt32: self = .integer(Int64(v))
-        case let v as UInt: self = v <= UInt(Int64.max) ? .integer(Int64(v)) : .double(Double(v))
-        case let v as UInt64: self = v <= UInt64(Int64.max) ? .integer(Int64(v)) : .double(Double(v))
+        // Beyond Int64: a decimal, which holds every 64-bit value exactly (a double would make
+        // neighbouring values equal).
+        case let v as UInt: self = v <= UInt(Int64.max) ? .integer(Int64(v)) : .decimal(Decimal(UInt64(v)))
+        case let v as UInt64: self = v <= UInt64(Int64.max) ? .integer(Int64(v)) : .decimal(Decimal(v))
         case let v as Double: self = .double(v)
         case let v as Float: self = .double(Double(v))
         case let v as Decimal: self = .decimal(v)

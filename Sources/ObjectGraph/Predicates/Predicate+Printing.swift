@@ -4,7 +4,10 @@
 import Foundation
 
 extension Predicate: CustomStringConvertible {
-    /// The canonical format string; parsing it gives back an equal predicate.
+    /// The canonical format string; parsing it gives back an equal predicate, unless a constant
+    /// has no literal in the format syntax: a dictionary (printed as NSPredicate prints one,
+    /// `{"k": 1}`), a managed object or another opaque value (their description), NaN. Those
+    /// are for reading; substitute them as arguments (`%@`) instead.
     ///
     /// ```swift
     /// try Predicate(format: "a = 1 and b like[c] 'x*'").predicateFormat
@@ -152,10 +155,12 @@ extension Expression: CustomStringConvertible {
         return expressionFormat
     }
 
-    /// A key path with reserved words escaped by `#` (`g.@max.#self`).
+    /// A key path with reserved words escaped by `#` (`g.@max.#self`). FIRST, LAST and SIZE are
+    /// escaped too: in a subscript (`a[#first]`) the bare word is the keyword.
     static func keyPathFormat(_ path: String) -> String {
         path.split(separator: ".", omittingEmptySubsequences: false).map { component in
-            PredicateParser.reservedWords.contains(component.uppercased()) ? "#" + component : String(component)
+            let word = component.uppercased()
+            return PredicateParser.reservedWords.contains(word) || ["FIRST", "LAST", "SIZE"].contains(word) ? "#" + component : String(component)
         }.joined(separator: ".")
     }
 }
@@ -196,6 +201,8 @@ extension ConstantValue {
     /// A double at full precision, integral values without a fraction (`2`, `13.39657778010461`).
     static func format(_ v: Double) -> String {
         if v.isFinite, v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        // Infinity as a literal that reads back as it (`inf` would be a key).
+        if v.isInfinite { return v < 0 ? "-1e999" : "1e999" }
         return "\(v)"
     }
 

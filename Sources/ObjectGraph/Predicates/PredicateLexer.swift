@@ -171,6 +171,23 @@ struct PredicateLexer {
         return Character(scalar)
     }
 
+
+    /// After a high surrogate escape: a following `\uDCxx`..`\uDFFF` escape (consumed), its value.
+    private mutating func trailingSurrogate() -> UInt32? {
+        let saved = position
+        guard peek() == "\\" else { return nil }
+        position += 1
+        guard let u = peek(), u == "u" || u == "U" else { position = saved; return nil }
+        position += 1
+        var digits = ""
+        while digits.count < 4, let d = peek(), d.isHexDigit { digits.append(d); position += 1 }
+        guard digits.count == 4, let low = UInt32(digits, radix: 16), (0xDC00...0xDFFF).contains(low) else {
+            position = saved
+            return nil
+        }
+        return low
+    }
+
     /// A name, extended to a selector when colons follow: `sum:`, `modulus:by:`.
     private mutating func readSelectorOrName() throws(PredicateError) -> String {
         let start = position
@@ -205,13 +222,27 @@ struct PredicateLexer {
                 case "n": value.append("\n")
                 case "t": value.append("\t")
                 case "r": value.append("\r")
-                case "0" where !(peek()?.isNumber ?? false): value.append("\0")
+                case "0"..."7":
+                    // Octal, up to three digits (`\101` is A), as in identifiers.
+                    var digits = String(e)
+                    while digits.count < 3, let d = peek(), ("0"..."7").contains(d) { digits.append(d); position += 1 }
+                    if let v = UInt32(digits, radix: 8), let s = Unicode.Scalar(v) {
+                        value.append(Character(s))
+                    } else {
+                        value.append("\\"); value += digits
+                    }
                 case "\\", "'", "\"": value.append(e)
                 case "u", "U", "x", "X":
                     let count = e == "u" || e == "U" ? 4 : 2
                     var digits = ""
                     while digits.count < count, let d = peek(), d.isHexDigit { digits.append(d); position += 1 }
-                    if digits.count == count, let v = UInt32(digits, radix: 16), let s = Unicode.Scalar(v) {
+                    var scalarValue = digits.count == count ? UInt32(digits, radix: 16) : nil
+                    // A UTF-16 surrogate pair written as two escapes (`\ud83d\ude00`) is one character.
+                    if let high = scalarValue, count == 4, (0xD800...0xDBFF).contains(high),
+                       let low = trailingSurrogate() {
+                        scalarValue = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    if let v = scalarValue, let s = Unicode.Scalar(v) {
                         value.append(Character(s))
                     } else {
                         value.append("\\"); value.append(e); value += digits
