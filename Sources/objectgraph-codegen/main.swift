@@ -29,7 +29,9 @@ do {
 let generator = CodeGenerator(model: model, modelName: CodeGenerator.modelName(of: modelURL),
                               followsCodeGenerationType: true)
 guard generator.problems.isEmpty else {
-    for problem in generator.problems { report("error: \(modelPath): \(problem)") }
+    for (issue, problem) in zip(generator.problemIssues, generator.problems) {
+        report(issue.location == nil ? "error: \(modelPath): \(problem)" : "\(issue)")
+    }
     exit(1)
 }
 let contents = Data(generator.singleFile().contents.utf8)

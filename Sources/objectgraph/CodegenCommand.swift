@@ -29,14 +29,14 @@ struct CodegenCommand: ParsableCommand {
             Numbers and booleans become non-optional scalars unless the attribute turns scalar \
             types off; strings, dates, data, UUIDs, URLs and decimals are optionals, as Xcode \
             makes them; transformable attributes take their custom class when it is a Swift type \
-            ([String]), else Any?. To-many relationships are Set or, when ordered, OrderedSet. \
+            ([String]), else Any?. To-many relationships are arrays of the destination's class or, when ordered, OrderedSet. \
             Typed fetch requests come from every class: Person.fetchRequest().
 
             Examples:
               objectgraph codegen Data/Organizer.xcdatamodeld --output Sources/App/Model
               objectgraph codegen Data/Organizer.xcdatamodeld --output Generated --single-file --access internal
 
-            Exit codes: 0 written; 1 the model has errors, or a property name cannot be \
+            Exit codes: 0 written; 1 the model has errors, or a property or class name cannot be \
             generated; 64 usage error; 66 MODEL or the version was not found, or MODEL is not a \
             model; 73 a file could not be written.
             """
@@ -70,7 +70,9 @@ struct CodegenCommand: ParsableCommand {
         let generator = CodeGenerator(model: model, modelName: CodeGenerator.modelName(of: URL(fileURLWithPath: source.path)),
                                       accessLevel: access, followsCodeGenerationType: followModel)
         guard generator.problems.isEmpty else {
-            for problem in generator.problems { StandardError.print("error: \(source.path): \(problem)") }
+            for (issue, problem) in zip(generator.problemIssues, generator.problems) {
+                StandardError.print(issue.location == nil ? "error: \(source.path): \(problem)" : "\(issue)")
+            }
             throw .invalidModel
         }
         let folder = URL(fileURLWithPath: output)

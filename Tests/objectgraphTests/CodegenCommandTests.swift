@@ -4,9 +4,9 @@
 import Foundation
 import XCTest
 
-final class CodegenCommandTests: XCTestCase {
+final class CodegenCommandTests: XCTestCase, CodegenTesting {
     /// A folder for models and generated code, removed afterwards.
-    private var temporaryDirectory: URL!
+    var temporaryDirectory: URL!
 
     override func setUpWithError() throws {
         temporaryDirectory = FileManager.default.temporaryDirectory
@@ -226,8 +226,8 @@ final class CodegenCommandTests: XCTestCase {
         let output = temporaryDirectory.appendingPathComponent("Generated")
         let result = try objectgraph("codegen", model.path, "--output", output.path)
         XCTAssertEqual(result.status, 1)
-        XCTAssertEqual(result.stderr, "error: \(model.path): Book.description: ManagedObject already has a member "
-            + "named \"description\"; rename the property\n")
+        XCTAssertEqual(result.stderr, "\(model.appendingPathComponent("contents").path):4: error: Book.description: "
+            + "ManagedObject already has a member named \"description\"; rename the property\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
     }
 
@@ -260,45 +260,5 @@ final class CodegenCommandTests: XCTestCase {
 
     func testMissingOutputOptionIsAUsageError() throws {
         XCTAssertEqual(try objectgraph("codegen", organizer).status, 64)
-    }
-
-    // MARK: Helpers
-
-    /// Data/Organizer.xcdatamodeld.
-    private var organizer: String { repositoryRoot.appendingPathComponent("Data/Organizer.xcdatamodeld").path }
-
-    /// Runs `objectgraph` with `arguments`.
-    private func objectgraph(_ arguments: String...) throws -> ProgramRun {
-        try run(productsDirectory.appendingPathComponent("objectgraph"), arguments, scratch: temporaryDirectory)
-    }
-
-    /// The files `objectgraph codegen MODEL OPTIONS...` writes, by name.
-    private func generate(_ model: String, _ options: String...) throws -> [String: String] {
-        let output = temporaryDirectory.appendingPathComponent("Generated-\(UUID().uuidString)")
-        let result = try run(productsDirectory.appendingPathComponent("objectgraph"),
-                             ["codegen", model, "--output", output.path] + options, scratch: temporaryDirectory)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        var files: [String: String] = [:]
-        for path in result.stdoutLines {
-            files[URL(fileURLWithPath: path).lastPathComponent] = try String(contentsOfFile: path, encoding: .utf8)
-        }
-        return files
-    }
-
-    /// Type-checks `files` as one module that imports the built ObjectGraph, and fails on any
-    /// error or warning.
-    private func assertTypeChecks(_ files: [URL], file: StaticString = #filePath, line: UInt = #line) throws {
-        let env = URL(fileURLWithPath: "/usr/bin/env")
-        let cflags = try run(env, ["pkg-config", "--cflags", "sqlite3", "libxml-2.0"], scratch: temporaryDirectory)
-        XCTAssertEqual(cflags.status, 0, cflags.stderr, file: file, line: line)
-        let sources = repositoryRoot.appendingPathComponent("Sources")
-        let moduleMaps = ["CSQLite", "CLibXML2"].map { "-fmodule-map-file=\(sources.appendingPathComponent("\($0)/module.modulemap").path)" }
-        let clangFlags = moduleMaps + cflags.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
-        let arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-parse-as-library",
-                         "-I", productsDirectory.appendingPathComponent("Modules").path]
-            + clangFlags.flatMap { ["-Xcc", $0] } + files.map(\.path)
-        let result = try run(env, arguments, scratch: temporaryDirectory)
-        XCTAssertEqual(result.status, 0, result.stderr, file: file, line: line)
-        XCTAssertFalse(result.stderr.contains("warning:"), result.stderr, file: file, line: line)
     }
 }

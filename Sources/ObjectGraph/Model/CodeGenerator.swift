@@ -103,12 +103,36 @@ public struct CodeGenerator {
     /// Properties whose names the generated accessors cannot take, because ``ManagedObject``
     /// already uses them, as `Entity.property: ...` messages. Empty when the code will compile.
     public var problems: [String] {
-        classEntities.flatMap { entity in
-            accessorProperties(of: entity).filter { Accessor.hasAccessor($0) && Self.reservedNames.contains($0.name) }.map {
-                "\(entity.name).\($0.name): ManagedObject already has a member named \"\($0.name)\"; rename the property"
-            }
+        problemIssues.map { issue in
+            [issue.entity, issue.property].compactMap { $0 }.joined(separator: ".") + ": " + issue.message
         }
     }
+
+    /// ``problems`` as model issues, each with the file and line of the property or entity.
+    public var problemIssues: [ModelIssue] {
+        var issues: [ModelIssue] = []
+        for entity in classEntities {
+            if let name = className(of: entity), Self.shadowedTypeNames.contains(name) {
+                issues.append(ModelIssue(.error, .invalidValue,
+                                         "the class name \"\(name)\" would hide the Swift or Foundation type the generated code uses; give the entity another class name",
+                                         location: entity.sourceLocation, entity: entity.name))
+            }
+            for property in accessorProperties(of: entity) where Accessor.hasAccessor(property) && Self.reservedNames.contains(property.name) {
+                issues.append(ModelIssue(.error, .invalidValue,
+                                         "ManagedObject already has a member named \"\(property.name)\"; rename the property",
+                                         location: property.sourceLocation ?? entity.sourceLocation, entity: entity.name, property: property.name))
+            }
+        }
+        return issues
+    }
+
+    /// Type names the generated code writes unqualified: a class of one of these names would
+    /// take its place in the module.
+    static let shadowedTypeNames: Set<String> = [
+        "String", "Bool", "Int", "Int16", "Int32", "Int64", "Double", "Float", "Decimal", "Date", "Data", "UUID", "URL",
+        "Any", "Set", "Array", "Dictionary", "Optional", "OrderedSet", "ObjectID", "ManagedObject", "ObjectClasses",
+        "FetchRequest", "EntityDescription", "ManagedObjectContext",
+    ]
 
     // MARK: Entities and names
 
@@ -127,8 +151,16 @@ public struct CodeGenerator {
         }
     }
 
-    /// The entity's class name without a module prefix; nil when the entity has none of its own.
+    /// The entity's class name without a module prefix; nil when the entity has none of its own
+    /// (none declared, or its parent's: a sub-entity may share its ancestor's class).
     func className(of entity: EntityDescription) -> String? {
+        guard let name = declaredClassName(of: entity) else { return nil }
+        if entity.ancestors.contains(where: { declaredClassName(of: $0) == name }) { return nil }
+        return name
+    }
+
+    /// The class name the entity declares, without a module prefix.
+    private func declaredClassName(of entity: EntityDescription) -> String? {
         guard let declared = entity.managedObjectClassName else { return nil }
         let name = declared.split(separator: ".").last.map(String.init) ?? ""
         guard !name.isEmpty, name != "NSManagedObject", name != "ManagedObject" else { return nil }
@@ -236,14 +268,14 @@ public struct CodeGenerator {
     var registry: String {
         let entries = classEntities.map { entity in
             let names = entity.layout.properties.map { Self.literal($0.name) }.joined(separator: ", ")
-            return "            ObjectClasses.GeneratedClass(\(className(of: entity)!).self, slotNames: [\(names)]),"
+            return "            ObjectGraph.ObjectClasses.GeneratedClass(\(className(of: entity)!).self, slotNames: [\(names)]),"
         }
         return """
             /// The classes generated from the \(modelName) model. Call `register()` once at startup,
             /// before the first fetch, so that contexts make objects of these classes.
             \(access)enum \(registryName)Classes {
                 /// Each class with the slot names its accessors were generated for.
-                \(access)static var all: [ObjectClasses.GeneratedClass] {
+                \(access)static var all: [ObjectGraph.ObjectClasses.GeneratedClass] {
                     [
             \(entries.joined(separator: "\n"))
                     ]
@@ -251,7 +283,7 @@ public struct CodeGenerator {
 
                 /// Registers every class with ``ObjectClasses``.
                 \(access)static func register() {
-                    ObjectClasses.register(all)
+                    ObjectGraph.ObjectClasses.register(all)
                 }
             }
 
