@@ -40,6 +40,14 @@ struct Journal {
 
     /// Reverts the newest command not undone (`undoing`), or replays the one undone last.
     func step(undoing: Bool) throws(PIMError) -> JournalOutcome {
+        // The entry to take back is read, applied and saved by one pim run at a time.
+        let lock: WriterLock
+        do {
+            lock = try WriterLock(storeURL: store.url)
+        } catch {
+            throw PIMError.wrapping(error, storePath: store.url.path)
+        }
+        defer { lock.release() }
         let entry: JournalEntry
         do {
             let candidates = try entries(undone: !undoing)

@@ -34,10 +34,24 @@ struct RecordStateApplier {
         }
     }
 
+    /// A journaled value as the attribute's type takes it: the journal keeps every whole number
+    /// as an Int64, and an Integer 16 attribute refuses one (as Core Data's does).
+    static func typed(_ value: Any?, as type: AttributeType) -> Any? {
+        guard let integer = value as? Int64 else { return value }
+        switch type {
+        case .integer16: return Int16(truncatingIfNeeded: integer)
+        case .integer32: return Int32(truncatingIfNeeded: integer)
+        case .double: return Double(integer)
+        case .float: return Float(integer)
+        case .boolean: return integer != 0
+        default: return value
+        }
+    }
+
     /// Sets every attribute and relationship of `record` as `state` describes.
     func set(_ record: ManagedObject, to state: RecordState, known: [UUID: ManagedObject]) throws {
         for attribute in record.entity.attributesByName.values where !attribute.isTransient {
-            record.setValue(state.attributes[attribute.name]?.value, forKey: attribute.name)
+            record.setValue(Self.typed(state.attributes[attribute.name]?.value, as: attribute.attributeType), forKey: attribute.name)
         }
         for relationship in record.entity.relationshipsByName.values {
             let destination = relationship.destinationEntityName

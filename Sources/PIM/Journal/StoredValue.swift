@@ -32,7 +32,8 @@ enum StoredValue: Codable, Equatable {
         }
     }
 
-    /// The value to set on a managed object (the context converts numbers to the attribute's type).
+    /// The value as stored (whole numbers as Int64: RecordStateApplier.typed converts them to the
+    /// attribute's type before setting them).
     var value: Any {
         switch self {
         case .string(let value): value

@@ -58,6 +58,10 @@ public final class PIMStore {
         do {
             context.processPendingChanges()
             guard context.hasChanges else { return }
+            // Numbers and the journal's sequence are read from the store and written by the save:
+            // one pim run at a time does both, or two could take the same number.
+            let lock = try WriterLock(storeURL: url)
+            defer { lock.release() }
             let recorder = JournalRecorder(store: self)
             for record in recorder.touchedRecords() where !record.isDeleted && !record.isInserted {
                 record.setValue(now, forKey: "modified")
@@ -89,5 +93,32 @@ public final class PIMStore {
         } catch {
             throw PIMError.wrapping(error, storePath: url.path)
         }
+    }
+}
+
+/// The lock pim runs hold on the store file while they read what they are about to write
+/// (record numbers, the journal): `flock`, which is apart from SQLite's own `fcntl` locks and
+/// goes when the process does.
+struct WriterLock {
+    private let descriptor: Int32
+
+    /// Waits until no other pim run holds the lock on the store at `storeURL`, then holds it.
+    init(storeURL: URL) throws {
+        descriptor = open(storeURL.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw StoreError.io(path: storeURL.path, reason: "cannot open the store to lock it: \(String(cString: strerror(errno)))")
+        }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw StoreError.io(path: storeURL.path, reason: "cannot lock the store: \(reason)")
+            }
+        }
+    }
+
+    func release() {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
     }
 }
