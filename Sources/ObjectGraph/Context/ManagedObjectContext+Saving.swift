@@ -196,6 +196,10 @@ extension ManagedObjectContext {
         var inserted: [ManagedObject] = []
         var updated: [ManagedObject] = []
 
+        /// The objects of the request's rows, in its order: inserted, then updated (what the
+        /// store's result lists).
+        var writtenObjects: [ManagedObject] { updated.isEmpty ? inserted : inserted + updated }
+
         /// A part for at most the context's inserted and updated objects, its arrays sized once:
         /// most saves write to one store, whose part gets them all.
         init(storeTag: StoreTag, sample: ObjectID, expecting counts: (inserted: Int, updated: Int)) {
@@ -247,7 +251,7 @@ extension ManagedObjectContext {
             let (store, part) = writes[0]
             let request = part.request
             let result = try coordinator.withStores { try store.save(request) }
-            saved.append(contentsOf: savedRows(result.snapshots, of: part.updated.isEmpty ? part.inserted : part.inserted + part.updated))
+            saved.append(contentsOf: savedRows(result.snapshots, of: part.writtenObjects))
             return saved
         }
         // Several stores: each that can hold its save open writes first, and all commit only when
@@ -283,9 +287,8 @@ extension ManagedObjectContext {
             }
             return results
         }
-        for (index, write) in writes.enumerated() {
-            let part = write.part
-            saved.append(contentsOf: savedRows(results[index].snapshots, of: part.updated.isEmpty ? part.inserted : part.inserted + part.updated))
+        for (write, result) in zip(writes, results) {
+            saved.append(contentsOf: savedRows(result.snapshots, of: write.part.writtenObjects))
         }
         return saved
     }
@@ -402,8 +405,8 @@ extension ManagedObjectContext {
     /// the same name and kind (the same attribute type; a relationship of the same cardinality
     /// whose destination takes the duplicate's destinations). Nil when the original has none.
     private func counterpart(of index: Int, in duplicate: ManagedObject, on original: ManagedObject) -> Int? {
-        let property = duplicate.layout.properties[index]
         if original.entity === duplicate.entity { return index }
+        let property = duplicate.layout.properties[index]
         guard let target = original.layout.index(of: property.name) else { return nil }
         let other = original.layout.properties[target]
         if other === property { return target }

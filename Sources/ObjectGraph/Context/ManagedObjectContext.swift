@@ -693,7 +693,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         // discarded new objects invalidated, not inserted, and the restored ones not deleted or
         // updated.
         let discarded = Set((Array(deletedByID.values) + Array(updatedByID.values)).map(ObjectIdentifier.init))
-        for key in Array(event.deleted.keys) where discarded.contains(ObjectIdentifier(event.deleted[key]!)) { event.deleted[key] = nil }
+        event.deleted = event.deleted.filter { !discarded.contains(ObjectIdentifier($0.value)) }
         event.updated.removeAll { discarded.contains(ObjectIdentifier($0)) }
         for object in insertedByID.values {
             object.insertedInEvent = 0

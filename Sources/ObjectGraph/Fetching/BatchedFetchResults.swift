@@ -31,8 +31,10 @@ public final class BatchedFetchResults<Result>: RandomAccessCollection {
         self.batchSize = Swift.max(1, batchSize)
         self.context = context
         var unsaved: [ObjectID: ManagedObject] = [:]
-        for id in objectIDs where !context.insertedByID.isEmpty && id.isTemporaryID {
-            if let object = context.registeredObject(for: id) { unsaved[id] = object }
+        if !context.insertedByID.isEmpty {
+            for id in objectIDs where id.isTemporaryID {
+                if let object = context.registeredObject(for: id) { unsaved[id] = object }
+            }
         }
         self.unsaved = unsaved
     }

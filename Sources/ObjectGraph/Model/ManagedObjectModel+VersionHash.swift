@@ -71,7 +71,7 @@ extension EntityDescription {
         let constraints = uniquenessConstraints.map { $0.sorted().joined(separator: ",") }.sorted()
         for constraint in constraints { fields.append("unique=\(constraint)") }
         if let modifier = versionHashModifier { fields.append("modifier=\(modifier)") }
-        if let superentityHash { fields.append("super=" + superentityHash.map { String(format: "%02x", $0) }.joined()) }
+        if let superentityHash { fields.append("super=" + superentityHash.hexString) }
         return SHA256.hash(fields.joined(separator: "\n"))
     }
 }

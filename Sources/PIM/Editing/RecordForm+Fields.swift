@@ -54,15 +54,14 @@ extension RecordForm {
                 guard let event = record as? Event, let oldStart = event.start else { return }
                 let start = try store.readDate(text, with: store.dateParser)
                 let oldEnd = event.end ?? oldStart
-                event.start = start
                 if event.allDay {
-                    // Whole days: a day of 23 or 25 hours (a clock change) is still one day.
                     let parser = store.dateParser
-                    let days = parser.calendar.dateComponents([.day], from: parser.startOfDay(oldStart), to: parser.startOfDay(oldEnd)).day ?? 1
+                    let days = event.wholeDays(with: parser)
                     let first = parser.startOfDay(start)
                     event.start = first
-                    event.end = parser.adding(days: max(days, 1), to: first)
+                    event.end = parser.adding(days: days, to: first)
                 } else {
+                    event.start = start
                     event.end = start.addingTimeInterval(oldEnd.timeIntervalSince(oldStart))
                 }
             },

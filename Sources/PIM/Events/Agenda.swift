@@ -39,10 +39,7 @@ extension PIMStore {
             let length = (event.end ?? event.start ?? today).timeIntervalSince(event.start ?? today)
             // An all-day event lasts whole days: on a day of 23 or 25 hours (a clock change) an
             // occurrence still ends at a midnight.
-            let allDayLength = event.allDay
-                ? calendar.dateComponents([.day], from: parser.startOfDay(event.start ?? today),
-                                          to: parser.startOfDay(event.end ?? event.start ?? today)).day.map { max($0, 1) }
-                : nil
+            let allDayLength = event.allDay ? event.wholeDays(with: parser) : nil
             for start in event.occurrences(in: window, calendar: calendar) {
                 let occurrenceEnd = allDayLength.map { parser.adding(days: $0, to: parser.startOfDay(start)) } ?? start.addingTimeInterval(length)
                 var day = max(parser.startOfDay(start), today)

@@ -90,6 +90,14 @@ extension PIMStore {
 }
 
 extension Event {
+    /// How many days an all-day event covers, at least one: counted in calendar days, so that a
+    /// day of 23 or 25 hours (a clock change) is still one day.
+    func wholeDays(with parser: DateParser) -> Int {
+        let first = start ?? parser.now
+        let days = parser.calendar.dateComponents([.day], from: parser.startOfDay(first), to: parser.startOfDay(end ?? first)).day ?? 1
+        return max(days, 1)
+    }
+
     /// The starts of the event's occurrences in `window`: its own start, or its rule's expansion
     /// without the exception dates (RFC 5545 EXDATE values, UTC, comma-separated).
     public func occurrences(in window: Range<Date>, calendar: Calendar) -> [Date] {

@@ -89,47 +89,45 @@ extension SQLiteStore {
 
     /// The writes of a save, inside its transaction.
     private func write(_ request: StoreSaveRequest) throws -> StoreSaveResult {
-        do {
-            try checkVersions(of: request)
-            // One buffer holds each row's values in turn, so rows allocate no argument arrays.
-            var arguments: [SQLiteValue] = []
-            // In key order, as the rows lie in the table: each B-tree page is visited once.
-            for (id, version) in request.deleted.sorted(by: { $0.objectID.primaryKey! < $1.objectID.primaryKey! }) {
-                try delete(id, version: version, arguments: &arguments)
-            }
-            try releaseConstrainedValues(of: request.updated)
-            let storeTag = self.storeTag
-            // Rows are read by index (a copy out of the array retains it), and each row's copy as
-            // saved is made as it is written, while it is at hand; the result lists the inserted
-            // rows, then the updated ones, as the request does.
-            var incomplete: [ObjectID] = []
-            var savedUpdates: [Snapshot] = []
-            savedUpdates.reserveCapacity(request.updated.count)
-            // Each row's write plan is looked up once and handed down.
-            for index in request.updated.indices {
-                let changed = index < request.changedSlots.count ? request.changedSlots[index] : nil
-                let plan = plan(for: request.updated[index].objectID.entity)
-                try update(request.updated[index], plan, changed: changed, storeTag: storeTag, arguments: &arguments)
-                savedUpdates.append(savedRow(request.updated[index], plan, version: request.updated[index].version + 1, incomplete: &incomplete))
-            }
-            var saved: [Snapshot] = []
-            saved.reserveCapacity(request.inserted.count + request.updated.count)
-            for index in request.inserted.indices {
-                let plan = plan(for: request.inserted[index].objectID.entity)
-                try insert(request.inserted[index], plan, storeTag: storeTag, arguments: &arguments)
-                saved.append(savedRow(request.inserted[index], plan, version: 1, incomplete: &incomplete))
-            }
-            if saved.isEmpty { saved = savedUpdates } else { saved += savedUpdates }
-            for index in request.inserted.indices where !plan(for: request.inserted[index].objectID.entity).toManySlots.isEmpty {
-                try writeToManyLists(of: request.inserted[index], isNew: true)
-            }
-            for index in request.updated.indices where !plan(for: request.updated[index].objectID.entity).toManySlots.isEmpty {
-                try writeToManyLists(of: request.updated[index], isNew: false)
-            }
-            if metadataChanged { try writeMetadata() }
-            try complete(&saved, incomplete: incomplete)
-            return StoreSaveResult(snapshots: saved, deletedObjectIDs: request.deleted.map(\.objectID))
+        try checkVersions(of: request)
+        // One buffer holds each row's values in turn, so rows allocate no argument arrays.
+        var arguments: [SQLiteValue] = []
+        // In key order, as the rows lie in the table: each B-tree page is visited once.
+        for (id, version) in request.deleted.sorted(by: { $0.objectID.primaryKey! < $1.objectID.primaryKey! }) {
+            try delete(id, version: version, arguments: &arguments)
         }
+        try releaseConstrainedValues(of: request.updated)
+        let storeTag = self.storeTag
+        // Rows are read by index (a copy out of the array retains it), and each row's copy as
+        // saved is made as it is written, while it is at hand; the result lists the inserted
+        // rows, then the updated ones, as the request does.
+        var incomplete: [ObjectID] = []
+        var savedUpdates: [Snapshot] = []
+        savedUpdates.reserveCapacity(request.updated.count)
+        // Each row's write plan is looked up once and handed down.
+        for index in request.updated.indices {
+            let changed = index < request.changedSlots.count ? request.changedSlots[index] : nil
+            let plan = plan(for: request.updated[index].objectID.entity)
+            try update(request.updated[index], plan, changed: changed, storeTag: storeTag, arguments: &arguments)
+            savedUpdates.append(savedRow(request.updated[index], plan, version: request.updated[index].version + 1, incomplete: &incomplete))
+        }
+        var saved: [Snapshot] = []
+        saved.reserveCapacity(request.inserted.count + request.updated.count)
+        for index in request.inserted.indices {
+            let plan = plan(for: request.inserted[index].objectID.entity)
+            try insert(request.inserted[index], plan, storeTag: storeTag, arguments: &arguments)
+            saved.append(savedRow(request.inserted[index], plan, version: 1, incomplete: &incomplete))
+        }
+        if saved.isEmpty { saved = savedUpdates } else { saved += savedUpdates }
+        for index in request.inserted.indices where !plan(for: request.inserted[index].objectID.entity).toManySlots.isEmpty {
+            try writeToManyLists(of: request.inserted[index], isNew: true)
+        }
+        for index in request.updated.indices where !plan(for: request.updated[index].objectID.entity).toManySlots.isEmpty {
+            try writeToManyLists(of: request.updated[index], isNew: false)
+        }
+        if metadataChanged { try writeMetadata() }
+        try complete(&saved, incomplete: incomplete)
+        return StoreSaveResult(snapshots: saved, deletedObjectIDs: request.deleted.map(\.objectID))
     }
 
     /// Every ID must be a permanent one of this store, of an entity it holds, with one value per slot.

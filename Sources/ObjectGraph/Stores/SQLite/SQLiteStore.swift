@@ -112,6 +112,14 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
 
     // MARK: Loading
 
+    /// Throws when the file, which has no metadata table, has tables: another program's database.
+    private func refuseForeignDatabase() throws {
+        let tables = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+        guard tables?.integerValue == 0 else {
+            throw StoreError.io(path: fileURL.path, reason: "the file is a SQLite database of another program (it has tables but no Z_METADATA)")
+        }
+    }
+
     /// Creates the tables for `model` in a new file; in an existing one, checks that the stored
     /// version hashes are `model`'s and throws ``StoreError/incompatibleModel(path:differences:)``
     /// naming the entities and properties that changed when they are not. The check and the
@@ -121,12 +129,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         model.freeze()
         let schema = try SQLiteSchema(model: model, configuration: configurationName)
         try lock.withLock {
-            if try Self.readMetadata(connection) == nil {
-                let tables = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
-                guard tables?.integerValue == 0 else {
-                    throw StoreError.io(path: fileURL.path, reason: "the file is a SQLite database of another program (it has tables but no Z_METADATA)")
-                }
-            }
+            if try Self.readMetadata(connection) == nil { try refuseForeignDatabase() }
             try connection.enableWriteAheadLog(within: busyTimeout)
             let hashes = Dictionary(schema.entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
             let propertyHashes = model.propertyVersionHashesByEntityName.filter { hashes[$0.key] != nil }
@@ -149,10 +152,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                     }
                     for statement in schema.creationStatements { try connection.execute(statement) }
                 } else {
-                    let tables = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
-                    guard tables?.integerValue == 0 else {
-                        throw StoreError.io(path: fileURL.path, reason: "the file is a SQLite database of another program (it has tables but no Z_METADATA)")
-                    }
+                    try refuseForeignDatabase()
                     storedMetadata[Self.versionHashesKey] = hashes
                     storedMetadata[Self.propertyVersionHashesKey] = propertyHashes
                     for statement in schema.creationStatements { try connection.execute(statement) }
