@@ -62,7 +62,7 @@ struct ContactsCommand: ParsableCommand {
             let session = try Session(global)
             var query = list.query(.contact)
             if let group { query.filters = [try session.store.contactsPredicate(inGroup: group)] }
-            try session.printList(try session.store.list(query), kind: .contact, fieldNames: list.fieldNames)
+            try session.printList(query, fieldNames: list.fieldNames)
         }
     }
 
@@ -154,7 +154,7 @@ struct ContactsCommand: ParsableCommand {
 
             func run() throws {
                 let session = try Session(global)
-                try session.printList(try session.store.list(list.query(.group)), kind: .group, fieldNames: list.fieldNames)
+                try session.printList(list.query(.group), fieldNames: list.fieldNames)
             }
         }
 
@@ -169,7 +169,7 @@ struct ContactsCommand: ParsableCommand {
                 let session = try Session(global)
                 var query = list.query(.contact)
                 query.filters = [try session.store.contactsPredicate(inGroup: group)]
-                try session.printList(try session.store.list(query), kind: .contact, fieldNames: list.fieldNames)
+                try session.printList(query, fieldNames: list.fieldNames)
             }
         }
     }

@@ -67,7 +67,7 @@ struct EventsCommand: ParsableCommand {
             filter.calendar = calendar
             var query = list.query(.event)
             query.filters = try session.store.predicates(for: filter)
-            try session.printList(try session.store.list(query), kind: .event, fieldNames: list.fieldNames)
+            try session.printList(query, fieldNames: list.fieldNames)
         }
     }
 

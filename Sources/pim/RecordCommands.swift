@@ -24,7 +24,7 @@ enum RecordCommands {
         let session = try Session(global)
         var query = list.query(kind)
         query.filters = [try session.store.searchPredicate(words.joined(separator: " "), kind: kind)]
-        try session.printList(try session.store.list(query), kind: kind, fieldNames: list.fieldNames)
+        try session.printList(query, fieldNames: list.fieldNames)
     }
 
     /// Edits a record: with `values` (from flags) sets those fields; without, opens $VISUAL or

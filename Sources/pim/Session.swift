@@ -39,6 +39,16 @@ struct Session {
     }
 
     /// Prints a list of records: JSON, or a table of the chosen fields; nothing listed exits 1.
+    /// Lists the records of `query` and prints them (``printList(_:kind:fieldNames:)``), loading
+    /// the relationships the printed fields read together with the records.
+    func printList(_ query: RecordQuery, fieldNames: [String]?) throws {
+        var query = query
+        let printed = fieldNames ?? (options.json ? RecordField.all(for: query.kind, now: store.now).map(\.name)
+            : RecordField.defaultColumns(for: query.kind))
+        query.relationshipKeyPaths = RecordField.relationshipKeyPaths(reading: printed, for: query.kind)
+        try printList(try store.list(query), kind: query.kind, fieldNames: fieldNames)
+    }
+
     func printList(_ records: [ManagedObject], kind: RecordKind, fieldNames: [String]?) throws {
         let presenter = presenter(kind)
         let fields = try fieldNames.map { names throws(PIMError) in try RecordField.select(names, for: kind, now: store.now) }

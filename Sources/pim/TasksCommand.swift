@@ -80,7 +80,7 @@ struct TasksCommand: ParsableCommand {
             filter.all = all
             var query = list.query(.task)
             query.filters = try session.store.predicates(for: filter)
-            try session.printList(try session.store.list(query), kind: .task, fieldNames: list.fieldNames)
+            try session.printList(query, fieldNames: list.fieldNames)
         }
     }
 

@@ -254,4 +254,34 @@ final class PimBehaviourTests: PimTestCase {
             XCTAssertTrue(run.stdout.contains("due \(echo)"), "\(text): \(run.stdout)")
         }
     }
+
+    /// A list loads the relationships its columns read (tags, dependencies, emails, phones...)
+    /// together with the records: the statements it runs do not grow with the records listed.
+    func testListsRunAsManyStatementsForManyRecordsAsForFew() throws {
+        func statements(_ arguments: String...) throws -> Int {
+            var run = PimRun(status: 0, stdout: "", stderr: "")
+            switch arguments.count {
+            case 2: run = try pim(arguments[0], arguments[1], environment: ["OBJECTGRAPH_SQL_DEBUG": "1"])
+            default: run = try pim(arguments[0], arguments[1], arguments[2], environment: ["OBJECTGRAPH_SQL_DEBUG": "1"])
+            }
+            XCTAssertEqual(run.status, 0, run.stderr)
+            return run.stderr.components(separatedBy: "\n").filter { $0.hasPrefix("objectgraph SQL (") }.count
+        }
+        func addRecords(_ range: Range<Int>) throws {
+            for n in range {
+                try pim("tasks", "add", "Task \(n)", "--tag", "t\(n % 3)", "--tag", "all")
+                if n > 0 { try pim("tasks", "add", "Follow-up \(n)", "--depends-on", "Task \(n)") }
+                try pim("contacts", "add", "Person \(n)", "--email", "p\(n)@example.org", "--phone", "mobile:+1 555 010\(n)")
+            }
+        }
+        try addRecords(0..<2)
+        let few = [try statements("tasks", "list"), try statements("tasks", "list", "--json"),
+                   try statements("contacts", "list"), try statements("contacts", "list", "--json")]
+        try addRecords(2..<7)
+        let many = [try statements("tasks", "list"), try statements("tasks", "list", "--json"),
+                    try statements("contacts", "list"), try statements("contacts", "list", "--json")]
+        XCTAssertEqual(many, few)
+        let listed = try pim("tasks", "list", "--json").json() as? [Any]
+        XCTAssertEqual(listed?.count, 13)
+    }
 }

@@ -463,9 +463,11 @@ extension ManagedObjectContext {
                 guard let inverseIndex, let owner = target.toOneObjectID(atSlot: inverseIndex) else { continue }
                 grouped[owner, default: []].append(target)
             }
+            // An ordered relationship's order is read for every source with one request.
+            let orders = relationship.isOrdered ? try storedObjectIDs(relationship, of: unloaded) : [:]
             for source in unloaded {
                 var members = grouped[source.objectID] ?? []
-                if relationship.isOrdered, let stored = storedObjectIDs(relationship, of: source) {
+                if relationship.isOrdered, let stored = orders[source.objectID] {
                     let position = Dictionary(stored.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
                     members.sort { (position[$0.objectID] ?? 0) < (position[$1.objectID] ?? 0) }
                 }
@@ -479,10 +481,35 @@ extension ManagedObjectContext {
                 try fillFaults(targets)
                 return targets
             }
+        } else if !unloaded.isEmpty {
+            // Many-to-many (or no inverse): every source's destinations with one request per
+            // store, held as IDs until read, as a row's loaded to-many slot is; the destinations
+            // are filled below, together.
+            try loadToManyIDs(relationship, slot: index, of: unloaded)
         }
         let targets = sources.flatMap { $0.toManyStorage(atSlot: index).objects.elements }
         try fillFaults(targets)
         return targets
+    }
+
+    /// Loads the to-many relationship in slot `index` of `objects` (saved ones, the slot a fault)
+    /// with one request per store.
+    private func loadToManyIDs(_ relationship: RelationshipDescription, slot index: Int, of objects: [ManagedObject]) throws {
+        let destinations = try storedObjectIDs(relationship, of: objects)
+        for object in objects { object.slots[index] = PendingToMany(objectIDs: destinations[object.objectID] ?? []) }
+    }
+
+    /// The destinations of `relationship` of each of `objects` (saved ones) as stored, with one
+    /// request per store.
+    private func storedObjectIDs(_ relationship: RelationshipDescription, of objects: [ManagedObject]) throws -> [ObjectID: [ObjectID]] {
+        guard let coordinator = persistentStoreCoordinator else { return [:] }
+        var result: [ObjectID: [ObjectID]] = [:]
+        for group in Dictionary(grouping: objects.map(\.objectID), by: \.storeTag).values {
+            guard let store = coordinator.store(for: group[0]) else { continue }
+            let destinations = try coordinator.withStores { try store.objectIDs(forRelationship: relationship, of: group) }
+            result.merge(destinations) { first, _ in first }
+        }
+        return result
     }
 
     /// Fills every fault among `objects` with one snapshots request per store.

@@ -56,6 +56,12 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The destinations of a to-many relationship of the object, in order for an ordered one.
     func objectIDs(forRelationship relationship: RelationshipDescription, of objectID: ObjectID) throws -> [ObjectID]
 
+    /// The destinations of a to-many relationship for each of `objectIDs` (what prefetching a
+    /// relationship of many objects asks for): each one's as
+    /// ``objectIDs(forRelationship:of:)-(_,ObjectID)`` gives them, keyed by owner. The default
+    /// asks for each object in turn; a store may answer with one request.
+    func objectIDs(forRelationship relationship: RelationshipDescription, of objectIDs: [ObjectID]) throws -> [ObjectID: [ObjectID]]
+
     /// Writes a save's changes all together or not at all. Updated and deleted rows are checked
     /// against their expected versions; mismatches throw ``StoreError/conflicts(_:)`` and change
     /// nothing. Returns the new snapshots (with their new versions).
@@ -95,6 +101,12 @@ extension PersistentStore {
     public func commitPreparedSave() throws {}
 
     public func rollbackPreparedSave() {}
+
+    public func objectIDs(forRelationship relationship: RelationshipDescription, of objectIDs: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+        var result: [ObjectID: [ObjectID]] = [:]
+        for id in objectIDs { result[id] = try self.objectIDs(forRelationship: relationship, of: id) }
+        return result
+    }
 
     public func snapshotsInOrder(for objectIDs: [ObjectID]) throws -> [Snapshot?] {
         let snapshots = try self.snapshots(for: objectIDs)

@@ -30,7 +30,7 @@ public struct AgendaPresenter {
                     let due = task.due.map(clock) ?? ""
                     let overdue = (task.due ?? now) < now
                     let priority = TaskPriority.letter(task.priority).map { " (\($0))" } ?? ""
-                    let line = "  \(("due " + due).padding(toLength: 11, withPad: " ", startingAt: 0))  \(task.title ?? "")\(priority)  [\(task.number)]"
+                    let line = "  \(("due " + due).padded(toWidth: 11))  \(task.title ?? "")\(priority)  [\(task.number)]"
                     lines.append((overdue ? Emphasis.alert : .plain).apply(line, colored: colored))
                 }
             }
@@ -64,6 +64,6 @@ public struct AgendaPresenter {
     }
 
     func clock(_ date: Date) -> String {
-        OutputFormat.formatter("HH:mm", timeZone: timeZone).string(from: date)
+        OutputFormat.string(from: date, format: "HH:mm", timeZone: timeZone)
     }
 }

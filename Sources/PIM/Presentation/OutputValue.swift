@@ -1,6 +1,7 @@
 // A field's value on its way out: typed so that JSON gets numbers, booleans, arrays and RFC 3339
 // dates with offsets, and tables get the same value as short text.
 import Foundation
+import Synchronization
 
 /// A value to print, as JSON or as table text.
 public indirect enum OutputValue {
@@ -57,17 +58,17 @@ public indirect enum OutputValue {
 public enum OutputFormat {
     /// `2026-11-25T17:00:00+01:00`, or `2026-11-25` for a day.
     public static func rfc3339(_ date: Date, timeZone: TimeZone, dateOnly: Bool = false) -> String {
-        formatter(dateOnly ? "yyyy-MM-dd" : "yyyy-MM-dd'T'HH:mm:ssxxxxx", timeZone: timeZone).string(from: date)
+        string(from: date, format: dateOnly ? "yyyy-MM-dd" : "yyyy-MM-dd'T'HH:mm:ssxxxxx", timeZone: timeZone)
     }
 
     /// `2026-11-25 17:00`, or `2026-11-25` for a day, in `timeZone`.
     public static func local(_ date: Date, timeZone: TimeZone, dateOnly: Bool = false) -> String {
-        formatter(dateOnly ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm", timeZone: timeZone).string(from: date)
+        string(from: date, format: dateOnly ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm", timeZone: timeZone)
     }
 
     /// `Wed 2026-11-25 17:00`: how add and edit echo a resolved date.
     public static func echo(_ date: Date, timeZone: TimeZone, dateOnly: Bool = false) -> String {
-        formatter(dateOnly ? "EEE yyyy-MM-dd" : "EEE yyyy-MM-dd HH:mm", timeZone: timeZone).string(from: date)
+        string(from: date, format: dateOnly ? "EEE yyyy-MM-dd" : "EEE yyyy-MM-dd HH:mm", timeZone: timeZone)
     }
 
     /// A day of no time zone, `2026-11-25` (`Wed 2026-11-25` with `weekday`). Such days are
@@ -75,7 +76,7 @@ public enum OutputFormat {
     /// older versions did, is read as the nearest midnight UTC, which is its day.
     public static func day(_ date: Date, weekday: Bool = false) -> String {
         let utc = TimeZone(secondsFromGMT: 0)!
-        return formatter(weekday ? "EEE yyyy-MM-dd" : "yyyy-MM-dd", timeZone: utc).string(from: nearestUTCMidnight(date))
+        return string(from: nearestUTCMidnight(date), format: weekday ? "EEE yyyy-MM-dd" : "yyyy-MM-dd", timeZone: utc)
     }
 
     /// The midnight UTC nearest `date`.
@@ -84,12 +85,36 @@ public enum OutputFormat {
         Date(timeIntervalSinceReferenceDate: ((date.timeIntervalSinceReferenceDate + 43_200) / 86_400).rounded(.down) * 86_400)
     }
 
-    static func formatter(_ format: String, timeZone: TimeZone) -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.calendar = Calendar(identifier: .gregorian)
-        formatter.timeZone = timeZone
-        formatter.dateFormat = format
-        return formatter
+    /// `date` written in `format` (fixed English names, Gregorian calendar) in `timeZone`.
+    public static func string(from date: Date, format: String, timeZone: TimeZone) -> String {
+        withFormatter(format, timeZone) { $0.string(from: date) }
+    }
+
+    /// The date `text` writes in `format` in `timeZone`, or nil when it does not.
+    public static func date(from text: String, format: String, timeZone: TimeZone) -> Date? {
+        withFormatter(format, timeZone) { $0.date(from: text) }
+    }
+
+    private struct FormatterKey: Hashable {
+        let format: String
+        let timeZone: TimeZone
+    }
+
+    /// Formatters by format and zone, made once each: making one (an ICU formatter behind it)
+    /// cost more than writing a hundred dates, and a list writes several dates per record.
+    private static let formatters = Mutex<[FormatterKey: DateFormatter]>([:])
+
+    private static func withFormatter<Result>(_ format: String, _ timeZone: TimeZone, _ body: (DateFormatter) -> Result) -> Result {
+        formatters.withLock { formatters in
+            let key = FormatterKey(format: format, timeZone: timeZone)
+            if let formatter = formatters[key] { return body(formatter) }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.calendar = Calendar(identifier: .gregorian)
+            formatter.timeZone = timeZone
+            formatter.dateFormat = format
+            formatters[key] = formatter
+            return body(formatter)
+        }
     }
 }

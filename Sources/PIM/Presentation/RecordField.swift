@@ -11,10 +11,15 @@ public struct RecordField {
     public let header: String
     /// The value of a record.
     public let value: (ManagedObject) -> OutputValue
+    /// The relationships the value reads (key paths): a list loads them with its records, one
+    /// request per relationship rather than one per record.
+    public let relationshipKeyPaths: [String]
 
-    init(_ name: String, _ header: String? = nil, _ value: @escaping (ManagedObject) -> OutputValue) {
+    init(_ name: String, _ header: String? = nil, reading relationshipKeyPaths: [String] = [],
+         _ value: @escaping (ManagedObject) -> OutputValue) {
         self.name = name
         self.header = header ?? name.uppercased()
+        self.relationshipKeyPaths = relationshipKeyPaths
         self.value = value
     }
 
@@ -31,6 +36,18 @@ public struct RecordField {
         case .contact: ["number", "name", "emails", "phones", "organization"]
         case .group: ["number", "name", "members"]
         }
+    }
+
+    /// The relationships the fields named in `names` read (unknown names read none), each once.
+    public static func relationshipKeyPaths(reading names: [String], for kind: RecordKind) -> [String] {
+        let fields = all(for: kind, now: Date())
+        var keyPaths: [String] = []
+        for name in names {
+            for keyPath in fields.first(where: { $0.name == name })?.relationshipKeyPaths ?? [] where !keyPaths.contains(keyPath) {
+                keyPaths.append(keyPath)
+            }
+        }
+        return keyPaths
     }
 
     /// The fields named in `names` (a `--fields` list), or a usage error naming an unknown one.
@@ -80,13 +97,13 @@ public struct RecordField {
             RecordField("started") { date($0, "started") },
             RecordField("completed") { date($0, "completed") },
             RecordField("project") { string($0, "project") },
-            RecordField("tags") { record in .array(((record as? TaskItem)?.tags.compactMap(\.name).sorted() ?? []).map { .string($0) }) },
-            RecordField("assignee") { record in .from((record as? TaskItem)?.assignee) { reference($0) } },
-            RecordField("event") { record in .from((record as? TaskItem)?.event) { reference($0) } },
-            RecordField("parent") { record in .from((record as? TaskItem)?.parent) { reference($0) } },
-            RecordField("subtasks") { record in .array(references((record as? TaskItem)?.subtasks)) },
-            RecordField("dependsOn", "DEPENDS") { record in .array(references((record as? TaskItem)?.dependencies)) },
-            RecordField("urgency", "URG") { record in .double((record as? TaskItem)?.urgency(at: now) ?? 0) },
+            RecordField("tags", reading: ["tags"]) { record in .array(((record as? TaskItem)?.tags.compactMap(\.name).sorted() ?? []).map { .string($0) }) },
+            RecordField("assignee", reading: ["assignee"]) { record in .from((record as? TaskItem)?.assignee) { reference($0) } },
+            RecordField("event", reading: ["event"]) { record in .from((record as? TaskItem)?.event) { reference($0) } },
+            RecordField("parent", reading: ["parent"]) { record in .from((record as? TaskItem)?.parent) { reference($0) } },
+            RecordField("subtasks", reading: ["subtasks"]) { record in .array(references((record as? TaskItem)?.subtasks)) },
+            RecordField("dependsOn", "DEPENDS", reading: ["dependencies"]) { record in .array(references((record as? TaskItem)?.dependencies)) },
+            RecordField("urgency", "URG", reading: TaskItem.urgencyRelationships) { record in .double((record as? TaskItem)?.urgency(at: now) ?? 0) },
         ]
     }
 
@@ -104,9 +121,9 @@ public struct RecordField {
         RecordField("status") { string($0, "status") },
         RecordField("repeat") { string($0, "recurrenceRule") },
         RecordField("calendar") { string($0, "calendar") },
-        RecordField("organizer") { record in .from((record as? Event)?.organizer) { reference($0) } },
-        RecordField("attendees") { record in .array(references((record as? Event)?.attendees)) },
-        RecordField("tasks") { record in .array(references((record as? Event)?.tasks)) },
+        RecordField("organizer", reading: ["organizer"]) { record in .from((record as? Event)?.organizer) { reference($0) } },
+        RecordField("attendees", reading: ["attendees"]) { record in .array(references((record as? Event)?.attendees)) },
+        RecordField("tasks", reading: ["tasks"]) { record in .array(references((record as? Event)?.tasks)) },
     ] }
 
     static var contactFields: [RecordField] { [
@@ -118,13 +135,13 @@ public struct RecordField {
         RecordField("organization", "ORG") { string($0, "organization") },
         RecordField("jobTitle", "JOB TITLE") { string($0, "jobTitle") },
         RecordField("birthday") { record in .from(record.value(forKey: "birthday") as? Date) { .day($0) } },
-        RecordField("emails") { record in
+        RecordField("emails", reading: ["emailAddresses"]) { record in
             .array(((record as? Contact)?.emailAddresses ?? []).map { labelled($0.label, $0.address) })
         },
-        RecordField("phones") { record in
+        RecordField("phones", reading: ["phoneNumbers"]) { record in
             .array(((record as? Contact)?.phoneNumbers ?? []).map { labelled($0.label, $0.number) })
         },
-        RecordField("addresses") { record in
+        RecordField("addresses", reading: ["postalAddresses"]) { record in
             .array(((record as? Contact)?.postalAddresses ?? []).map { address in
                 let parts: [(String, String?)] = [("label", address.label), ("street", address.street), ("locality", address.locality),
                                                   ("region", address.region), ("postalCode", address.postalCode), ("country", address.country)]
@@ -134,12 +151,12 @@ public struct RecordField {
                                text: text + (address.label.map { " (\($0))" } ?? ""))
             })
         },
-        RecordField("groups") { record in .array(((record as? Contact)?.groups ?? []).compactMap(\.name).sorted().map { .string($0) }) },
+        RecordField("groups", reading: ["groups"]) { record in .array(((record as? Contact)?.groups ?? []).compactMap(\.name).sorted().map { .string($0) }) },
     ] }
 
     static var groupFields: [RecordField] { [
         RecordField("name") { string($0, "name") },
-        RecordField("members") { record in .array(references((record as? Group)?.members)) },
+        RecordField("members", reading: ["members"]) { record in .array(references((record as? Group)?.members)) },
     ] }
 
     // MARK: Value helpers

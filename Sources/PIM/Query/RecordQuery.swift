@@ -15,6 +15,9 @@ public struct RecordQuery {
     public var sort: [String] = []
     /// The most records to return.
     public var limit: Int?
+    /// Relationships to load with the records (key paths), one request per relationship: what
+    /// the printed fields read. Sorting by urgency adds what urgency reads.
+    public var relationshipKeyPaths: [String] = []
 
     public init(kind: RecordKind) { self.kind = kind }
 
@@ -49,6 +52,12 @@ extension PIMStore {
         }
         var request = FetchRequest<ManagedObject>(entityName: query.kind.entityName)
         request.predicate = predicates.isEmpty ? nil : .and(predicates)
+        let sortKeys = query.sort.isEmpty ? query.defaultSort : query.sort
+        var keyPaths = query.relationshipKeyPaths
+        if query.kind == .task, sortKeys.contains(where: { $0 == "urgency" || $0 == "-urgency" }) {
+            keyPaths += TaskItem.urgencyRelationships.filter { !keyPaths.contains($0) }
+        }
+        request.relationshipKeyPathsForPrefetching = keyPaths
         let records: [ManagedObject]
         do {
             records = try context.fetch(request)
@@ -60,7 +69,7 @@ extension PIMStore {
         } catch {
             throw PIMError.wrapping(error, storePath: url.path)
         }
-        let sorted = try sort(records, by: query.sort.isEmpty ? query.defaultSort : query.sort, kind: query.kind)
+        let sorted = try sort(records, by: sortKeys, kind: query.kind)
         if let limit = query.limit { return Array(sorted.prefix(max(limit, 0))) }
         return sorted
     }

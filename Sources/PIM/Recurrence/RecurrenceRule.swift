@@ -197,15 +197,11 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
 
     /// UNTIL as RFC 5545 writes it: `19971224T000000Z`, or a date `19971224` (its end, in UTC).
     static func untilDate(_ value: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        let utc = TimeZone(secondsFromGMT: 0)!
         for format in ["yyyyMMdd'T'HHmmss'Z'", "yyyyMMdd'T'HHmmss"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: value) { return date }
+            if let date = OutputFormat.date(from: value, format: format, timeZone: utc) { return date }
         }
-        formatter.dateFormat = "yyyyMMdd"
-        return formatter.date(from: value).map { $0.addingTimeInterval(86_399) }
+        return OutputFormat.date(from: value, format: "yyyyMMdd", timeZone: utc).map { $0.addingTimeInterval(86_399) }
     }
 
     /// A date (`19971224`) or floating date and time (`19971224T090000`), checked as a calendar
@@ -226,11 +222,7 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
     }
 
     static func untilText(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return formatter.string(from: date)
+        OutputFormat.string(from: date, format: "yyyyMMdd'T'HHmmss'Z'", timeZone: TimeZone(secondsFromGMT: 0)!)
     }
 }
 

@@ -6,6 +6,9 @@ extension TaskItem {
     /// Whether the task is still to do (pending or started).
     public var isOpen: Bool { status == "pending" || status == "started" }
 
+    /// The relationships ``urgency(at:)`` reads.
+    public static let urgencyRelationships = ["tags", "dependencies", "dependents"]
+
     /// The task's urgency at `now` (see ``Urgency``).
     public func urgency(at now: Date) -> Double {
         Urgency.score(UrgencyFactors(

@@ -328,6 +328,16 @@ final class InMemoryStoreTests: XCTestCase {
         XCTAssertEqual(tags, [d.swift, d.linux])
     }
 
+    func testDestinationsOfManyOwnersAreEachOwnersOwn() throws {
+        let f = try InMemoryStoreFixture()
+        let d = try f.populated()
+        let tags = f.property("Task", "tags") as! RelationshipDescription
+        XCTAssertEqual(try f.store.objectIDs(forRelationship: tags, of: [d.write, d.review, d.deploy]),
+                       [d.write: [d.swift], d.review: [d.swift, d.linux], d.deploy: []])
+        let steps = f.property("Task", "steps") as! RelationshipDescription
+        XCTAssertEqual(try f.store.objectIDs(forRelationship: steps, of: [d.write]), [d.write: [d.stepC, d.stepA, d.stepB]])
+    }
+
     func testUnloadedToManyIsComputedFromTheInverseToOne() throws {
         let f = try InMemoryStoreFixture()
         let person = try f.newID("Person"), first = try f.newID("Task"), second = try f.newID("Milestone")

@@ -41,6 +41,46 @@ final class SQLiteFetchTests: XCTestCase {
         XCTAssertTrue(tasks.allSatisfy { ($0.value(forKey: "owner") as? ManagedObject)?.value(forKey: "firstName") as? String == "Ada" })
     }
 
+    /// Prefetching to-many relationships (many-to-many, and ordered one-to-many beyond it) takes
+    /// a few statements per relationship, however many objects were fetched, and loads what
+    /// reading the relationships one object at a time would.
+    func testPrefetchingToManyTakesStatementsPerRelationshipNotPerObject() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let people = (0..<6).map { stack.person("P\($0)") }
+        for (n, person) in people.enumerated() {
+            for t in 0..<(n % 3) { _ = stack.task("\(n)-\(t)", owner: person) }
+        }
+        for n in 0..<20 {
+            let event = stack.event("E\(n)")
+            event.setValue(Set(people.enumerated().filter { ($0.offset + n) % 4 == 0 }.map(\.element)), forKey: "attendees")
+        }
+        try stack.context.save()
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first as? SQLiteStore)
+        func statements() -> Int { store.lock.withLock { store.connection.statementsRun } }
+        /// Each event's title with its attendees' names and their tasks' titles, in order.
+        func described(_ events: [ManagedObject]) -> [String] {
+            events.map { event in
+                let attendees = (event.value(forKey: "attendees") as? Set<ManagedObject> ?? []).map { person in
+                    let tasks = (person.value(forKey: "tasks") as? OrderedSet<ManagedObject>)?.elements ?? []
+                    return "\(person.value(forKey: "firstName") as? String ?? "")\(tasks.map { $0.value(forKey: "title") as? String ?? "" })"
+                }
+                return "\(event.value(forKey: "title") as? String ?? ""): \(attendees.sorted())"
+            }
+        }
+        var request = FetchRequest<ManagedObject>(entityName: "Event")
+        request.sortDescriptors = [ObjectGraph.SortDescriptor(key: "title")]
+        let expected = described(try fresh(stack).fetch(request))
+        request.relationshipKeyPathsForPrefetching = ["attendees.tasks"]
+        let context = fresh(stack)
+        let start = statements()
+        let events = try context.fetch(request)
+        let fetched = statements()
+        // The events; the attendees' IDs and rows; their tasks, and the tasks' order.
+        XCTAssertLessThanOrEqual(fetched - start, 5)
+        XCTAssertEqual(described(events), expected)
+        XCTAssertEqual(statements(), fetched, "reading prefetched relationships ran statements")
+    }
+
     func testFetchIncludesPendingChanges() throws {
         let stack = try organizer()
         _ = stack.task("unsaved", priority: 3)

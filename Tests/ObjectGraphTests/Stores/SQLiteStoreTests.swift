@@ -382,6 +382,34 @@ final class SQLiteStoreTests: XCTestCase {
         XCTAssertEqual(tables, ["Z_1CHILDREN", "Z_1FAVORITES", "Z_2RELATED", "Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"].map { .text($0) })
     }
 
+    func testDestinationsOfManyOwnersComeFromOneStatementAsEachOwnersWould() throws {
+        let f = try SQLiteStoreFixture()
+        let d = try f.populated()
+        // Many-to-many from both sides (release is a Milestone, deploy has no tag), one-to-many
+        // through the inverse's foreign key (Cy has no task), and ordered.
+        let cases: [(entity: String, name: String, owners: [ObjectID])] = [
+            ("Task", "tags", [d.write, d.review, d.deploy, d.release]),
+            ("Tag", "tasks", [d.swift, d.linux]),
+            ("Person", "tasks", [d.ada, d.bob, d.cy]),
+            ("Task", "steps", [d.write, d.review]),
+        ]
+        for (entity, name, owners) in cases {
+            let relationship = f.relationship(entity, name)
+            let before = f.store.lock.withLock { f.store.connection.statementsRun }
+            let all = try f.store.objectIDs(forRelationship: relationship, of: owners)
+            XCTAssertEqual(f.store.lock.withLock { f.store.connection.statementsRun } - before, 1, "\(entity).\(name)")
+            XCTAssertEqual(Set(all.keys), Set(owners), "\(entity).\(name)")
+            for owner in owners {
+                XCTAssertEqual(all[owner], try f.store.objectIDs(forRelationship: relationship, of: owner), "\(entity).\(name) of \(owner)")
+            }
+        }
+        XCTAssertEqual(try f.store.objectIDs(forRelationship: f.relationship("Task", "steps"), of: [d.write, d.review]),
+                       [d.write: [d.stepC, d.stepA, d.stepB], d.review: []])
+        XCTAssertEqual(try f.store.objectIDs(forRelationship: f.relationship("Task", "tags"), of: [d.review, d.release]),
+                       [d.review: [d.swift, d.linux], d.release: []])
+        XCTAssertThrowsError(try f.store.objectIDs(forRelationship: f.relationship("Task", "tags"), of: [d.ada]))
+    }
+
     func testToOneToASubEntityKeepsTheDestinationEntity() throws {
         let f = try SQLiteStoreFixture()
         let d = try f.populated()

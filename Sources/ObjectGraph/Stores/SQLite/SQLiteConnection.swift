@@ -28,6 +28,9 @@ final class SQLiteConnection {
     private let cacheLimit = 500
     /// How much the connection prints to stderr (`OBJECTGRAPH_SQL_DEBUG`, 0 to 3).
     let debugLevel: Int
+    /// How many statements the connection has run (for tests and diagnostics: how many round
+    /// trips a request takes).
+    private(set) var statementsRun = 0
 
     /// Opens (creating it if needed) the database at `path`, waiting up to `busyTimeout`
     /// seconds for locks other connections hold; `readOnly` opens an existing file for reading.
@@ -163,6 +166,7 @@ final class SQLiteConnection {
                 statement.isInUse = false
             }
         }
+        statementsRun += 1
         if debugLevel >= 3 { explain(sql, arguments) }
         let start = debugLevel >= 1 ? DispatchTime.now() : DispatchTime(uptimeNanoseconds: 0)
         let bound = statement.bind(arguments)

@@ -113,10 +113,44 @@ extension SQLiteStore {
         }
     }
 
+    /// The destinations of `relationship` for each of `objectIDs`, with one query for them all
+    /// (prefetching): each owner's as ``objectIDs(forRelationship:of:)-(_,ObjectID)`` gives them,
+    /// empty for an owner with none or no row.
+    public func objectIDs(forRelationship relationship: RelationshipDescription, of objectIDs: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+        try lock.withLock {
+            var owners: [Int64: ObjectID] = [:]
+            owners.reserveCapacity(objectIDs.count)
+            var checked: Set<ObjectIdentifier> = []
+            for id in objectIDs {
+                guard id.storeTag == storeTag, let key = id.primaryKey else { throw StoreError.foreignObjectID(id) }
+                if checked.insert(ObjectIdentifier(id.entity)).inserted {
+                    guard schema.holds(id.entity) else { throw unheld(id.entity) }
+                    let layout = id.entity.layout
+                    guard let slot = layout.index(of: relationship.name), layout.properties[slot] === relationship else {
+                        throw StoreError.unsupportedRequest("\(id.entity.name) has no relationship \(relationship.qualifiedName)")
+                    }
+                }
+                owners[key] = id
+            }
+            var result: [ObjectID: [ObjectID]] = [:]
+            for id in objectIDs { result[id] = [] }
+            guard !owners.isEmpty,
+                  let sql = destinationQuery(relationship, owners: "IN (SELECT value FROM json_each(?))", selectingOwner: true) else { return result }
+            let storeTag = self.storeTag
+            let entitiesByNumber = schema.entitiesByNumber
+            try connection.forEachRow(sql, [Self.jsonArray(owners.keys)]) { statement in
+                guard let owner = owners[statement.int64(0)], let entity = entitiesByNumber[statement.int64(2)] else { return }
+                result[owner, default: []].append(ObjectID(entity: entity, storeTag: storeTag, primaryKey: statement.int64(1)))
+            }
+            return result
+        }
+    }
+
     /// The SQL selecting `Z_PK, Z_ENT` of the destinations of `relationship` of the rows whose key
     /// meets `owners` (`= ?`, `IN (...)`), in order for an ordered relationship and by key
-    /// otherwise; nil when the destination is not in this store.
-    func destinationQuery(_ relationship: RelationshipDescription, owners: String) -> String? {
+    /// otherwise; nil when the destination is not in this store. With `selectingOwner`, the
+    /// owner's key comes first in each row, and the rows go by owner first.
+    func destinationQuery(_ relationship: RelationshipDescription, owners: String, selectingOwner: Bool = false) -> String? {
         guard let destination = relationship.destinationEntity, schema.holds(destination), let source = relationship.entity,
               schema.holds(source) else { return nil }
         let q = SQLiteSchema.quoted
@@ -124,16 +158,20 @@ extension SQLiteStore {
         switch schema.storage(of: relationship) {
         case .inverseForeignKey(let inverse)?:
             guard case .foreignKey(let column, _, let order)? = schema.storage(of: inverse) else { return nil }
-            return "SELECT Z_PK, Z_ENT FROM \(q(target.name)) WHERE \(q(column)) \(owners) ORDER BY " + (order.map { q($0) + ", " } ?? "") + "Z_PK"
+            let owner = selectingOwner ? q(column) + ", " : ""
+            return "SELECT \(owner)Z_PK, Z_ENT FROM \(q(target.name)) WHERE \(q(column)) \(owners) ORDER BY \(owner)"
+                + (order.map { q($0) + ", " } ?? "") + "Z_PK"
         case .joinTable(let join, let reversed)?:
-            let owner = reversed ? join.destinationColumn : join.sourceColumn
+            let ownerColumn = reversed ? join.destinationColumn : join.sourceColumn
             let member = reversed ? join.sourceColumn : join.destinationColumn
             let order = reversed ? join.sourceOrderColumn : join.destinationOrderColumn
-            return "SELECT t.Z_PK, t.Z_ENT FROM \(q(join.name)) j JOIN \(q(target.name)) t ON t.Z_PK = j.\(q(member)) "
-                + "WHERE j.\(q(owner)) \(owners) ORDER BY " + (order.map { "j." + q($0) + ", " } ?? "") + "t.Z_PK"
+            let owner = selectingOwner ? "j." + q(ownerColumn) + ", " : ""
+            return "SELECT \(owner)t.Z_PK, t.Z_ENT FROM \(q(join.name)) j JOIN \(q(target.name)) t ON t.Z_PK = j.\(q(member)) "
+                + "WHERE j.\(q(ownerColumn)) \(owners) ORDER BY \(owner)" + (order.map { "j." + q($0) + ", " } ?? "") + "t.Z_PK"
         case .foreignKey(let column, _, _)?:
             let table = schema.table(of: source)
-            return "SELECT t.Z_PK, t.Z_ENT FROM \(q(table.name)) s JOIN \(q(target.name)) t ON t.Z_PK = s.\(q(column)) WHERE s.Z_PK \(owners)"
+            let owner = selectingOwner ? "s.Z_PK, " : ""
+            return "SELECT \(owner)t.Z_PK, t.Z_ENT FROM \(q(table.name)) s JOIN \(q(target.name)) t ON t.Z_PK = s.\(q(column)) WHERE s.Z_PK \(owners)"
         case .attribute?, nil:
             return nil
         }
