@@ -133,14 +133,14 @@ struct ContactsCommand: ParsableCommand {
             static let configuration = CommandConfiguration(commandName: "add", abstract: "Add contacts to a group, making it if needed.")
 
             @OptionGroup var global: GlobalOptions
-            @Argument(help: "The group's name.") var group: String
+            @Argument(help: "The group's number or name (a new name makes the group).") var group: String
             @Argument(help: "The contacts.") var contacts: [String] = []
 
             func run() throws {
                 let session = try Session(global)
-                let group = try session.store.addToGroup(self.group, contacts: contacts)
+                let (group, isNew) = try session.store.addToGroup(self.group, contacts: contacts)
                 try session.commit()
-                session.printChanged([group], kind: .group, verb: "Updated") { _ in
+                session.printChanged([group], kind: .group, verb: isNew ? "Added" : "Updated") { _ in
                     ["members: " + group.members.compactMap(\.name).sorted().joined(separator: ", ")]
                 }
             }

@@ -12,7 +12,7 @@ struct Session {
 
     init(_ options: GlobalOptions) throws(PIMError) {
         let environment = ProcessInfo.processInfo.environment
-        let home = FileManager.default.homeDirectoryForCurrentUser
+        let home = StoreLocation.home(environment: environment)
         var now = Date()
         if let fixed = environment["PIM_NOW"], !fixed.isEmpty {
             do {

@@ -67,12 +67,17 @@ public final class PersistentContainer: @unchecked Sendable {
         try self.init(name: name, modelURL: url)
     }
 
-    /// Where stores go by default: `$XDG_DATA_HOME`, or `~/.local/share`.
+    /// Where stores go by default: `$XDG_DATA_HOME`, or `$HOME/.local/share` (the XDG base
+    /// directory rules: a relative `XDG_DATA_HOME` is ignored; without `$HOME`, the account's
+    /// home folder).
     public class func defaultDirectoryURL() -> URL {
-        if let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !data.isEmpty {
+        let environment = ProcessInfo.processInfo.environment
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             return URL(fileURLWithPath: data, isDirectory: true)
         }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+            ?? FileManager.default.homeDirectoryForCurrentUser
+        return home.appendingPathComponent(".local/share", isDirectory: true)
     }
 
     /// Adds every described store; throws the first failure.

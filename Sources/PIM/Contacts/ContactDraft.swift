@@ -27,11 +27,19 @@ public struct ContactDraft: Sendable {
 extension PIMStore {
     /// Inserts the contact `draft` describes.
     public func addContact(_ draft: ContactDraft) throws(PIMError) -> Contact {
-        let name = draft.name.trimmingCharacters(in: .whitespaces)
+        let name = draft.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw PIMError.usage("a contact needs a name") }
         let birthday = try draft.birthday.map { text throws(PIMError) in try readDay(text, with: dateParser) }
         for email in draft.emails where !Self.labelled(email).value.contains("@") {
             throw PIMError.usage("email \"\(email)\": expected an address such as ann@example.org")
+        }
+        if draft.isOrganization {
+            // A person's fields, refused as `edit` refuses them: nothing typed is dropped.
+            let personal: [(String, String?)] = [("organization", draft.organization), ("jobTitle", draft.jobTitle),
+                                                 ("nickname", draft.nickname), ("birthday", draft.birthday)]
+            if let (field, _) = personal.first(where: { $0.1 != nil }) {
+                throw PIMError.usage("organizations have no field \"\(field)\"")
+            }
         }
         let contact: Contact
         if draft.isOrganization {

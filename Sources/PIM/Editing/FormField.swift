@@ -41,7 +41,7 @@ public struct FormField {
     static func text(_ key: String, _ help: String, attribute: String? = nil, required: Bool = false) -> FormField {
         let name = attribute ?? key
         return FormField(key, help, property: name, read: { record, _ in record.value(forKey: name) as? String ?? "" }) { record, text, _ throws(PIMError) in
-            let value = text.trimmingCharacters(in: .whitespaces)
+            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if required, value.isEmpty { throw PIMError.usage("\(key) cannot be empty") }
             record.setValue(value.isEmpty ? nil : value, forKey: name)
         }
@@ -52,7 +52,7 @@ public struct FormField {
         FormField(key, help, property: key, read: { record, store in
             (record.value(forKey: key) as? Date).map { OutputFormat.local($0, timeZone: store.timeZone, dateOnly: dateOnly) } ?? ""
         }) { record, text, store throws(PIMError) in
-            let value = text.trimmingCharacters(in: .whitespaces)
+            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             record.setValue(value.isEmpty ? nil : try store.readDate(value, with: store.dateParser), forKey: key)
         }
     }
@@ -64,7 +64,7 @@ public struct FormField {
             guard let target = record.value(forKey: name) as? ManagedObject else { return "" }
             return "\(target.value(forKey: "number") as? Int64 ?? 0)"
         }) { record, text, store throws(PIMError) in
-            let value = text.trimmingCharacters(in: .whitespaces)
+            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             record.setValue(value.isEmpty ? nil : try RecordResolver(store: store).resolve(value, as: kind), forKey: name)
         }
     }

@@ -22,7 +22,7 @@ public struct RecordForm {
     /// The form of `record`: a comment header, then one `key: value` line per field.
     public func render(_ record: ManagedObject, store: PIMStore, problem: String? = nil) -> String {
         var lines: [String] = []
-        if let problem { lines += problem.split(separator: "\n").map { "# ERROR: \($0)" } + ["#"] }
+        if let problem { lines += Self.problemLines(problem) }
         let number = record.value(forKey: "number") as? Int64 ?? 0
         let uuid = (record.value(forKey: "uuid") as? UUID)?.uuidString.lowercased() ?? ""
         lines.append("# Editing \(kind.singular) \(number) (\(uuid)). Lines starting with # are ignored;")
@@ -32,19 +32,50 @@ public struct RecordForm {
         for field in shown {
             lines.append("")
             lines.append("# \(field.help)")
-            lines.append(field.key + ":" + String(repeating: " ", count: width - field.key.count + 1) + field.read(record, store))
+            // A value of several lines (notes) continues on lines indented by two spaces.
+            let value = field.read(record, store).split(separator: "\n", omittingEmptySubsequences: false)
+            lines.append(field.key + ":" + String(repeating: " ", count: width - field.key.count + 1) + (value.first ?? ""))
+            lines += value.dropFirst().map { $0.isEmpty ? "" : Self.continuation + $0 }
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The indentation of a value's later lines in the form.
+    static let continuation = "  "
+
     /// The `key: value` pairs of a form's text; throws naming a line that is not one or a key
     /// that is not a field. Nil when the text has no fields at all (the edit is cancelled).
+    ///
+    /// A line indented under a value continues it (notes of several lines), as do empty lines
+    /// between such lines; a comment or the next key ends it.
     public func values(of text: String, for record: ManagedObject) throws(PIMError) -> [String: String]? {
         let fields = fields.filter { $0.applies(to: record) }
         var values: [String: String] = [:]
+        // The key whose value the following indented lines continue, and the empty lines seen
+        // since its last line (kept only if another indented line follows).
+        var open: String?
+        var blanks = 0
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if let key = open, line.first == " " || line.first == "\t", !trimmed.isEmpty, !trimmed.hasPrefix("#") {
+                let content = line.hasPrefix(Self.continuation) ? line.dropFirst(Self.continuation.count) : line.drop { $0 == " " || $0 == "\t" }
+                let text = String(content).trimmingTrailingSpaces()
+                // A value begun on the lines under its key (nothing after the colon) starts there.
+                if values[key, default: ""].isEmpty {
+                    values[key] = text
+                } else {
+                    values[key, default: ""] += String(repeating: "\n", count: blanks + 1) + text
+                }
+                blanks = 0
+                continue
+            }
+            if trimmed.isEmpty {
+                blanks += 1
+                continue
+            }
+            open = nil
+            blanks = 0
+            if trimmed.hasPrefix("#") { continue }
             guard let colon = trimmed.firstIndex(of: ":") else {
                 throw PIMError.usage("line \(index + 1): expected \"key: value\", got \"\(trimmed)\"")
             }
@@ -53,6 +84,7 @@ public struct RecordForm {
                 throw PIMError.usage("line \(index + 1): \(kind.plural) have no field \"\(key)\"; fields: \(fields.map(\.key).joined(separator: ", "))")
             }
             values[key] = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            open = key
         }
         return values.isEmpty ? nil : values
     }
@@ -63,23 +95,40 @@ public struct RecordForm {
         for key in values.keys where !fields.contains(where: { $0.key == key && $0.applies(to: record) }) {
             throw PIMError.usage("\(record.entity.name.lowercased())s have no field \"\(key)\"")
         }
-        for field in fields {
-            guard let text = values[field.key], text != field.read(record, store) else { continue }
+        // Compared with the values before any is set: a field set first may move another (a new
+        // start moves the end), and the other's text, unchanged in the form, must not move it back.
+        let before = fields.map { values[$0.key] == nil ? nil : $0.read(record, store) }
+        for (field, old) in zip(fields, before) {
+            guard let text = values[field.key], text != old else { continue }
             try field.write(record, text, store)
         }
     }
 }
 
 extension RecordForm {
+    /// The comment lines that put `problem` at the top of a form.
+    static func problemLines(_ problem: String) -> [String] {
+        problem.split(separator: "\n").map { "# ERROR: \($0)" } + ["#"]
+    }
+
+    /// `form` (as the user saved it) with `problem` at its top instead of the problem it had.
+    static func withProblem(_ problem: String, _ form: String) -> String {
+        var lines = form.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        while let first = lines.first, first.hasPrefix("# ERROR: ") || (first == "#" && lines.count > 1 && lines[1].hasPrefix("# Editing")) {
+            lines.removeFirst()
+        }
+        return (problemLines(problem) + lines).joined(separator: "\n")
+    }
+
     /// Edits `record` through `editor` (which is shown the form text and returns the edited
     /// text): invalid input reopens the form with the problem at its top; an emptied form
     /// cancels. Returns whether anything was applied.
     public func edit(_ record: ManagedObject, store: PIMStore, editor: (String) throws -> String) throws(PIMError) -> Bool {
-        var problem: String?
+        var form = render(record, store: store)
         while true {
             let edited: String
             do {
-                edited = try editor(render(record, store: store, problem: problem))
+                edited = try editor(form)
             } catch {
                 throw PIMError.usage("editor: \(error)")
             }
@@ -89,7 +138,9 @@ extension RecordForm {
                 return true
             } catch {
                 store.context.rollback()
-                problem = error.description
+                // The form comes back as the user left it, under the problem (the one before
+                // replaced), so that nothing typed is lost.
+                form = Self.withProblem(error.description, edited)
             }
         }
     }

@@ -74,31 +74,51 @@ extension PIMStore {
         return sorted
     }
 
-    /// `records` ordered by `keys` (attributes, key paths through to-one relationships, or `urgency`).
+    /// `records` ordered by `keys` (attributes, key paths through to-one relationships, or
+    /// `urgency`). Text sorts as people read it: ignoring case and accents (ann, Bob, Émile, Zoe).
     func sort(_ records: [ManagedObject], by keys: [String], kind: RecordKind) throws(PIMError) -> [ManagedObject] {
         let entity = PIMModel.shared.entitiesByName[kind.entityName]
         let descriptors = try keys.map { key throws(PIMError) -> (String, Bool) in
             let descending = key.hasPrefix("-")
             let name = descending ? String(key.dropFirst()) : key
-            let first = String(name.split(separator: ".").first ?? "")
-            guard name == "urgency" && kind == .task || entity?.propertiesByName[first] != nil
-                    || entity?.subentities.contains(where: { $0.propertiesByName[first] != nil }) == true else {
+            guard name == "urgency" && kind == .task || entity.map({ Self.isSortable(name, of: $0) }) == true else {
                 throw PIMError.usage("--sort: \(kind.plural) have no key \"\(name)\"")
             }
             return (name, !descending)
         }
-        let urgencies = descriptors.contains { $0.0 == "urgency" }
-            ? Dictionary(uniqueKeysWithValues: records.map { (ObjectIdentifier($0), ($0 as? TaskItem)?.urgency(at: now) ?? 0) })
-            : [:]
-        func value(_ record: ManagedObject, _ key: String) -> Any? {
-            key == "urgency" ? urgencies[ObjectIdentifier(record)] : record.value(forKeyPath: key)
+        // Each record's sort values, read once (text folded), rather than at every comparison.
+        let keyed = records.map { record -> (record: ManagedObject, values: [Any?], number: Int64) in
+            let values = descriptors.map { key, _ -> Any? in
+                if key == "urgency" { return (record as? TaskItem)?.urgency(at: now) ?? 0 }
+                let value = record.value(forKeyPath: key)
+                if let text = value as? String { return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) }
+                return value
+            }
+            return (record, values, record.value(forKey: "number") as? Int64 ?? 0)
         }
-        return records.sorted { a, b in
-            for (key, ascending) in descriptors {
-                let order = ObjectGraph.SortDescriptor(key: key, ascending: ascending).compareValues(value(a, key), value(b, key))
+        let comparators = descriptors.map { ObjectGraph.SortDescriptor(key: $0.0, ascending: $0.1) }
+        return keyed.sorted { a, b in
+            for (index, comparator) in comparators.enumerated() {
+                let order = comparator.compareValues(a.values[index], b.values[index])
                 if order != .orderedSame { return order == .orderedAscending }
             }
-            return ((a.value(forKey: "number") as? Int64) ?? 0) < ((b.value(forKey: "number") as? Int64) ?? 0)
+            return a.number < b.number
+        }.map(\.record)
+    }
+
+    /// Whether `keyPath` names an attribute of `entity` (or of a sub-entity), through to-one
+    /// relationships only: what a list can sort by.
+    static func isSortable(_ keyPath: String, of entity: EntityDescription) -> Bool {
+        var candidates = [entity] + entity.subentities
+        let steps = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for (index, step) in steps.enumerated() {
+            let properties = candidates.compactMap { $0.propertiesByName[step] }
+            guard let property = properties.first else { return false }
+            if index == steps.count - 1 { return property is AttributeDescription }
+            guard let relationship = property as? RelationshipDescription, !relationship.isToMany,
+                  let destination = relationship.destinationEntity else { return false }
+            candidates = [destination] + destination.subentities
         }
+        return false
     }
 }

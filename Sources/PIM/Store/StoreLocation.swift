@@ -18,6 +18,13 @@ public enum StoreLocation {
         return data.appendingPathComponent("pim/pim.sqlite")
     }
 
+    /// The user's home folder: `$HOME` when it is set to an absolute path (as the XDG base
+    /// directory rules and every shell read it), else the account's home folder.
+    public static func home(environment: [String: String]) -> URL {
+        if let home = environment["HOME"], home.hasPrefix("/") { return URL(fileURLWithPath: home, isDirectory: true) }
+        return FileManager.default.homeDirectoryForCurrentUser
+    }
+
     /// `~/x` as a path in `home`.
     static func expandingTilde(_ path: String, home: URL) -> String {
         path == "~" ? home.path : path.hasPrefix("~/") ? home.appendingPathComponent(String(path.dropFirst(2))).path : path

@@ -52,7 +52,7 @@ public enum TaskPriority {
 extension PIMStore {
     /// Inserts the task `draft` describes; throws naming the first value that cannot be read.
     public func addTask(_ draft: TaskDraft) throws(PIMError) -> TaskItem {
-        let title = draft.title.trimmingCharacters(in: .whitespaces)
+        let title = draft.title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw PIMError.usage("a task needs a title") }
         let parser = dateParser
         let due = try draft.due.map { text throws(PIMError) in try readDate(text, with: parser) }
@@ -74,7 +74,8 @@ extension PIMStore {
         task.scheduled = scheduled
         task.wait = wait
         task.priority = priority
-        task.project = draft.project.flatMap { $0.isEmpty ? nil : $0 }
+        // Trimmed as `edit` trims it: " home " is the project home, " " none.
+        task.project = draft.project.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         task.assignee = assignee as? Contact
         task.event = event as? Event
         task.parent = parent as? TaskItem
@@ -105,10 +106,11 @@ extension PIMStore {
         task.completed = nil
     }
 
-    /// Marks a task done now.
+    /// Marks a task done now; a task already done keeps the date it was first done, as a started
+    /// task keeps its start.
     public func complete(_ task: TaskItem) {
+        if task.status != "done" || task.completed == nil { task.completed = now }
         task.status = "done"
-        task.completed = now
     }
 
     /// Reads a date typed for a record, as a usage error naming it when it is not one.
