@@ -141,7 +141,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     /// All properties by name, inherited ones included. A redeclared name keeps the deepest one.
     public var propertiesByName: [String: PropertyDescription] {
-        Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, declaredLater in declaredLater })
+        // A frozen model's entity answers from its layout (made once); lookups by name are on
+        // the paths of key-value coding and of every printed field.
+        if let layout = frozenLayout { return layout.propertiesByName }
+        return Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, declaredLater in declaredLater })
     }
 
     /// All attributes by name, inherited ones included.

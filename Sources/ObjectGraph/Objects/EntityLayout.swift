@@ -12,6 +12,9 @@ public final class EntityLayout: @unchecked Sendable {
     public let properties: [PropertyDescription]
     /// The slot of each property by name.
     public let indexByName: [String: Int]
+    /// Each property by name (the later of two with one name), made once: what a frozen
+    /// entity's ``EntityDescription/propertiesByName`` answers.
+    let propertiesByName: [String: PropertyDescription]
     /// Slots of attributes (transient included).
     public let attributeIndexes: [Int]
     /// Slots of relationships.
@@ -60,6 +63,7 @@ public final class EntityLayout: @unchecked Sendable {
         for (index, property) in all.enumerated() { byName[property.name] = index }
         properties = all
         indexByName = byName
+        propertiesByName = byName.mapValues { all[$0] }
         attributeIndexes = all.indices.filter { all[$0] is AttributeDescription }
         relationshipIndexes = all.indices.filter { all[$0] is RelationshipDescription }
         storedIndexes = all.indices.filter { all[$0].isStored }

@@ -29,10 +29,7 @@ public struct RecordPresenter {
 
     /// JSON text, keys sorted, with a final newline.
     public static func json(_ value: Any) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {
-            return "null\n"
-        }
-        return String(decoding: data, as: UTF8.self) + "\n"
+        (JSONText.write(value) ?? "null") + "\n"
     }
 
     /// The table of `records` with `fields` as columns.
