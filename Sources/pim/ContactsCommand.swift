@@ -114,7 +114,7 @@ struct ContactsCommand: ParsableCommand {
     }
 
     struct Search: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Contacts whose names, organization, emails, phones or notes contain every word.")
+        static let configuration = CommandConfiguration(abstract: "Contacts whose names, nickname, organization, job title, emails, phones, addresses or notes contain every word.")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions

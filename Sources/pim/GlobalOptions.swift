@@ -23,11 +23,17 @@ struct ListOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sort keys, comma-separated; -key sorts descending.", valueName: "keys"))
     var sort: String?
 
-    @Option(name: .long, help: "Print at most this many records.")
+    @Option(name: .long, parsing: .unconditional, help: "Print at most this many records (1 or more).")
     var limit: Int?
 
     @Option(name: .long, help: ArgumentHelp("Columns (and JSON keys), comma-separated.", valueName: "fields"))
     var fields: String?
+
+    /// Refuses a limit below one and a field list naming no field (exit 2).
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit \(limit): expected a number of records, 1 or more") }
+        if let fields, Self.list(fields).isEmpty { throw ValidationError("--fields: expected field names, comma-separated") }
+    }
 
     /// The query of these options for `kind`.
     func query(_ kind: RecordKind) -> RecordQuery {

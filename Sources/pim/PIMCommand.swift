@@ -11,8 +11,8 @@ struct PIMCommand: ParsableCommand {
             The store is --store PATH, else $PIM_STORE, else $XDG_DATA_HOME/pim/pim.sqlite \
             (~/.local/share/pim/pim.sqlite); it is created on first use.
 
-            Records are named by short number (12), UUID or a unique UUID prefix (3f2a), and \
-            contacts and events also by a unique part of their name.
+            Records are named by short number (12), UUID or a unique UUID prefix (3f2a), or by a \
+            unique part of their name or title (an exact match wins).
 
             Exit codes: 0 ok, 1 nothing matched, 2 usage or parse error, 3 not found, \
             4 ambiguous id, 5 conflicting concurrent edit, 6 not confirmed, 7 invalid data, \

@@ -10,14 +10,25 @@ enum RecordCommands {
         session.printRecord(try RecordResolver(store: session.store).resolve(id, as: kind), kind: kind)
     }
 
-    /// Deletes the records `ids` name, after one confirmation for all of them.
+    /// Deletes the records `ids` name, and a task's subtasks with it (its delete rule), after one
+    /// confirmation counting them all; prints them once the deletion is saved.
     static func delete(_ ids: [String], kind: RecordKind, yes: Bool, global: GlobalOptions) throws {
         let session = try Session(global)
-        let records = try resolve(ids, kind: kind, session: session)
+        let named = try resolve(ids, kind: kind, session: session)
+        var records: [ManagedObject] = []
+        var seen: Set<ObjectIdentifier> = []
+        func add(_ record: ManagedObject) {
+            guard seen.insert(ObjectIdentifier(record)).inserted else { return }
+            records.append(record)
+            for subtask in ((record as? TaskItem)?.subtasks ?? []).sorted(by: { $0.number < $1.number }) { add(subtask) }
+        }
+        for record in named { add(record) }
         try session.confirmDeletion(count: records.count, kind: kind, yes: yes)
-        session.printChanged(records, kind: kind, verb: "Deleted")
-        for record in records { session.store.context.delete(record) }
+        // Written before the objects go (their values are gone after the save), printed after it.
+        let text = session.changedText(records, kind: kind, verb: "Deleted")
+        for record in named { session.store.context.delete(record) }
         try session.commit()
+        Console.print(text)
     }
 
     static func search(_ words: [String], kind: RecordKind, list: ListOptions, global: GlobalOptions) throws {

@@ -70,18 +70,22 @@ struct Session {
     /// Prints the records a write command changed: JSON (an object for one, an array for
     /// several), or one `verb kind number (uuid): name` line each, with `extra` lines under it.
     func printChanged(_ records: [ManagedObject], kind: RecordKind, verb: String, extra: (ManagedObject) -> [String] = { _ in [] }) {
+        Console.print(changedText(records, kind: kind, verb: verb, extra: extra))
+    }
+
+    /// What ``printChanged(_:kind:verb:extra:)`` prints (without the final newline).
+    func changedText(_ records: [ManagedObject], kind: RecordKind, verb: String, extra: (ManagedObject) -> [String] = { _ in [] }) -> String {
         let presenter = presenter(kind)
         if options.json {
             let objects = records.map { presenter.jsonObject($0) }
-            Console.print(RecordPresenter.json(objects.count == 1 ? objects[0] : objects))
-            return
+            return String(RecordPresenter.json(objects.count == 1 ? objects[0] : objects).dropLast())
         }
-        for record in records {
+        return records.map { record in
             let uuid = (record.value(forKey: "uuid") as? UUID)?.uuidString.lowercased() ?? ""
             let number = record.value(forKey: "number") as? Int64 ?? 0
             let name = record.value(forKey: kind.nameKey) as? String ?? ""
-            Console.print(([("\(verb) \(kind.singular) \(number) (\(uuid)): \(name)")] + extra(record).map { "  " + $0 }).joined(separator: "\n"))
-        }
+            return ([("\(verb) \(kind.singular) \(number) (\(uuid)): \(name)")] + extra(record).map { "  " + $0 }).joined(separator: "\n")
+        }.joined(separator: "\n")
     }
 
     /// A date as add and edit echo it, in the store's time zone.

@@ -64,7 +64,7 @@ struct TasksCommand: ParsableCommand {
         @OptionGroup var list: ListOptions
         @Option(name: .customLong("due-before"), parsing: .unconditional, help: ArgumentHelp("Only tasks due before then.", valueName: "when")) var dueBefore: String?
         @Option(name: .customLong("due-after"), parsing: .unconditional, help: ArgumentHelp("Only tasks due after then.", valueName: "when")) var dueAfter: String?
-        @Option(help: ArgumentHelp("Only this project and its sub-projects.", valueName: "name")) var project: String?
+        @Option(help: ArgumentHelp("Only this project and its sub-projects (\"\" for tasks with none).", valueName: "name")) var project: String?
         @Option(name: .customLong("tag"), help: ArgumentHelp("Only tasks with this tag (repeatable: all of them).", valueName: "name")) var tags: [String] = []
         @Option(name: .customLong("status"), help: ArgumentHelp("Only this status: pending, started, done, cancelled (repeatable).", valueName: "status")) var statuses: [String] = []
         @Flag(help: "All tasks, whatever their status.") var all = false
@@ -163,7 +163,7 @@ struct TasksCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete tasks and their subtasks.", aliases: ["rm"])
+        static let configuration = CommandConfiguration(abstract: "Delete tasks and their subtasks (counted in the confirmation).", aliases: ["rm"])
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The tasks.") var ids: [String]

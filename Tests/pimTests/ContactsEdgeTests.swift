@@ -130,6 +130,20 @@ final class ContactsEdgeTests: PimTestCase {
         XCTAssertEqual(try pim("contacts", "list").status, 1, "the refused add stored a contact")
     }
 
+    /// A phone entry with no number (`mobile:`) is refused naming what was typed (exit 2), on
+    /// add and edit. It failed validation deep in the save (exit 7), naming an internal object.
+    func testAPhoneWithoutANumberIsRefusedAsTyped() throws {
+        let run = try pim("contacts", "add", "Ann", "--phone", "mobile:")
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("\"mobile:\""), run.stderr)
+        XCTAssertEqual(try pim("contacts", "list").status, 1)
+        XCTAssertEqual(try pim("contacts", "add", "Ann", "--phone", "mobile:+1 555 0100").status, 0)
+        let edit = try pim("contacts", "edit", "Ann", "--phones", "work:")
+        XCTAssertEqual(edit.status, 2, edit.stderr)
+        XCTAssertTrue(edit.stderr.contains("\"work:\""), edit.stderr)
+        XCTAssertEqual((try contact("Ann")["phones"] as? [Any])?.count, 1)
+    }
+
     // MARK: Store location
 
     /// pim(1) ENVIRONMENT/FILES: without --store and $PIM_STORE the store is

@@ -222,7 +222,7 @@ final class PimJournalTests: PimTestCase {
         XCTAssertEqual(try titles("tasks", "list", "--sort", "-priority,title"), "TITLE\nGamma\nBeta\nAlpha\nDélta\nEps\n")
         XCTAssertEqual(try titles("tasks", "list", "--sort", "project,-due"), "TITLE\nDélta\nGamma\nEps\nAlpha\nBeta\n")
         XCTAssertEqual(try titles("tasks", "list", "--sort", "-title", "--limit", "2"), "TITLE\nGamma\nEps\n")
-        XCTAssertEqual(try pim("tasks", "list", "--limit", "0").status, 1)
+        XCTAssertEqual(try pim("tasks", "list", "--limit", "0").status, 2)
         let json = try XCTUnwrap(try pim("tasks", "list", "--sort", "title", "--limit", "1", "--fields", "title,number", "--json").json() as? [[String: Any]])
         XCTAssertEqual(json.count, 1)
         XCTAssertEqual(json[0]["title"] as? String, "Alpha")

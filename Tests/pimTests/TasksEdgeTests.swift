@@ -140,6 +140,59 @@ final class TasksEdgeTests: PimTestCase {
         XCTAssertEqual(edited["notes"] as? String, "first line\nsecond line")
     }
 
+    // MARK: delete, limits, projects, notes
+
+    /// pim-tasks(1): delete "Deletes tasks and their subtasks, asking once ... (subtasks
+    /// counted)" and "Prints every deleted task once the deletion is saved". Before, the question
+    /// counted only the tasks named and --json left the subtasks out.
+    func testDeleteCountsAndPrintsSubtasks() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Parent").status, 0)
+        XCTAssertEqual(try pim("tasks", "add", "Child", "--parent", "Parent").status, 0)
+        XCTAssertEqual(try pim("tasks", "add", "Grandchild", "--parent", "Child").status, 0)
+        let unconfirmed = try pim("tasks", "delete", "Parent")
+        XCTAssertNotEqual(unconfirmed.status, 0)
+        XCTAssertTrue(unconfirmed.stderr.contains("3 tasks"), unconfirmed.stderr)
+        let run = try pim("tasks", "delete", "Parent", "--yes", "--json")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let deleted = try XCTUnwrap(run.json() as? [[String: Any]])
+        XCTAssertEqual(deleted.compactMap { $0["title"] as? String }, ["Parent", "Child", "Grandchild"])
+        XCTAssertEqual(try pim("tasks", "list", "--all").status, 1)
+    }
+
+    /// pim(1): --limit takes 1 or more; --fields names fields. `--limit 0` and `--limit -1`
+    /// reported "no tasks match" or a missing value, and `--fields ""` printed blank lines.
+    func testLimitAndFieldsMustNameSomething() throws {
+        XCTAssertEqual(try pim("tasks", "add", "One").status, 0)
+        XCTAssertEqual(try pim("tasks", "add", "Two").status, 0)
+        for arguments in [["--limit", "0"], ["--limit", "-1"], ["--fields", ""], ["--fields", " , "]] {
+            let run = try pim("tasks", "list", arguments[0], arguments[1])
+            XCTAssertEqual(run.status, 2, "\(arguments): \(run.stdout)")
+            XCTAssertTrue(run.stderr.contains(arguments[0]), run.stderr)
+        }
+        XCTAssertEqual(try pim("tasks", "list", "--limit", "1", "--fields", "title").stdout.split(separator: "\n").count, 2)
+    }
+
+    /// pim-tasks(1): `--project ""` lists tasks with no project (Taskwarrior's `project:`).
+    func testEmptyProjectListsTasksWithoutOne() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Loose").status, 0)
+        XCTAssertEqual(try pim("tasks", "add", "Filed", "--project", "home").status, 0)
+        XCTAssertEqual(try pim("tasks", "list", "--project", "", "--fields", "title").stdout, "TITLE\nLoose\n")
+    }
+
+    /// Notes given empty are no notes; notes of several lines show with their later lines under
+    /// the first in `show`, not at the start of the line.
+    func testEmptyNotesAreNoneAndLongNotesStayInTheirColumn() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Empty", "--notes", "").status, 0)
+        XCTAssertTrue(try task("Empty")["notes"] is NSNull)
+        XCTAssertEqual(try pim("tasks", "add", "Long", "--notes", "first\nsecond").status, 0)
+        let shown = try pim("tasks", "show", "Long").stdout
+        let lines = shown.split(separator: "\n").map(String.init)
+        let first = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("notes") })
+        XCTAssertEqual(lines[first + 1].trimmingCharacters(in: .whitespaces), "second")
+        XCTAssertEqual(lines[first + 1].prefix { $0 == " " }.count, lines[first].distance(from: lines[first].startIndex,
+                                                                                           to: lines[first].range(of: "first")!.lowerBound))
+    }
+
     // MARK: Documented behaviour that holds (no end-to-end test had it)
 
     /// pim-tasks(1) list: "Lists pending and started tasks whose wait date has passed";

@@ -33,6 +33,7 @@ extension PIMStore {
         for email in draft.emails where !Self.labelled(email).value.contains("@") {
             throw PIMError.usage("email \"\(email)\": expected an address such as ann@example.org")
         }
+        try Self.checkPhones(draft.phones)
         if draft.isOrganization {
             // A person's fields, refused as `edit` refuses them: nothing typed is dropped.
             let personal: [(String, String?)] = [("organization", draft.organization), ("jobTitle", draft.jobTitle),
@@ -59,7 +60,7 @@ extension PIMStore {
             contact = person
         }
         contact.name = name
-        contact.notes = draft.notes
+        contact.notes = draft.notes.flatMap { $0.isEmpty ? nil : $0 }
         for entry in draft.emails {
             let email = EmailAddress(context: context)
             (email.label, email.address) = Self.labelled(entry)
@@ -97,6 +98,13 @@ extension PIMStore {
         var text = parts.joined(separator: ";")
         while text.hasSuffix(";") { text.removeLast() }
         return (address.label.map { $0 + ":" } ?? "") + text
+    }
+
+    /// Refuses a phone entry with no number (`mobile:`), naming it as typed.
+    static func checkPhones(_ entries: [String]) throws(PIMError) {
+        for entry in entries where labelled(entry).value.isEmpty {
+            throw PIMError.usage("phone \"\(entry)\": expected a number such as mobile:+44 7700 900123")
+        }
     }
 
     /// `work:ann@example.org` as its label and value; no label when there is no `label:` prefix.

@@ -140,8 +140,10 @@ extension RecordForm {
                 ((record as? Contact)?.phoneNumbers ?? []).map { ($0.label.map { $0 + ":" } ?? "") + ($0.number ?? "") }.joined(separator: ", ")
             }) { record, text, store throws(PIMError) in
                 guard let contact = record as? Contact else { return }
+                let entries = FormField.items(text)
+                try PIMStore.checkPhones(entries)
                 for old in contact.phoneNumbers { store.context.delete(old) }
-                contact.phoneNumbers = OrderedSet(FormField.items(text).map { entry in
+                contact.phoneNumbers = OrderedSet(entries.map { entry in
                     let phone = PhoneNumber(context: store.context)
                     (phone.label, phone.number) = PIMStore.labelled(entry)
                     return phone

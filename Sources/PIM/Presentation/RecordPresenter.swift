@@ -50,7 +50,10 @@ public struct RecordPresenter {
             let text = value.text(timeZone: timeZone)
             guard !text.isEmpty else { return nil }
             let label = Emphasis.header.apply(field.name, colored: colored)
-            return label + String(repeating: " ", count: width - field.name.count) + "  " + text
+            // A value of several lines (notes) keeps its later lines under its first.
+            let margin = "\n" + String(repeating: " ", count: width + 2)
+            return label + String(repeating: " ", count: width - field.name.count) + "  "
+                + text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: margin)
         }.joined(separator: "\n") + "\n"
     }
 

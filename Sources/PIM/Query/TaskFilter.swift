@@ -23,7 +23,10 @@ extension PIMStore {
         var formats: [(String, [Any?])] = []
         if let text = filter.dueBefore { formats.append(("due < %@", [try readDate(text, with: dateParser)])) }
         if let text = filter.dueAfter { formats.append(("due > %@", [try readDate(text, with: dateParser)])) }
-        if let project = filter.project { formats.append(("project ==[c] %@ OR project BEGINSWITH[c] %@", [project, project + "."])) }
+        if let project = filter.project?.trimmingCharacters(in: .whitespaces) {
+            // An empty project means none, as Taskwarrior's `project:` does.
+            formats.append(project.isEmpty ? ("project == nil", []) : ("project ==[c] %@ OR project BEGINSWITH[c] %@", [project, project + "."]))
+        }
         for tag in filter.tags { formats.append(("ANY tags.name ==[c] %@", [tag])) }
         let valid = ["pending", "started", "done", "cancelled"]
         for status in filter.statuses where !valid.contains(status) {

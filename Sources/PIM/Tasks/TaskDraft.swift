@@ -69,7 +69,7 @@ extension PIMStore {
             preconditionFailure("the Task entity is not represented by TaskItem: PIMClasses are not registered")
         }
         task.title = title
-        task.notes = draft.notes
+        task.notes = draft.notes.flatMap { $0.isEmpty ? nil : $0 }
         task.due = due
         task.scheduled = scheduled
         task.wait = wait
