@@ -3,7 +3,14 @@
 // the destinations (through chains and cycles), deny is checked at save, no action does nothing.
 
 extension ManagedObjectContext {
+    /// Runs the delete rules of `object`, deleted in the event that ends.
+    ///
+    /// An object refreshed (``refresh(_:mergeChanges:)`` with `mergeChanges` false) in the event
+    /// of its deletion is a fault again: the refresh discards its changed values, not its
+    /// deletion, as when the event ended before the refresh. Its rules then follow the
+    /// relationships it has as saved, which it loads first.
     func propagateDeletion(of object: ManagedObject) {
+        if object.isFault && !object.layout.relationshipIndexes.isEmpty { object.fireFaultIfNeeded() }
         object.prepareForDeletion()
         for index in object.layout.relationshipIndexes {
             let relationship = object.layout.properties[index] as! RelationshipDescription

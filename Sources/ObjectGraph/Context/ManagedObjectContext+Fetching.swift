@@ -45,12 +45,21 @@ extension ManagedObjectContext {
         }
     }
 
-    /// How many objects `request` matches (unsaved changes included when it says so).
+    /// How many results `fetch(request)` returns, as Core Data's count(for:) answers "the number
+    /// of objects a given fetch request would have returned": the objects (or IDs) it matches,
+    /// unsaved changes included when it says so; for a dictionary request, the dictionaries
+    /// (distinct ones, one per group the having predicate keeps), which show the stores only, as
+    /// the fetch's dictionaries do.
     public func count<Result>(for request: FetchRequest<Result>) throws -> Int {
         assertOnQueue()
         let entity = try entity(named: request.entityName)
         if request.includesPendingChanges { processPendingChanges() }
-        if !request.includesPendingChanges || !hasPendingChanges(for: entity, includingSubentities: request.includesSubentities) {
+        let dictionaries = request.resultType == .dictionary
+        if dictionaries, try stores(for: entity).count > 1 {
+            // Several stores' dictionaries are made distinct and windowed together: counted after.
+            return try fetchDictionaries(request, entity: entity).count
+        }
+        if dictionaries || !request.includesPendingChanges || !hasPendingChanges(for: entity, includingSubentities: request.includesSubentities) {
             var total = 0
             for store in try stores(for: entity) {
                 var storeRequest = try makeStoreRequest(request, entity: entity, resultType: .count)
@@ -94,6 +103,10 @@ extension ManagedObjectContext {
     }
 
     /// The request as a store sees it: managed objects in the predicate replaced by their IDs.
+    ///
+    /// The dictionary options (expressions, distinct results, grouping, the having predicate)
+    /// go only with a dictionary request, which alone uses them (as in Core Data): a store counts
+    /// dictionaries for a count that has them (``StoreFetchRequest/countsDictionaries``).
     func makeStoreRequest(_ request: FetchRequest<some Any>, entity: EntityDescription,
                           resultType: StoreFetchResultType) throws -> StoreFetchRequest {
         var storeRequest = StoreFetchRequest(entity: entity)
@@ -103,8 +116,7 @@ extension ManagedObjectContext {
         storeRequest.fetchOffset = request.fetchOffset
         storeRequest.includesSubentities = request.includesSubentities
         storeRequest.resultType = resultType
-        storeRequest.returnsDistinctResults = request.returnsDistinctResults
-        storeRequest.havingPredicate = request.havingPredicate
+        let forDictionaries = request.resultType == .dictionary
         let layout = entity.layout
         if let properties = request.propertiesToFetch {
             var fetched: [PropertyDescription] = []
@@ -115,24 +127,41 @@ extension ManagedObjectContext {
                         fetched.append(layout.properties[index])
                     } else if name.contains(".") {
                         // A key path through to-one relationships is computed like an expression.
-                        storeRequest.expressionsToFetch.append(
-                            ExpressionDescription(name: name, expression: .keyPath(name), resultType: .undefined))
+                        if forDictionaries {
+                            storeRequest.expressionsToFetch.append(
+                                ExpressionDescription(name: name, expression: .keyPath(name), resultType: .undefined))
+                        }
                     } else {
                         throw StoreError.unsupportedRequest("\(entity.name) has no property \"\(name)\" to fetch")
                     }
                 case .expression(let description):
-                    storeRequest.expressionsToFetch.append(description)
+                    if forDictionaries { storeRequest.expressionsToFetch.append(description) }
                 }
             }
             storeRequest.propertiesToFetch = fetched
         }
-        storeRequest.propertiesToGroupBy = try request.propertiesToGroupBy.map { name in
-            guard let index = layout.index(of: name) else {
+        guard forDictionaries else { return storeRequest }
+        storeRequest.returnsDistinctResults = request.returnsDistinctResults
+        storeRequest.havingPredicate = request.havingPredicate
+        for name in request.propertiesToGroupBy {
+            if let index = layout.index(of: name) {
+                storeRequest.propertiesToGroupBy.append(layout.properties[index])
+            } else if Self.isToOneKeyPath(name, of: entity) {
+                // NSFetchRequest.propertiesToGroupBy takes key paths, as propertiesToFetch does.
+                storeRequest.keyPathsToGroupBy.append(name)
+            } else {
                 throw StoreError.unsupportedRequest("\(entity.name) has no property \"\(name)\" to group by")
             }
-            return layout.properties[index]
         }
         return storeRequest
+    }
+
+    /// Whether `keyPath` goes through to-one relationships of `entity` to an attribute or a
+    /// to-one relationship: a key path a dictionary fetch can group by.
+    private static func isToOneKeyPath(_ keyPath: String, of entity: EntityDescription) -> Bool {
+        guard let walked = entity.properties(alongKeyPath: keyPath),
+              walked.count == keyPath.split(separator: ".", omittingEmptySubsequences: false).count else { return false }
+        return (walked.last as? RelationshipDescription)?.isToMany != true
     }
 
     /// The fetch, untyped.
@@ -143,19 +172,61 @@ extension ManagedObjectContext {
         case .count:
             return [try count(for: request)]
         case .dictionary:
-            var rows: [Any] = []
-            for store in try stores(for: entity) {
-                let storeRequest = try makeStoreRequest(request, entity: entity, resultType: .dictionaries)
-                if case .dictionaries(let dictionaries) = try persistentStoreCoordinator!.withStores({ try store.execute(storeRequest) }) {
-                    rows += dictionaries.map { $0.mapValues { $0 as Any } as [String: Any] }
-                }
-            }
-            return rows
+            return try fetchDictionaries(request, entity: entity)
         case .managedObjectID:
             return try fetchObjectIDs(request)
         case .managedObject:
             return try fetchManagedObjects(request)
         }
+    }
+
+    /// The dictionaries a `.dictionary` request returns, as the stores hold the rows (pending
+    /// changes do not show, as in Core Data).
+    ///
+    /// Over several stores the stores' dictionaries are merged, then sorted, made distinct and
+    /// windowed as a whole, as object fetches are: each store is asked for all of its own, with
+    /// the sort keys the dictionaries do not hold fetched too (and dropped after sorting). Groups
+    /// are each store's own: aggregates of two stores' rows cannot be combined in general.
+    func fetchDictionaries<Result>(_ request: FetchRequest<Result>, entity: EntityDescription) throws -> [[String: Any]] {
+        let entityStores = try stores(for: entity)
+        var storeRequest = try makeStoreRequest(request, entity: entity, resultType: .dictionaries)
+        var hiddenKeys: [String] = []
+        if entityStores.count > 1 {
+            storeRequest.fetchLimit = 0
+            storeRequest.fetchOffset = 0
+            if !storeRequest.isGrouped {
+                let held = Set(storeRequest.dictionaryProperties.map(\.name) + storeRequest.expressionsToFetch.map(\.name))
+                for descriptor in request.sortDescriptors where !held.contains(descriptor.key) && !hiddenKeys.contains(descriptor.key) {
+                    hiddenKeys.append(descriptor.key)
+                    storeRequest.expressionsToFetch.append(
+                        ExpressionDescription(name: descriptor.key, expression: .keyPath(descriptor.key), resultType: .undefined))
+                }
+            }
+        }
+        var rows: [[String: Any]] = []
+        for store in entityStores {
+            if case .dictionaries(let dictionaries) = try persistentStoreCoordinator!.withStores({ try store.execute(storeRequest) }) {
+                rows += dictionaries.map { $0.mapValues { $0 as Any } as [String: Any] }
+            }
+        }
+        guard entityStores.count > 1 else { return rows }
+        // Sorted by entries, as the stores sort groups: a key may be a dotted key path.
+        let descriptors = request.sortDescriptors.filter { descriptor in rows.contains { $0[descriptor.key] != nil } }
+        rows = rows.sorted(using: descriptors) { dictionary, key in dictionary[key] }
+        if !hiddenKeys.isEmpty {
+            for index in rows.indices {
+                for key in hiddenKeys { rows[index][key] = nil }
+            }
+        }
+        if request.returnsDistinctResults {
+            // The first of equal dictionaries stays, in the sorted order (as SQLite's DISTINCT
+            // keeps each dictionary's first row).
+            var seen: Set<[String: AnyHashableValue]> = []
+            rows = rows.filter { seen.insert($0.mapValues { AnyHashableValue($0) }).inserted }
+        }
+        if request.fetchOffset > 0 { rows = Array(rows.dropFirst(request.fetchOffset)) }
+        if request.fetchLimit > 0 { rows = Array(rows.prefix(request.fetchLimit)) }
+        return rows
     }
 
     /// The IDs a `.managedObjectID` request returns: straight from the store when no unsaved

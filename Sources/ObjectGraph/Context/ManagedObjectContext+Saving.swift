@@ -92,51 +92,68 @@ extension ManagedObjectContext {
         if !failures.isEmpty { throw ValidationError(failures: failures) }
     }
 
-    /// A failure for each changed relationship of `object` that holds a new object this save
-    /// will not insert (one whose insertion was undone, or deleted before a save): no store
-    /// could resolve the reference. Core Data refuses such a save too ("dangling reference to
-    /// an invalid object").
+    /// A failure for each changed relationship of `object` that holds an object with no row
+    /// after the save (see ``missingRow(_:)``): no store could resolve the reference. Core Data
+    /// refuses such a save too ("dangling reference to an invalid object"); stores would write
+    /// the reference as it is.
     private func appendDanglingReferences(of object: ManagedObject, to failures: inout [ValidationError.Failure]) {
         let layout = object.layout
         for index in object.changedSlots {
-            var dangling: [ObjectID] = []
+            var dangling: [(id: ObjectID, reason: String)] = []
             switch layout.kinds[index] {
             case .toOne where !object.rowValues.isEmpty:
-                if case .object(let id) = object.rowValues[index], leavesNoRow(id) { dangling.append(id) }
+                if case .object(let id) = object.rowValues[index], let reason = missingRow(id) { dangling.append((id, reason)) }
             case .toOne:
                 if let destination = object.storedSlots[index] as? ManagedObject {
-                    if leavesNoRow(destination) { dangling.append(destination.objectID) }
-                } else if let id = object.storedSlots[index] as? ObjectID, leavesNoRow(id) {
-                    dangling.append(id)
+                    if let reason = missingRow(destination) { dangling.append((destination.objectID, reason)) }
+                } else if let id = object.storedSlots[index] as? ObjectID, let reason = missingRow(id) {
+                    dangling.append((id, reason))
                 }
             case .toMany:
                 if let storage = object.storedSlots[index] as? ToManyStorage {
-                    dangling = storage.elements.filter(leavesNoRow).map(\.objectID)
+                    for destination in storage.elements {
+                        if let reason = missingRow(destination) { dangling.append((destination.objectID, reason)) }
+                    }
                 }
             default:
                 continue
             }
             let name = layout.properties[index].name
-            for id in dangling {
+            for (id, reason) in dangling {
                 failures.append(ValidationError.Failure(
                     objectID: object.objectID, entity: object.entity.name, property: name, rule: .danglingReference, value: "\(id)",
-                    message: "\(object.entity.name).\(name) refers to \(id), a new object that left the context unsaved (its insertion was undone, or it was deleted)"))
+                    message: "\(object.entity.name).\(name) refers to \(id), \(reason)"))
             }
         }
     }
 
-    /// Whether `destination` will have no row after the save: a new object that is not inserted
-    /// (its insertion undone, or deleted before a save), even with a permanent ID obtained early.
-    private func leavesNoRow(_ destination: ManagedObject) -> Bool {
-        !destination.isInserted && (destination.objectID.isTemporaryID || destination.isUnsavedOutOfContext)
+    /// Why `destination` will have no row after the save, nil when it will have one:
+    ///
+    /// - a new object that is not inserted (its insertion undone, or deleted before a save),
+    ///   even with a permanent ID obtained early;
+    /// - a deleted object: deleted in this context (the save removes its row; relating to it
+    ///   after its delete rules ran leaves nothing to clear the reference), or an inaccessible
+    ///   fault, whose row another context or process deleted (``shouldDeleteInaccessibleFaults``
+    ///   marks it deleted when it fires).
+    private func missingRow(_ destination: ManagedObject) -> String? {
+        if !destination.isInserted && (destination.objectID.isTemporaryID || destination.isUnsavedOutOfContext) {
+            return Self.unsavedNewObject
+        }
+        guard destination.isDeleted else { return nil }
+        return deletedByID[ObjectKey(destination)] != nil
+            ? "an object deleted in this context (this save removes its row)"
+            : "an object whose row another context or process deleted (an inaccessible fault)"
     }
 
-    /// ``leavesNoRow(_:)`` for the object of `id`: a temporary ID no registered object holds
+    /// ``missingRow(_:)`` for the object of `id`: a temporary ID no registered object holds
     /// has no row either.
-    private func leavesNoRow(_ id: ObjectID) -> Bool {
-        if let registered = registry[id]?.object { return leavesNoRow(registered) }
-        return id.isTemporaryID
+    private func missingRow(_ id: ObjectID) -> String? {
+        if let registered = registry[id]?.object { return missingRow(registered) }
+        return id.isTemporaryID ? Self.unsavedNewObject : nil
     }
+
+    /// What ``missingRow(_:)`` says of a new object that will not be inserted.
+    private static let unsavedNewObject = "a new object that left the context unsaved (its insertion was undone, or it was deleted)"
 
     /// Gives the objects permanent IDs from the stores that will hold them.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {

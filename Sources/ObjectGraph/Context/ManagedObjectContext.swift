@@ -743,6 +743,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Makes `object` a fault again (discarding its changes), or, with `mergeChanges`, reloads
     /// its saved values and reapplies its unsaved changes on top.
+    ///
+    /// A deleted object stays deleted, whether or not the event of its deletion has ended: the
+    /// refresh discards its changed values, not the deletion, and the save removes its row. (If
+    /// the event has not ended, its delete rules run at its end on the relationships it has as
+    /// saved.)
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         assertOnQueue()
         guard object.managedObjectContext === self else { return }

@@ -27,8 +27,10 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
         case maximumCount(Int)
         /// A deny delete rule: the relationship still holds objects.
         case deny
-        /// The relationship holds a new object the save will not insert (its insertion was
-        /// undone, or it was deleted): Core Data's "dangling reference to an invalid object".
+        /// The relationship holds an object that will have no row after the save: a new object
+        /// the save will not insert (its insertion was undone, or it was deleted), an object
+        /// deleted in the context, or an inaccessible fault (its row deleted elsewhere). Core
+        /// Data's "dangling reference to an invalid object".
         case danglingReference
         /// A rule of the object's own validation code.
         case custom(String)

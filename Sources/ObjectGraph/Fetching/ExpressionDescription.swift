@@ -22,3 +22,23 @@ public struct ExpressionDescription: Sendable, Hashable {
         self.resultType = resultType
     }
 }
+
+extension Expression {
+    /// The functions that aggregate a group's rows (`sum:(amount)`), as SQL's aggregates do.
+    static let aggregateFunctionNames: Set<String> = [
+        "sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:",
+    ]
+
+    /// Whether the expression aggregates rows: it calls an aggregate function or applies a
+    /// collection operator to the rows (`@count`, `@sum.amount`). A dictionary fetch with such an
+    /// expression returns one dictionary per group (one group of all rows without group-by
+    /// properties), so every store and the context decide grouping alike.
+    var aggregatesRows: Bool {
+        switch self {
+        case .function(let name, let arguments):
+            return Self.aggregateFunctionNames.contains(name) || arguments.contains { $0.aggregatesRows }
+        case .keyPath(let path): return path.hasPrefix("@")
+        default: return false
+        }
+    }
+}

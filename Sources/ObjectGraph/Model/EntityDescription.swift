@@ -176,6 +176,38 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         }
     }
 
+    /// The property `name` of this entity or, failing that, of one of its sub-entities: what a
+    /// key of a fetch of this entity names, whose rows may be of sub-entities (the others' rows
+    /// have no value there). Nil when none has it.
+    func property(inSelfOrDescendantsNamed name: String) -> PropertyDescription? {
+        if let property = propertiesByName[name] { return property }
+        for sub in selfAndDescendants.dropFirst() {
+            if let property = sub.propertiesByName[name] { return property }
+        }
+        return nil
+    }
+
+    /// The properties the steps of `keyPath` name from objects of this entity, each looked up
+    /// with ``property(inSelfOrDescendantsNamed:)`` in the entity the steps before it reach. The
+    /// walk ends after a step that is not a to-one relationship, so the result is shorter than
+    /// the path when the path goes on after an attribute or a to-many relationship (`tasks.title`,
+    /// `tasks.@count`). Nil when a step names no property.
+    ///
+    /// What fetches check key paths with before a store reads them: a sort key, a key path to
+    /// group by or to fetch in a dictionary.
+    func properties(alongKeyPath keyPath: String) -> [PropertyDescription]? {
+        var entity = self
+        var walked: [PropertyDescription] = []
+        for name in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
+            guard let property = entity.property(inSelfOrDescendantsNamed: String(name)) else { return nil }
+            walked.append(property)
+            guard let relationship = property as? RelationshipDescription, !relationship.isToMany,
+                  let destination = relationship.destinationEntity else { break }
+            entity = destination
+        }
+        return walked
+    }
+
     /// Uniqueness constraints of this entity and its ancestors (sub-entities inherit them), each
     /// once.
     public var uniquenessConstraints: [[String]] {

@@ -1,5 +1,6 @@
 // Compiled MATCHES patterns: compiled once into the comparison when the pattern is a constant,
-// and in a small shared cache when it comes from a key path or a variable.
+// and in a small shared cache when it comes from a key path or a variable; and the check that a
+// predicate's constant patterns are regular expressions, which stores run before fetching.
 import Foundation
 
 /// The regular expression of a `MATCHES` comparison whose pattern is a constant, compiled once
@@ -66,5 +67,63 @@ final class RegexCache: @unchecked Sendable {
         if cache.count >= limit { cache.removeAll() }
         cache[key] = regex
         return regex
+    }
+}
+
+extension Predicate {
+    /// Throws ``PredicateError/Kind/invalidRegularExpression(_:)`` for the first MATCHES
+    /// comparison (in subqueries and TERNARY conditions too) whose pattern is a constant that is
+    /// not a valid regular expression.
+    ///
+    /// Evaluation throws that error only when a value reaches the comparison; a store checks its
+    /// predicate first, so that a bad pattern fails a fetch whatever rows there are, as the
+    /// SQLite store fails it while translating, before any SQL runs.
+    func checkRegularExpressions() throws {
+        switch self {
+        case .truePredicate, .falsePredicate:
+            return
+        case .and(let operands), .or(let operands):
+            for operand in operands { try operand.checkRegularExpressions() }
+        case .not(let operand):
+            try operand.checkRegularExpressions()
+        case .comparison(let comparison):
+            if comparison.operator == .matches, case .constant(.string(let pattern)) = comparison.right,
+               comparison.compiledPattern.regex(for: pattern, comparison.options) == nil {
+                _ = try RegexCache.shared.regex(pattern, comparison.options)
+            }
+            try comparison.left.checkRegularExpressions()
+            try comparison.right.checkRegularExpressions()
+        }
+    }
+}
+
+extension Expression {
+    /// ``Predicate/checkRegularExpressions()`` for the predicates inside the expression
+    /// (SUBQUERY's, TERNARY's).
+    func checkRegularExpressions() throws {
+        switch self {
+        case .constant, .evaluatedObject, .variable, .keyPath:
+            return
+        case .member(let base, _):
+            try base.checkRegularExpressions()
+        case .dynamicMember(let a, let b), .setOperation(_, let a, let b):
+            try a.checkRegularExpressions()
+            try b.checkRegularExpressions()
+        case .subscripted(let base, let position):
+            try base.checkRegularExpressions()
+            if case .index(let index) = position { try index.checkRegularExpressions() }
+        case .aggregate(let elements), .function(_, let elements):
+            for element in elements { try element.checkRegularExpressions() }
+        case .method(let receiver, _, let arguments):
+            try receiver.checkRegularExpressions()
+            for argument in arguments { try argument.checkRegularExpressions() }
+        case .subquery(let collection, _, let predicate):
+            try collection.checkRegularExpressions()
+            try predicate.checkRegularExpressions()
+        case .conditional(let condition, let a, let b):
+            try condition.checkRegularExpressions()
+            try a.checkRegularExpressions()
+            try b.checkRegularExpressions()
+        }
     }
 }

@@ -22,6 +22,10 @@ public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible
         case unboundVariable(String)
         /// Evaluation failed: a type mismatch, an unknown method, a bad function argument.
         case evaluation
+        /// The pattern of a MATCHES comparison is not a valid regular expression. Raised when a
+        /// value reaches the comparison, and before a fetch runs: a store checks its predicate's
+        /// constant patterns first, so a bad one fails every fetch alike.
+        case invalidRegularExpression(String)
     }
 
     /// What went wrong.

@@ -136,10 +136,17 @@ extension Sequence {
     /// let sorted = people.sorted(using: [SortDescriptor(key: "lastName"), SortDescriptor(key: "firstName")])
     /// ```
     public func sorted(using descriptors: [SortDescriptor]) -> [Element] {
+        sorted(using: descriptors) { element, key in KeyValueAccess.value(of: element, forKeyPath: key) }
+    }
+
+    /// ``sorted(using:)`` with each element's value for a descriptor's key read by `value`: a
+    /// dictionary fetch's results are sorted by their entries, whose keys may be dotted key
+    /// paths (`owner.name`) that key-value access would walk.
+    func sorted(using descriptors: [SortDescriptor], value: (Element, String) -> Any?) -> [Element] {
         let elements = Array(self)
         guard !descriptors.isEmpty else { return elements }
         let keys: [[SortDescriptor.SortKey]] = elements.map { element in
-            descriptors.map { $0.sortKey(KeyValueAccess.value(of: element, forKeyPath: $0.key)) }
+            descriptors.map { $0.sortKey(value(element, $0.key)) }
         }
         let order = elements.indices.sorted { i, j in
             for (n, descriptor) in descriptors.enumerated() {

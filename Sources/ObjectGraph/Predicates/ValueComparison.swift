@@ -245,7 +245,7 @@ enum ValueComparison {
     }
 
     /// The whole-string form of `pattern` compiled with the options of `MATCHES[options]`; throws
-    /// an evaluation error when the pattern is invalid.
+    /// ``PredicateError/Kind/invalidRegularExpression(_:)`` naming the pattern when it is invalid.
     static func compileRegex(_ pattern: String, _ options: ComparisonPredicate.Options) throws -> NSRegularExpression {
         var regexOptions: NSRegularExpression.Options = [.anchorsMatchLines, .dotMatchesLineSeparators]
         var pattern = pattern
@@ -256,7 +256,8 @@ enum ValueComparison {
         do {
             return try NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: regexOptions)
         } catch {
-            throw PredicateError(.evaluation, "invalid regular expression \(ConstantValue.quoted(pattern))")
+            throw PredicateError(.invalidRegularExpression(pattern),
+                                 "the MATCHES pattern \(ConstantValue.quoted(pattern)) is not a valid regular expression")
         }
     }
 }

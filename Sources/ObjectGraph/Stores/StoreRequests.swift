@@ -9,7 +9,10 @@ public enum StoreFetchResultType: Sendable, Hashable {
     case snapshots
     /// Object IDs only.
     case objectIDs
-    /// The number of matching objects.
+    /// The number of matching objects; for a request that makes its rows into fewer
+    /// dictionaries (``StoreFetchRequest/countsDictionaries``), the number of dictionaries the
+    /// same request returns as `.dictionaries`, as Core Data's `count(for:)` answers "the number
+    /// of objects a given fetch request would have returned".
     case count
     /// Dictionaries of the requested properties and expressions.
     case dictionaries
@@ -30,6 +33,10 @@ public struct StoreFetchRequest: Sendable {
     public var expressionsToFetch: [ExpressionDescription]
     public var returnsDistinctResults: Bool
     public var propertiesToGroupBy: [PropertyDescription]
+    /// Key paths through to-one relationships (`owner.name`) the dictionaries are grouped by too:
+    /// a fetch request's key-path group-by, which no one property describes (as a key path it
+    /// fetches comes as one of ``expressionsToFetch``).
+    public var keyPathsToGroupBy: [String]
     public var havingPredicate: Predicate?
 
     public init(entity: EntityDescription) {
@@ -42,6 +49,40 @@ public struct StoreFetchRequest: Sendable {
         expressionsToFetch = []
         returnsDistinctResults = false
         propertiesToGroupBy = []
+        keyPathsToGroupBy = []
+    }
+}
+
+extension StoreFetchRequest {
+    /// The names of everything the rows are grouped by: the properties' names and the key paths.
+    var groupingKeys: [String] { propertiesToGroupBy.map(\.name) + keyPathsToGroupBy }
+
+    /// Whether the dictionaries are one per group: rows are grouped by properties or key paths,
+    /// or an expression aggregates them (one group of all rows).
+    var isGrouped: Bool {
+        !propertiesToGroupBy.isEmpty || !keyPathsToGroupBy.isEmpty || expressionsToFetch.contains { $0.expression.aggregatesRows }
+    }
+
+    /// Whether the dictionaries can be fewer than the matching rows (distinct results, groups):
+    /// a count of such a request counts its dictionaries.
+    var countsDictionaries: Bool { returnsDistinctResults || isGrouped }
+
+    /// The properties a dictionary holds: those asked for, or by default every stored attribute
+    /// and to-one relationship.
+    var dictionaryProperties: [PropertyDescription] {
+        propertiesToFetch ?? entity.properties.filter { property in
+            property.isStored && (property as? RelationshipDescription)?.isToMany != true
+        }
+    }
+
+    /// The sort descriptors that order rows: all but those naming a computed expression of a
+    /// dictionary fetch, which order its results (groups). A fetched key path (`owner.name`) is
+    /// named after itself: a sort by it still sorts rows.
+    var rowSortDescriptors: [SortDescriptor] {
+        guard !expressionsToFetch.isEmpty else { return sortDescriptors }
+        return sortDescriptors.filter { sort in
+            !expressionsToFetch.contains { $0.name == sort.key && $0.expression != .keyPath(sort.key) }
+        }
     }
 }
 

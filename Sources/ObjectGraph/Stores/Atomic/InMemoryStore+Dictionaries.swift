@@ -1,15 +1,11 @@
 // Dictionary fetches from the in-memory store: per row, the requested properties (key paths
-// through to-one relationships allowed) and expressions; with group-by properties or aggregate
-// expressions, one dictionary per group, filtered by the having predicate. Nil values are left
-// out of the dictionaries, as Core Data leaves them out.
+// through to-one relationships allowed) and expressions; with group-by properties (or key paths)
+// or aggregate expressions, one dictionary per group, filtered by the having predicate. Nil
+// values are left out of the dictionaries, as Core Data leaves them out. What the SQLite store
+// refuses to put in a dictionary is refused here too.
 import Foundation
 
 extension InMemoryStore {
-    /// The functions that aggregate a group's rows (`sum:(amount)`), as SQL's aggregates do.
-    private static let aggregateFunctions: Set<String> = [
-        "sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:",
-    ]
-
     /// The dictionaries of `rows` (matched and sorted) for `request`.
     ///
     /// Without grouping, offset and limit apply to the rows (after distinct, when asked). With
@@ -18,11 +14,9 @@ extension InMemoryStore {
     /// the dictionaries hold; the having predicate sees each group's dictionary, also bound as
     /// its variables (`$total > 10`).
     func dictionaries(of rows: [EvaluatedRow], for request: StoreFetchRequest) throws -> [[String: any Sendable]] {
-        let properties = request.propertiesToFetch ?? request.entity.properties.filter { property in
-            property.isStored && (property as? RelationshipDescription)?.isToMany != true
-        }
-        let grouped = !request.propertiesToGroupBy.isEmpty
-            || request.expressionsToFetch.contains { Self.containsAggregate($0.expression) }
+        let properties = request.dictionaryProperties
+        let grouped = request.isGrouped
+        try checkColumns(properties, of: request, grouped: grouped)
         if !grouped && !request.returnsDistinctResults {
             return try window(rows, of: request).map { try dictionary(of: $0, properties, request.expressionsToFetch) }
         }
@@ -34,6 +28,48 @@ extension InMemoryStore {
             results = results.filter { seen.insert($0.mapValues { AnyHashableValue($0) }).inserted }
         }
         return window(results, of: request)
+    }
+
+    /// Throws ``StoreError/unsupportedRequest(_:)`` for what the SQLite store refuses too, so
+    /// that the stores agree: a to-many relationship fetched or grouped by (NSFetchRequest's
+    /// propertiesToFetch "may represent attributes, to-one relationships, or expressions"), and,
+    /// when rows are grouped, a property or key path that is neither grouped by nor aggregated
+    /// ("the SELECT values must be literals, aggregates, or columns specified in
+    /// propertiesToGroupBy"; a group has no one value of it), or the object itself.
+    private func checkColumns(_ properties: [PropertyDescription], of request: StoreFetchRequest, grouped: Bool) throws {
+        func refuse(_ what: String) -> StoreError {
+            StoreError.unsupportedRequest("the in-memory store cannot fetch \(what) in a dictionary")
+        }
+        func isToMany(_ keyPath: String) -> Bool {
+            guard let walked = request.entity.properties(alongKeyPath: keyPath),
+                  walked.count == keyPath.split(separator: ".", omittingEmptySubsequences: false).count else { return false }
+            return (walked.last as? RelationshipDescription)?.isToMany == true
+        }
+        let groupNames = Set(request.groupingKeys)
+        for key in request.groupingKeys where isToMany(key) {
+            throw refuse("the group of \(key) (a to-many relationship)")
+        }
+        for property in properties {
+            if (property as? RelationshipDescription)?.isToMany == true {
+                throw refuse("\(property.qualifiedName) (a to-many relationship)")
+            }
+            if grouped && !groupNames.contains(property.name) {
+                throw refuse("\(property.qualifiedName), which is neither grouped by nor aggregated,")
+            }
+        }
+        for description in request.expressionsToFetch {
+            switch description.expression {
+            case .keyPath(let path) where !path.hasPrefix("@"):
+                if isToMany(path) { throw refuse("\(description.name) (\(path), a to-many relationship)") }
+                if grouped && !groupNames.contains(path) {
+                    throw refuse("\(description.name) (\(path), which is neither grouped by nor aggregated)")
+                }
+            case .evaluatedObject where grouped:
+                throw refuse("\(description.name) (the object itself, in a grouped fetch)")
+            default:
+                continue
+            }
+        }
     }
 
     /// One row's dictionary: its values of `properties` and of `expressions`.
@@ -52,7 +88,7 @@ extension InMemoryStore {
     private func groupDictionaries(of rows: [EvaluatedRow], _ properties: [PropertyDescription],
                                    for request: StoreFetchRequest) throws -> [[String: any Sendable]] {
         var results: [[String: any Sendable]] = []
-        for group in groups(of: rows, by: request.propertiesToGroupBy.map(\.name)) {
+        for group in groups(of: rows, by: request.groupingKeys) {
             var dictionary = try group.first.map { try values(of: properties, in: $0) } ?? [:]
             for description in request.expressionsToFetch {
                 let value = try groupValue(of: description.expression, over: group)
@@ -63,19 +99,10 @@ extension InMemoryStore {
             }
             results.append(dictionary)
         }
+        // Read as entries: a key may be a dotted key path (`owner.name`) that key-value access
+        // would walk.
         let descriptors = request.sortDescriptors.filter { descriptor in results.contains { $0[descriptor.key] != nil } }
-        return results.sorted(using: descriptors)
-    }
-
-    /// Whether `expression` calls an aggregate function or applies a collection operator to the
-    /// group (`@count`, `@sum.amount`).
-    private static func containsAggregate(_ expression: Expression) -> Bool {
-        switch expression {
-        case .function(let name, let arguments):
-            return aggregateFunctions.contains(name) || arguments.contains(where: containsAggregate)
-        case .keyPath(let path): return path.hasPrefix("@")
-        default: return false
-        }
+        return results.sorted(using: descriptors) { dictionary, key in dictionary[key] }
     }
 
     /// `rows` grouped by the values of `keyPaths`, groups in the order of their first row; one
@@ -126,7 +153,7 @@ extension InMemoryStore {
     /// rows, other functions over those, and anything else in the group's first row.
     private func groupValue(of expression: Expression, over rows: [EvaluatedRow]) throws -> Any? {
         switch expression {
-        case .function(let name, let arguments) where Self.aggregateFunctions.contains(name) && arguments.count == 1:
+        case .function(let name, let arguments) where Expression.aggregateFunctionNames.contains(name) && arguments.count == 1:
             let values = try rows.compactMap { KeyValueAccess.normalized(try rowValue(of: arguments[0], in: $0)) }
             return try BuiltinFunction.evaluate(name, [values])
         case .function(let name, let arguments):

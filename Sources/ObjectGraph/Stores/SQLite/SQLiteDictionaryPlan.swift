@@ -42,16 +42,16 @@ struct SQLiteDictionaryPlan {
         func unsupported(_ what: String) -> StoreError {
             StoreError.unsupportedRequest("the SQLite store cannot fetch \(what) in a dictionary")
         }
-        let properties = request.propertiesToFetch ?? request.entity.properties.filter { property in
-            property.isStored && (property as? RelationshipDescription)?.isToMany != true
-        }
-        grouped = !request.propertiesToGroupBy.isEmpty || request.expressionsToFetch.contains { Self.isAggregate($0.expression) }
-        let groupNames = Set(request.propertiesToGroupBy.map(\.name))
+        let properties = request.dictionaryProperties
+        grouped = request.isGrouped
+        // Properties and key paths through to-one relationships (`owner.name`) alike.
+        let groupKeys = request.groupingKeys
+        let groupNames = Set(groupKeys)
         var named: [String: SQLitePredicateTranslator.Operand] = [:]
-        for property in request.propertiesToGroupBy {
-            let output = try column(property.name, translator, unsupported)
+        for key in groupKeys {
+            let output = try column(key, translator, unsupported)
             groupBy += output.sql
-            named[property.name] = Self.operand(of: output)
+            named[key] = Self.operand(of: output)
         }
         for property in properties {
             if grouped && !groupNames.contains(property.name) {
@@ -94,15 +94,6 @@ struct SQLiteDictionaryPlan {
             case .value(let sql, .other), .object(let sql, _, _): groupOrder.append("(\(sql) IS NOT NULL)" + direction)
             default: break
             }
-        }
-    }
-
-    /// Whether `expression` aggregates rows (an aggregate function, or `@count`/`@sum.x`...).
-    private static func isAggregate(_ expression: Expression) -> Bool {
-        switch expression {
-        case .function(let name, let arguments): return aggregateFunctions[name] != nil || arguments.contains(where: isAggregate)
-        case .keyPath(let path): return path.hasPrefix("@")
-        default: return false
         }
     }
 

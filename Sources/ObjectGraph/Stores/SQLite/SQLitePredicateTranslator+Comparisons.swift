@@ -345,9 +345,15 @@ extension SQLitePredicateTranslator {
     }
 
     /// BEGINSWITH, ENDSWITH, LIKE, MATCHES (and CONTAINS, IN between strings) through the
-    /// registered functions; false when either side is nil.
+    /// registered functions; false when either side is nil. A constant MATCHES pattern that is
+    /// not a valid regular expression throws ``PredicateError/Kind/invalidRegularExpression(_:)``
+    /// here, before any SQL runs, as the evaluator throws it (`og_matches` would fail the
+    /// statement with SQLite's message instead).
     private func stringOperation(_ left: Operand, _ op: ComparisonPredicate.Operator, _ right: Operand,
                                  _ options: ComparisonPredicate.Options) throws -> String {
+        if op == .matches, case .constant(.string(let pattern)) = right {
+            _ = try RegexCache.shared.regex(pattern, options)
+        }
         func string(_ operand: Operand) throws -> String? {
             switch operand {
             case .value(let sql, .string): return sql

@@ -213,16 +213,6 @@ final class SQLitePredicateTranslator {
         }
     }
 
-    /// The property `name` of `entity` or, failing that, of one of its sub-entities (rows of the
-    /// others have no value there, as the evaluator finds none).
-    private func property(_ name: String, of entity: EntityDescription) -> PropertyDescription? {
-        if let property = entity.propertiesByName[name] { return property }
-        for sub in entity.selfAndDescendants.dropFirst() {
-            if let property = sub.propertiesByName[name] { return property }
-        }
-        return nil
-    }
-
     /// What `components` reach from `scope`'s rows: an attribute's column, a to-one
     /// relationship's destination (earlier to-one steps joined), or a to-many relationship.
     func resolve(_ components: [String], from scope: SQLiteQueryScope, path: String) throws -> Operand {
@@ -231,7 +221,8 @@ final class SQLitePredicateTranslator {
         var entity = scope.entity
         var walked: [String] = []
         for (position, name) in components.enumerated() {
-            guard let property = property(name, of: entity) else {
+            // Rows of sub-entities that lack the property have no value there, as the evaluator finds none.
+            guard let property = entity.property(inSelfOrDescendantsNamed: name) else {
                 throw unsupported("the key path \(path): \(entity.name) has no property \(name)")
             }
             guard property.isStored else {

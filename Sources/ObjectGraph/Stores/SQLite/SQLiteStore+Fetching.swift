@@ -9,8 +9,9 @@ extension SQLiteStore {
     /// Runs `request` as one statement.
     ///
     /// A count is the number of rows the same fetch would return (offset and limit apply, as they
-    /// do to Core Data's `count(for:)`). Partial snapshots (`propertiesToFetch`) leave the other
-    /// slots unloaded. A predicate or sort key the store cannot translate throws
+    /// do to Core Data's `count(for:)`), or of dictionaries when they can be fewer (distinct
+    /// results, groups): their statement, counted. Partial snapshots (`propertiesToFetch`) leave
+    /// the other slots unloaded. A predicate or sort key the store cannot translate throws
     /// ``StoreError/unsupportedRequest(_:)`` naming it; nothing is ever filtered in memory.
     public func execute(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         try lock.withLock {
@@ -68,12 +69,10 @@ extension SQLiteStore {
         }
         if let predicate = request.predicate { conditions.append(try translator.condition(predicate)) }
         // A dictionary fetch may sort by its expressions' names, which order its results, not rows.
-        // A fetched key path (`owner.name`) is named after itself: a sort by it still sorts rows.
-        let rowSorts = request.sortDescriptors.filter { sort in
-            !request.expressionsToFetch.contains { $0.name == sort.key && $0.expression != .keyPath(sort.key) }
-        }
-        let order = try orderTerms(rowSorts, translator) + ["t0.Z_PK"]
-        let dictionaries = request.resultType == .dictionaries ? try SQLiteDictionaryPlan(request: request, translator: translator) : nil
+        let order = try orderTerms(request.rowSortDescriptors, translator) + ["t0.Z_PK"]
+        let countsDictionaries = request.resultType == .count && request.countsDictionaries
+        let dictionaries = request.resultType == .dictionaries || countsDictionaries
+            ? try SQLiteDictionaryPlan(request: request, translator: translator) : nil
         var window = ""
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
             window = " LIMIT \(translator.bind(.integer(Int64(request.fetchLimit > 0 ? request.fetchLimit : -1))))"
@@ -85,6 +84,8 @@ extension SQLiteStore {
         let ordered = from + " ORDER BY " + order.joined(separator: ", ") + window
         let sql: String
         switch request.resultType {
+        case .count where countsDictionaries:
+            sql = "SELECT COUNT(*) FROM (" + (dictionaries?.sql(from: from, order: order, window: window, distinct: request.returnsDistinctResults) ?? "") + ")"
         case .count: sql = window.isEmpty ? "SELECT COUNT(*)" + from : "SELECT COUNT(*) FROM (SELECT t0.Z_PK" + ordered + ")"
         case .objectIDs: sql = "SELECT t0.Z_PK, t0.Z_ENT" + ordered
         case .snapshots: sql = "SELECT " + table.selectList + ordered
@@ -120,7 +121,9 @@ extension SQLiteStore {
 
     /// ORDER BY terms for `descriptors`: strings under the collation of their comparison,
     /// decimals by value, numbers and dates as stored; values the in-memory sort cannot order
-    /// (UUIDs, data, objects) only put nil first, as it does.
+    /// (UUIDs, data, objects) only put nil first, as it does. A key path through a to-many
+    /// relationship throws (Core Data: "to-many key not allowed here"): its members have no one
+    /// value to order by, and dropping the descriptor would return the rows unsorted, silently.
     func orderTerms(_ descriptors: [SortDescriptor], _ translator: SQLitePredicateTranslator) throws -> [String] {
         try descriptors.compactMap { descriptor -> String? in
             let direction = descriptor.ascending ? "" : " DESC"
@@ -133,7 +136,10 @@ extension SQLiteStore {
                 return sql + direction
             case .value(let sql, .other), .object(let sql, _, _):
                 return "(\(sql) IS NOT NULL)" + direction
-            case .toMany, .constant:
+            case .toMany(let members):
+                throw StoreError.unsupportedRequest(
+                    "the SQLite store cannot sort by the to-many key path \(descriptor.key): \(members.relationship.qualifiedName) holds many objects, which have no one value to order by")
+            case .constant:
                 return nil
             }
         }
