@@ -101,6 +101,16 @@ final class TasksEdgeTests: PimTestCase {
 
     // MARK: list options
 
+    /// pim(1) EXIT STATUS 2: "a bad ... predicate"; 8 is "The store cannot be opened or written".
+    /// A `--where` regular expression that does not compile exits 8 with the SQL statement.
+    func testInvalidRegularExpressionInWhereIsAUsageError() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Milk").status, 0)
+        let run = try pim("tasks", "list", "--where", "title MATCHES \"(a\"")
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("--where"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("SELECT"), run.stderr)
+    }
+
     /// pim(1) EXIT STATUS 2: "a bad ... sort key". `--sort nosuch` is refused, but only the
     /// first part of a key path is checked: `assignee.nosuch` and `title.foo` sort nothing and
     /// exit 0.
