@@ -42,9 +42,9 @@ struct EventsCommand: ParsableCommand {
             try session.commit()
             session.printChanged([event], kind: .event, verb: "Added") { _ in
                 guard let start = event.start, let end = event.end else { return [] }
-                let times = event.allDay
-                    ? "all day \(session.echo(start, dateOnly: true)) to \(session.echo(end.addingTimeInterval(-1), dateOnly: true))"
-                    : "\(session.echo(start)) to \(session.echo(end))"
+                let times = event.days(fallback: session.store.calendar).map { days in
+                    "all day \(OutputFormat.day(days.first, weekday: true)) to \(OutputFormat.day(days.last, weekday: true))"
+                } ?? "\(session.echo(start)) to \(session.echo(end))"
                 return [times] + (event.recurrenceRule.map { ["repeats \($0)"] } ?? [])
             }
         }

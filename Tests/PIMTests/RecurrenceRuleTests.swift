@@ -160,4 +160,38 @@ final class RecurrenceRuleTests: XCTestCase {
         XCTAssertThrowsError(try RecurrenceRule("INTERVAL=2")) { XCTAssertEqual(($0 as? RecurrenceRuleError)?.reason, "FREQ is missing") }
         XCTAssertThrowsError(try RecurrenceRule(repeating: "sometimes"))
     }
+
+    /// RFC 5545 3.3.10: a numbered BYDAY only with MONTHLY or YEARLY, no BYMONTHDAY with WEEKLY,
+    /// each part once; the error names the part.
+    func testPartsTheRFCForbidsAreRefused() {
+        let cases = [("FREQ=WEEKLY;BYDAY=-1FR", "BYDAY=-1FR"), ("FREQ=DAILY;BYDAY=MO,1TU", "BYDAY=MO,1TU"),
+                     ("FREQ=WEEKLY;BYMONTHDAY=5", "BYMONTHDAY=5"), ("FREQ=DAILY;FREQ=WEEKLY", "FREQ=WEEKLY")]
+        for (rule, part) in cases {
+            XCTAssertThrowsError(try RecurrenceRule(rule), rule) { XCTAssertEqual(($0 as? RecurrenceRuleError)?.part, part, rule) }
+        }
+        XCTAssertNoThrow(try RecurrenceRule("FREQ=YEARLY;BYDAY=20MO"))
+    }
+
+    /// BYHOUR, BYMINUTE and BYSECOND set the occurrences' time of day, one value each.
+    func testTimeOfDayPartsSetTheOccurrencesTime() throws {
+        XCTAssertEqual(try expand("FREQ=DAILY;COUNT=3;BYHOUR=7;BYMINUTE=15", from: "1997-09-02 6"),
+                       ["1997-09-02 07:15", "1997-09-03 07:15", "1997-09-04 07:15"])
+        XCTAssertEqual(try RecurrenceRule("FREQ=DAILY;BYHOUR=7;BYMINUTE=15").description, "FREQ=DAILY;BYHOUR=7;BYMINUTE=15")
+        for rule in ["FREQ=DAILY;BYHOUR=7,8", "FREQ=DAILY;BYHOUR=24", "FREQ=DAILY;BYMINUTE=60"] {
+            XCTAssertThrowsError(try RecurrenceRule(rule), rule)
+        }
+    }
+
+    /// A date UNTIL ends with its day. Chile's 2026-09-06 starts at 01:00 (the clock skips
+    /// midnight); a day added to that start ended it at 00:59:59 on the 7th, which took the
+    /// 7th's 00:30 occurrence in.
+    func testDateUntilOnADayWithoutMidnightEndsWithThatDay() throws {
+        var chile = Calendar(identifier: .gregorian)
+        chile.timeZone = TimeZone(identifier: "America/Santiago")!
+        let start = chile.date(from: DateComponents(year: 2026, month: 9, day: 5, hour: 0, minute: 30))!
+        let end = chile.date(from: DateComponents(year: 2026, month: 9, day: 10))!
+        let days = try RecurrenceRule("FREQ=DAILY;UNTIL=20260906").occurrences(from: start, in: start..<end, calendar: chile)
+            .map { chile.component(.day, from: $0) }
+        XCTAssertEqual(days, [5, 6])
+    }
 }

@@ -9,9 +9,10 @@ public struct PIMDuration: Sendable, Equatable, CustomStringConvertible {
 
     public init(_ components: DateComponents) { self.components = components }
 
-    /// `date` plus the duration in `calendar` (its time zone decides what a day is).
+    /// `date` plus the duration in `calendar` (its time zone decides what a day is); nil when
+    /// that is beyond the years pim's dates run over (1 to 9999).
     public func added(to date: Date, in calendar: Calendar) -> Date? {
-        calendar.date(byAdding: components, to: date)
+        calendar.pimDate(byAdding: components, to: date)
     }
 
     /// The duration in compact form: `1d2h30m`.

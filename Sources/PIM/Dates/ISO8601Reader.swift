@@ -21,7 +21,9 @@ enum ISO8601Reader {
                                         minute: match.5.flatMap { Int($0) } ?? 0, second: match.6.flatMap { Int($0) } ?? 0)
         guard let date = calendar.date(from: components),
               calendar.component(.day, from: date) == day, calendar.component(.month, from: date) == month else { return nil }
-        return ParsedDate(date: date, hasTime: hour != nil)
+        // With an offset it names an instant; without, a time of day in the calendar's zone.
+        let clock = hour != nil && match.7 == nil ? DateComponents(hour: components.hour, minute: components.minute, second: components.second) : nil
+        return ParsedDate(date: date, hasTime: hour != nil, clock: clock)
     }
 
     /// The date part alone (`2026-11-25`), as midnight starting that day.

@@ -40,9 +40,9 @@ struct PhraseReader {
         if let offset = pendingOffset {
             pendingOffset = nil
             if time != nil {
-                try setDay(parser.calendar.date(byAdding: offset, to: parser.startOfDay(parser.now)), word: tokens.joined(separator: " "))
+                try setDay(moved(parser.startOfDay(parser.now), by: offset), word: tokens.joined(separator: " "))
             } else {
-                try setInstant(parser.calendar.date(byAdding: offset, to: parser.now), word: tokens.joined(separator: " "))
+                try setInstant(moved(parser.now, by: offset), word: tokens.joined(separator: " "))
             }
         }
         if let instant {
@@ -61,7 +61,7 @@ struct PhraseReader {
         guard let date = parser.calendar.date(from: full) else {
             throw DateParseError(input: input, offending: input, reason: "no such time on that day")
         }
-        return ParsedDate(date: date, hasTime: true)
+        return ParsedDate(date: date, hasTime: true, clock: time)
     }
 
     private mutating func readWord() throws(DateParseError) {
@@ -124,8 +124,8 @@ struct PhraseReader {
         let start: Date?
         switch (qualifier, word) {
         case ("next", "week"): start = parser.adding(days: 7, to: parser.startOfWeek(now))
-        case ("next", "month"): start = parser.calendar.date(byAdding: .month, value: 1, to: parser.startOfMonth(now))
-        case ("next", "year"): start = parser.calendar.date(byAdding: .year, value: 1, to: parser.startOfYear(now))
+        case ("next", "month"): start = parser.startOfMonth(now, plus: 1)
+        case ("next", "year"): start = parser.startOfYear(now, plus: 1)
         case ("this", "week"): start = parser.startOfWeek(now)
         case ("this", "month"): start = parser.startOfMonth(now)
         case ("this", "year"): start = parser.startOfYear(now)
@@ -188,7 +188,7 @@ struct PhraseReader {
         let today = parser.startOfDay(parser.now)
         let thisYear = calendar.component(.year, from: today)
         func make(_ year: Int) -> Date? {
-            guard let dayOfMonth, let date = calendar.date(from: DateComponents(year: year, month: month, day: dayOfMonth)),
+            guard let dayOfMonth, let date = calendar.startOfDay(year: year, month: month, day: dayOfMonth),
                   calendar.component(.day, from: date) == dayOfMonth else { return nil }
             return date
         }
@@ -220,16 +220,15 @@ struct PhraseReader {
     /// The instant a period word names (`eow`, `som`...), or nil for another word.
     private func boundary(_ word: String) -> Date? {
         let now = parser.now
-        let calendar = parser.calendar
-        let nextDay = parser.adding(days: 1, to: parser.startOfDay(now))
+        let nextDay = parser.adding(days: 1, to: now)
         let nextWeek = parser.adding(days: 7, to: parser.startOfWeek(now))
-        let nextMonth = calendar.date(byAdding: .month, value: 1, to: parser.startOfMonth(now))
-        let nextYear = calendar.date(byAdding: .year, value: 1, to: parser.startOfYear(now))
+        let nextMonth = parser.startOfMonth(now, plus: 1)
+        let nextYear = parser.startOfYear(now, plus: 1)
         switch word {
         case "eod": return nextDay.addingTimeInterval(-1)
         case "eow", "eoww": return nextWeek.addingTimeInterval(-1)
-        case "eom": return nextMonth?.addingTimeInterval(-1)
-        case "eoy": return nextYear?.addingTimeInterval(-1)
+        case "eom": return nextMonth.addingTimeInterval(-1)
+        case "eoy": return nextYear.addingTimeInterval(-1)
         case "sod": return nextDay
         case "sow", "soww": return nextWeek
         case "som": return nextMonth
@@ -289,13 +288,19 @@ struct PhraseReader {
         instant = date
     }
 
+    /// `date` moved by a relative amount; an error when that is beyond pim's dates.
+    private func moved(_ date: Date, by offset: DateComponents) throws(DateParseError) -> Date {
+        guard let moved = parser.calendar.pimDate(byAdding: offset, to: date) else { throw DateParser.outOfRange(input) }
+        return moved
+    }
+
     /// A relative amount: days or more wait for a possible time of day, smaller units are instants.
     private mutating func setOffset(_ offset: DateComponents, word: String) throws(DateParseError) {
         guard pendingOffset == nil, instant == nil, day == nil else {
             throw DateParseError(input: input, offending: word, reason: "a second day in one date")
         }
         if (offset.hour ?? 0) != 0 || (offset.minute ?? 0) != 0 || (offset.second ?? 0) != 0 {
-            try setInstant(parser.calendar.date(byAdding: offset, to: parser.now), word: word)
+            try setInstant(moved(parser.now, by: offset), word: word)
         } else {
             pendingOffset = offset
         }

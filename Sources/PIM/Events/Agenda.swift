@@ -1,6 +1,6 @@
 // The agenda: the coming days, each with its event occurrences (recurring events expanded, events
-// spanning days shown on each) and the open tasks due that day beside them; overdue tasks show
-// on the first day.
+// spanning days shown on each, all-day events on their own days in any time zone) and the open
+// tasks due that day beside them; overdue tasks show on the first day.
 import Foundation
 import ObjectGraph
 
@@ -26,10 +26,14 @@ extension PIMStore {
         let today = parser.startOfDay(now)
         let end = parser.adding(days: days, to: today)
         let window = today..<end
+        // An all-day event's days are kept in its own time zone, up to 26 hours from this one:
+        // the request reaches two days further each way, and occurrences(in:) keeps those that
+        // meet the window.
+        let (fetchFrom, fetchTo) = (parser.adding(days: -2, to: today), parser.adding(days: 2, to: end))
         var events = FetchRequest<Event>(entityName: "Event")
         var tasks = FetchRequest<TaskItem>(entityName: "Task")
         do {
-            events.predicate = try ObjectGraph.Predicate(format: "start < %@ AND (recurrenceRule != nil OR end > %@ OR start >= %@)", end, today, today)
+            events.predicate = try ObjectGraph.Predicate(format: "start < %@ AND (recurrenceRule != nil OR end > %@ OR start >= %@)", fetchTo, fetchFrom, fetchFrom)
             tasks.predicate = try ObjectGraph.Predicate(format: "status IN %@ AND due < %@", ["pending", "started"], end)
         } catch {
             throw PIMError.wrapping(error, storePath: url.path)
@@ -37,11 +41,11 @@ extension PIMStore {
         var byDay: [Date: [AgendaItem]] = [:]
         for event in try fetch(events) {
             let length = (event.end ?? event.start ?? today).timeIntervalSince(event.start ?? today)
-            // An all-day event lasts whole days: on a day of 23 or 25 hours (a clock change) an
-            // occurrence still ends at a midnight.
-            let allDayLength = event.allDay ? event.wholeDays(with: parser) : nil
+            // An all-day occurrence lasts whole days, here as in the event's zone: on a day of
+            // 23 or 25 hours (a clock change) it still ends at a midnight.
+            let allDayCount = event.days(fallback: calendar)?.count
             for start in event.occurrences(in: window, calendar: calendar) {
-                let occurrenceEnd = allDayLength.map { parser.adding(days: $0, to: parser.startOfDay(start)) } ?? start.addingTimeInterval(length)
+                let occurrenceEnd = allDayCount.map { parser.adding(days: $0, to: start) } ?? start.addingTimeInterval(length)
                 var day = max(parser.startOfDay(start), today)
                 repeat {
                     byDay[day, default: []].append(.event(event, start: start, end: occurrenceEnd))

@@ -1,6 +1,7 @@
 // Adding events: the start as typed (a date alone makes an all-day event), the end given or
-// derived from a duration (an hour, or a day when all-day), attendees named by contact reference,
-// and the repeat rule checked and stored as RRULE text.
+// derived from a duration (an hour, or a day when all-day; an all-day event ends with a whole
+// day), attendees named by contact reference, and the repeat rule checked and stored as RRULE
+// text, with the time typed for the start when its day skips it.
 import Foundation
 import ObjectGraph
 
@@ -30,18 +31,13 @@ extension PIMStore {
         guard !title.isEmpty else { throw PIMError.usage("an event needs a title") }
         if draft.end != nil, draft.duration != nil { throw PIMError.usage("give --end or --duration, not both") }
         let parser = dateParser
-        let parsedStart: ParsedDate
-        do {
-            parsedStart = try parser.parse(draft.start)
-        } catch {
-            throw PIMError.date(error)
-        }
+        let parsedStart = try readParsedDate(draft.start, with: parser)
         let allDay = draft.allDay || !parsedStart.hasTime
         let start = allDay ? parser.startOfDay(parsedStart.date) : parsedStart.date
         let end: Date
         if let text = draft.end {
-            let parsedEnd = try readDate(text, with: parser)
-            end = allDay && !((try? parser.parse(text))?.hasTime ?? false) ? parser.adding(days: 1, to: parser.startOfDay(parsedEnd)) : parsedEnd
+            let parsedEnd = try readParsedDate(text, with: parser)
+            end = allDay ? Self.allDayEnd(parsedEnd.date, hasTime: parsedEnd.hasTime, with: parser) : parsedEnd.date
         } else if let text = draft.duration {
             let duration: PIMDuration
             do {
@@ -49,7 +45,10 @@ extension PIMStore {
             } catch {
                 throw PIMError.date(error)
             }
-            end = duration.added(to: start, in: calendar) ?? start
+            guard let sum = duration.added(to: start, in: calendar) else {
+                throw PIMError.date(DateParseError(input: text, offending: text, reason: "the end would be beyond the years pim's dates run over (1 to 9999)"))
+            }
+            end = allDay ? Self.allDayEnd(sum, hasTime: true, with: parser) : sum
         } else {
             end = allDay ? parser.adding(days: 1, to: start) : start.addingTimeInterval(3600)
         }
@@ -57,7 +56,8 @@ extension PIMStore {
         guard allDay ? end > start : end >= start else {
             throw PIMError.usage("the end (\(draft.end ?? draft.duration ?? "")) comes before the start (\(draft.start))")
         }
-        let rule = try draft.repeatRule.map { text throws(PIMError) in try Self.ruleText(text) }
+        var rule = try draft.repeatRule.map { text throws(PIMError) in try Self.rule(text) }
+        if !allDay, let clock = parsedStart.clock { rule?.keepTime(clock, of: start, in: calendar) }
         let resolver = RecordResolver(store: self)
         let attendees = try draft.attendees.map { text throws(PIMError) in try resolver.resolve(text, as: .contact) }
 
@@ -71,46 +71,56 @@ extension PIMStore {
         event.timeZone = timeZone.identifier
         event.location = draft.location
         event.notes = draft.notes
-        event.recurrenceRule = rule
+        event.recurrenceRule = rule?.description
         if let name = draft.calendar, !name.isEmpty { event.calendar = name }
         for attendee in attendees.compactMap({ $0 as? Contact }) { event.addToAttendees(attendee) }
         return event
     }
+
+    /// Reads a date typed for an event, as a usage error naming it when it is not one.
+    func readParsedDate(_ text: String, with parser: DateParser) throws(PIMError) -> ParsedDate {
+        do {
+            return try parser.parse(text)
+        } catch {
+            throw PIMError.date(error)
+        }
+    }
+
+    /// The stored end of an all-day event whose last day holds `end`: the start of the next day.
+    /// An end with a time counts its day (the event covers it), unless it is the start of the
+    /// day: an all-day event ending at midnight ends the day before.
+    static func allDayEnd(_ end: Date, hasTime: Bool, with parser: DateParser) -> Date {
+        hasTime && parser.startOfDay(end) == end ? end : parser.adding(days: 1, to: end)
+    }
 }
 
 extension PIMStore {
-    /// The RRULE text of a `--repeat` value.
-    static func ruleText(_ text: String) throws(PIMError) -> String {
+    /// The rule of a `--repeat` value.
+    static func rule(_ text: String) throws(PIMError) -> RecurrenceRule {
         do {
-            return try RecurrenceRule(repeating: text).description
+            return try RecurrenceRule(repeating: text)
         } catch {
             throw PIMError.recurrence(error)
         }
     }
+
+    /// The RRULE text of a `--repeat` value.
+    static func ruleText(_ text: String) throws(PIMError) -> String {
+        try rule(text).description
+    }
 }
 
-extension Event {
-    /// How many days an all-day event covers, at least one: counted in calendar days, so that a
-    /// day of 23 or 25 hours (a clock change) is still one day.
-    func wholeDays(with parser: DateParser) -> Int {
-        let first = start ?? parser.now
-        let days = parser.calendar.dateComponents([.day], from: parser.startOfDay(first), to: parser.startOfDay(end ?? first)).day ?? 1
-        return max(days, 1)
-    }
-
-    /// The starts of the event's occurrences in `window`: its own start, or its rule's expansion
-    /// without the exception dates (RFC 5545 EXDATE values, UTC, comma-separated).
-    public func occurrences(in window: Range<Date>, calendar: Calendar) -> [Date] {
-        guard let start else { return [] }
-        let length = (end ?? start).timeIntervalSince(start)
-        guard let text = recurrenceRule, let rule = try? RecurrenceRule(text) else {
-            return start < window.upperBound && start.addingTimeInterval(max(length, 1)) > window.lowerBound ? [start] : []
-        }
-        var zoned = calendar
-        if let identifier = timeZone, let zone = TimeZone(identifier: identifier) { zoned.timeZone = zone }
-        let earliest = window.lowerBound.addingTimeInterval(-max(length, 0))
-        let exceptions = Set((exceptionDates ?? "").split(separator: ",").compactMap { RecurrenceRule.untilDate(String($0)) })
-        return rule.occurrences(from: start, in: earliest..<window.upperBound, calendar: zoned)
-            .filter { $0.addingTimeInterval(max(length, 1)) > window.lowerBound && !exceptions.contains($0) }
+extension RecurrenceRule {
+    /// Keeps `clock`, the time of day typed for `start`, as the occurrences' time when the start's
+    /// day skips it: 02:30 on a spring-forward day starts at 03:30 (RFC 5545 3.3.5), but RFC 5545
+    /// 3.3.10 takes the later occurrences' time from DTSTART's local time, 02:30, and pim keeps
+    /// the start as an instant only. A rule that names its own time keeps it.
+    mutating func keepTime(_ clock: DateComponents, of start: Date, in calendar: Calendar) {
+        guard byHour == nil, byMinute == nil, bySecond == nil else { return }
+        let actual = calendar.dateComponents([.hour, .minute, .second], from: start)
+        guard actual.hour != clock.hour || actual.minute != clock.minute || actual.second != clock.second else { return }
+        byHour = clock.hour
+        byMinute = clock.minute
+        if actual.second != clock.second { bySecond = clock.second }
     }
 }

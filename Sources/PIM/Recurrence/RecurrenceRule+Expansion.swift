@@ -1,6 +1,7 @@
 // Expanding a recurrence rule into occurrence starts, as RFC 5545 section 3.3.10 defines it for
 // pim's subset: period by period (a day, a week, a month, a year, times INTERVAL), each period's
-// candidate days from the BYxxx parts, at the start's wall-clock time, counted from the start.
+// candidate days from the BYxxx parts, at the start's wall-clock time (or BYHOUR, BYMINUTE and
+// BYSECOND's), counted from the start.
 import Foundation
 
 extension RecurrenceRule {
@@ -13,12 +14,17 @@ extension RecurrenceRule {
     /// The starts of the occurrences that fall in `window` (lower bound included, upper
     /// excluded), the first being `start` itself; COUNT counts from `start` even before the window.
     ///
-    /// Times keep the start's wall-clock time in `calendar`'s time zone across daylight saving.
+    /// Times keep the start's wall-clock time in `calendar`'s time zone across daylight saving,
+    /// or take the rule's BYHOUR, BYMINUTE and BYSECOND; one a day skips is read with the offset
+    /// before the change (RFC 5545 3.3.5: 02:30 on a spring-forward day is 03:30).
     /// At most `limit` periods are examined, so a rule that never matches (`BYMONTH=2;BYMONTHDAY=30`)
     /// ends.
     public func occurrences(from start: Date, in window: Range<Date>, calendar: Calendar, limit: Int = 100_000) -> [Date] {
         let until = untilDate(in: calendar)
-        let time = calendar.dateComponents([.hour, .minute, .second], from: start)
+        var time = calendar.dateComponents([.hour, .minute, .second], from: start)
+        if let byHour { time.hour = byHour }
+        if let byMinute { time.minute = byMinute }
+        if let bySecond { time.second = bySecond }
         let first = calendar.dateComponents([.year, .month, .day], from: start)
         let startDay = Day(year: first.year!, month: first.month!, day: first.day!)
         var result: [Date] = []
@@ -65,7 +71,9 @@ extension RecurrenceRule {
             if byMonth.isEmpty, byMonthDay.isEmpty, !byDay.isEmpty {
                 return (first, weekdaysOfYear(year, calendar: calendar))
             }
-            let months = byMonth.isEmpty ? [startDay.month] : byMonth
+            // RFC 5545 3.3.10's table: BYMONTHDAY expands a year to those days of each month
+            // (BYMONTH, else every month); without either, the year has the start's day.
+            let months = !byMonth.isEmpty ? byMonth : byMonthDay.isEmpty ? [startDay.month] : Array(1...12)
             return (first, months.flatMap { daysOfMonth(year: year, month: $0, startDay: startDay, calendar: calendar) })
         }
     }

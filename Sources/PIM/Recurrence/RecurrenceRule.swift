@@ -1,6 +1,7 @@
 // RFC 5545 recurrence rules (RRULE), the subset pim reads and writes: FREQ (DAILY, WEEKLY,
 // MONTHLY, YEARLY), INTERVAL, COUNT, UNTIL, BYDAY (with ordinals such as 2MO or -1FR), BYMONTHDAY,
-// BYMONTH and WKST; and the friendly `--repeat` words mapped to rules.
+// BYMONTH, one time of day (BYHOUR, BYMINUTE, BYSECOND) and WKST; and the friendly `--repeat`
+// words mapped to rules.
 import Foundation
 
 /// A recurrence rule: how an event repeats from its start.
@@ -45,14 +46,13 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
         public var hour: Int?, minute: Int?, second: Int?
 
         /// The last instant it covers in `calendar`'s time zone: the time itself, or for a date
-        /// the second before the next day begins.
+        /// the second before the next day begins (found by its date: a day after one without a
+        /// midnight still starts at midnight).
         func last(in calendar: Calendar) -> Date? {
             if let hour {
                 return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute ?? 0, second: second ?? 0))
             }
-            guard let start = calendar.date(from: DateComponents(year: year, month: month, day: day)),
-                  let next = calendar.date(byAdding: .day, value: 1, to: start) else { return nil }
-            return next.addingTimeInterval(-1)
+            return calendar.startOfDay(year: year, month: month, day: day + 1)?.addingTimeInterval(-1)
         }
 
         var text: String {
@@ -69,6 +69,13 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
     public var byDay: [WeekdayNumber] = []
     public var byMonthDay: [Int] = []
     public var byMonth: [Int] = []
+    /// The occurrences' hour (BYHOUR), minute (BYMINUTE) and second (BYSECOND), one value each;
+    /// those not given come from the start (RFC 5545 3.3.10). pim writes them for a start typed
+    /// at a time its day skips (02:30 on a spring-forward day starts at 03:30): the later
+    /// occurrences keep the time typed.
+    public var byHour: Int?
+    public var byMinute: Int?
+    public var bySecond: Int?
     /// The first day of the week for weekly rules (1 Sunday ... 7 Saturday); Monday by default.
     public var weekStart = 2
 
@@ -85,10 +92,16 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
         if body.uppercased().hasPrefix("RRULE:") { body = String(body.dropFirst(6)) }
         var frequency: Frequency?
         var rule = RecurrenceRule(frequency: .daily)
+        // The parts by name, as written, for the checks that involve several.
+        var parts: [String: String] = [:]
         for part in body.split(separator: ";") {
             let pieces = part.split(separator: "=", maxSplits: 1).map { String($0).uppercased() }
             guard pieces.count == 2 else { throw RecurrenceRuleError(rule: text, part: String(part), reason: "expected NAME=VALUE") }
             let (name, value) = (pieces[0], pieces[1])
+            // RFC 5545 3.3.10: "Individual rule parts MUST only be specified once."
+            guard parts.updateValue(String(part), forKey: name) == nil else {
+                throw RecurrenceRuleError(rule: text, part: String(part), reason: "\(name) is given twice")
+            }
             let bad = RecurrenceRuleError(rule: text, part: String(part), reason: "invalid value")
             switch name {
             case "FREQ":
@@ -119,6 +132,16 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
                 rule.byMonthDay = try Self.numbers(value, in: 1...31, allowingNegative: true, error: bad)
             case "BYMONTH":
                 rule.byMonth = try Self.numbers(value, in: 1...12, allowingNegative: false, error: bad)
+            case "BYHOUR", "BYMINUTE", "BYSECOND":
+                let range = name == "BYHOUR" ? 0...23 : name == "BYMINUTE" ? 0...59 : 0...60
+                guard let number = Int(value), range.contains(number) else {
+                    throw RecurrenceRuleError(rule: text, part: String(part), reason: "pim takes one value from \(range.lowerBound) to \(range.upperBound)")
+                }
+                switch name {
+                case "BYHOUR": rule.byHour = number
+                case "BYMINUTE": rule.byMinute = number
+                default: rule.bySecond = number
+                }
             case "WKST":
                 guard let index = Self.dayCodes.firstIndex(of: value) else { throw bad }
                 rule.weekStart = index + 1
@@ -129,6 +152,14 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
         guard let frequency else { throw RecurrenceRuleError(rule: text, part: text, reason: "FREQ is missing") }
         if rule.count != nil, rule.until != nil || rule.localUntil != nil {
             throw RecurrenceRuleError(rule: text, part: text, reason: "COUNT and UNTIL cannot both be given")
+        }
+        // RFC 5545 3.3.10: a numbered BYDAY only with MONTHLY or YEARLY; BYMONTHDAY not with
+        // WEEKLY. Dropping the part would repeat the event on other days than the rule says.
+        if frequency == .daily || frequency == .weekly, rule.byDay.contains(where: { $0.ordinal != nil }), let part = parts["BYDAY"] {
+            throw RecurrenceRuleError(rule: text, part: part, reason: "a numbered weekday (2MO, -1FR) needs FREQ=MONTHLY or YEARLY")
+        }
+        if frequency == .weekly, let part = parts["BYMONTHDAY"] {
+            throw RecurrenceRuleError(rule: text, part: part, reason: "BYMONTHDAY cannot be used with FREQ=WEEKLY")
         }
         rule.frequency = frequency
         self = rule
@@ -172,6 +203,9 @@ public struct RecurrenceRule: Sendable, Equatable, CustomStringConvertible {
         if !byDay.isEmpty {
             parts.append("BYDAY=" + byDay.map { ($0.ordinal.map(String.init) ?? "") + Self.dayCodes[$0.weekday - 1] }.joined(separator: ","))
         }
+        if let byHour { parts.append("BYHOUR=\(byHour)") }
+        if let byMinute { parts.append("BYMINUTE=\(byMinute)") }
+        if let bySecond { parts.append("BYSECOND=\(bySecond)") }
         if weekStart != 2 { parts.append("WKST=\(Self.dayCodes[weekStart - 1])") }
         return parts.joined(separator: ";")
     }
