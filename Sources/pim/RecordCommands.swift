@@ -57,10 +57,10 @@ enum RecordCommands {
                 guard record.entity.propertiesByName[key] != nil, let date = record.value(forKey: key) as? Date,
                       values.isEmpty || values[key] != nil else { return nil }
                 if key == "birthday" { return "birthday \(OutputFormat.day(date, weekday: true))" }
-                let allDay = record.value(forKey: "allDay") as? Bool ?? false
-                // An all-day event's stored end is the day after its last, which is what was typed.
-                let shown = allDay && key == "end" ? date.addingTimeInterval(-1) : date
-                return "\(key) \(session.echo(shown, dateOnly: allDay))"
+                if let days = (record as? Event)?.days(fallback: session.store.calendar) {
+                    return "\(key) \(OutputFormat.day(key == "start" ? days.first : days.last, weekday: true))"
+                }
+                return "\(key) \(session.echo(date))"
             }
         }
     }

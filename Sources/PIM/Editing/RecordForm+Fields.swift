@@ -49,35 +49,18 @@ extension RecordForm {
         [
             .text("title", "what happens", required: true),
             FormField("start", "start: 2026-12-01 10:00, fri 9am...; the end moves with it", read: { record, store in
-                (record.value(forKey: "start") as? Date).map { OutputFormat.local($0, timeZone: store.timeZone, dateOnly: RecordField.allDay(record)) } ?? ""
-            }) { record, text, store throws(PIMError) in
-                guard let event = record as? Event, let oldStart = event.start else { return }
-                let start = try store.readDate(text, with: store.dateParser)
-                let oldEnd = event.end ?? oldStart
-                if event.allDay {
-                    let parser = store.dateParser
-                    let days = event.wholeDays(with: parser)
-                    let first = parser.startOfDay(start)
-                    event.start = first
-                    event.end = parser.adding(days: days, to: first)
-                } else {
-                    event.start = start
-                    event.end = start.addingTimeInterval(oldEnd.timeIntervalSince(oldStart))
-                }
-            },
-            FormField("end", "end", read: { record, store in
-                guard let end = record.value(forKey: "end") as? Date else { return "" }
-                let allDay = RecordField.allDay(record)
-                return OutputFormat.local(allDay ? end.addingTimeInterval(-1) : end, timeZone: store.timeZone, dateOnly: allDay)
+                if let days = (record as? Event)?.days(fallback: store.calendar) { return OutputFormat.day(days.first) }
+                return (record.value(forKey: "start") as? Date).map { OutputFormat.local($0, timeZone: store.timeZone) } ?? ""
             }) { record, text, store throws(PIMError) in
                 guard let event = record as? Event else { return }
-                let parsed = try store.readDate(text, with: store.dateParser)
-                let end = event.allDay ? store.dateParser.adding(days: 1, to: store.dateParser.startOfDay(parsed)) : parsed
-                // An all-day event's end is the day after its last: its last day may not come
-                // before its first.
-                let start = event.start ?? end
-                guard event.allDay ? end > start : end >= start else { throw PIMError.usage("end \"\(text)\" comes before the start") }
-                event.end = end
+                try store.moveEvent(event, toStart: text)
+            },
+            FormField("end", "end", read: { record, store in
+                if let days = (record as? Event)?.days(fallback: store.calendar) { return OutputFormat.day(days.last) }
+                return (record.value(forKey: "end") as? Date).map { OutputFormat.local($0, timeZone: store.timeZone) } ?? ""
+            }) { record, text, store throws(PIMError) in
+                guard let event = record as? Event else { return }
+                try store.setEnd(of: event, to: text)
             },
             .text("location", "where"),
             FormField("repeat", "daily, weekly, monthly, yearly, weekdays, an RRULE, or empty", read: { record, _ in

@@ -72,12 +72,6 @@ extension Event {
         end = calendar.startOfDay(named: days.end)
     }
 
-    /// How many days an all-day event covers, at least one: counted in calendar days, so that a
-    /// day of 23 or 25 hours (a clock change) is still one day.
-    func wholeDays(with parser: DateParser) -> Int {
-        days(fallback: parser.calendar)?.count ?? 1
-    }
-
     /// The starts of the event's occurrences that meet `window`: its own start, or its rule's
     /// expansion without the exception dates (RFC 5545 EXDATE values, UTC, comma-separated). An
     /// all-day occurrence starts at the start of its first day in `calendar`'s time zone and

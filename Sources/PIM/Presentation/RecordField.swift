@@ -109,11 +109,13 @@ public struct RecordField {
 
     static var eventFields: [RecordField] { [
         RecordField("title") { string($0, "title") },
-        RecordField("start") { record in .from(record.value(forKey: "start") as? Date) { .date($0, dateOnly: allDay(record)) } },
+        RecordField("start") { record in
+            if let days = allDayDays(record) { return .day(days.first) }
+            return .from(record.value(forKey: "start") as? Date) { .date($0, dateOnly: false) }
+        },
         RecordField("end") { record in
-            .from(record.value(forKey: "end") as? Date) { end in
-                allDay(record) ? .date(end.addingTimeInterval(-1), dateOnly: true) : .date(end, dateOnly: false)
-            }
+            if let days = allDayDays(record) { return .day(days.last) }
+            return .from(record.value(forKey: "end") as? Date) { .date($0, dateOnly: false) }
         },
         RecordField("allDay", "ALL DAY") { .bool($0.value(forKey: "allDay") as? Bool ?? false) },
         RecordField("timeZone", "ZONE") { string($0, "timeZone") },
@@ -171,7 +173,10 @@ public struct RecordField {
         return .from(record.value(forKey: key) as? Date) { .date($0, dateOnly: false) }
     }
 
-    static func allDay(_ record: ManagedObject) -> Bool { record.value(forKey: "allDay") as? Bool ?? false }
+    /// An all-day event's days, the same in every time zone (read in the event's own).
+    static func allDayDays(_ record: ManagedObject) -> EventDays? {
+        (record as? Event)?.days(fallback: Calendar(identifier: .gregorian))
+    }
 
     /// Another record as its number and name: `{"id": ..., "number": 3, "name": "Ann"}`; text `Ann`.
     static func reference(_ record: ManagedObject) -> OutputValue {
