@@ -75,8 +75,7 @@ extension ManagedObjectContext {
             } catch let error as ValidationError {
                 failures += error.failures
             } catch {
-                failures.append(ValidationError.Failure(objectID: object.objectID, entity: object.entity.name, property: nil,
-                                                        rule: .custom("\(type(of: error))"), value: "", message: "\(error)"))
+                failures.append(ValidationError.Failure(error, of: object, property: nil))
             }
         }
         for object in changes {

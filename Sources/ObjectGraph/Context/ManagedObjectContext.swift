@@ -466,8 +466,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Marks `object` deleted; its delete rules run at the end of the event
     /// (``processPendingChanges()``), and the save removes it from its store.
+    ///
+    /// An object of no context is ignored, as Core Data's deleteObject: ignores it: one whose
+    /// deletion was saved (the save took it out of the context, and its row is gone), one
+    /// deleted by another context and merged, one of a context that was reset, or one never
+    /// inserted. Deleting it again is not an error, and the context records no change. An
+    /// object of another context traps (Core Data raises).
     public func delete(_ object: ManagedObject) {
         assertOnQueue()
+        guard object.managedObjectContext != nil else { return }
         precondition(object.managedObjectContext === self, "\(object.objectID) does not belong to this context")
         // A new object that left the context unsaved (its insertion undone) has no row: there is
         // nothing to delete.
@@ -666,20 +673,24 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     // MARK: Undo
 
-    /// Undoes the last event's changes (after closing the current event).
+    /// Undoes the last event's changes (after closing the current event, and a group opened by
+    /// hand with the undo manager's beginUndoGrouping(), as the manager's undo() does).
+    ///
+    /// The undo's own event ends inside the undo, before the group to redo closes: what the
+    /// event's end does (the delete rules of an object whose insertion was undone after a save,
+    /// which deletes it) is undone by the redo with the rest, instead of becoming a new change
+    /// that would empty the redo stack.
     public func undo() {
         assertOnQueue()
         processPendingChanges()
-        undoManager?.undo()
-        processPendingChanges()
+        undoManager?.undo(finishing: processPendingChanges)
     }
 
-    /// Redoes the last undone changes.
+    /// Redoes the last undone changes, ending the redo's event inside the redo (see ``undo()``).
     public func redo() {
         assertOnQueue()
         processPendingChanges()
-        undoManager?.redo()
-        processPendingChanges()
+        undoManager?.redo(finishing: processPendingChanges)
     }
 
     // MARK: Discarding changes

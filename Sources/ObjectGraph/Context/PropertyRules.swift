@@ -12,9 +12,11 @@ enum PropertyRules {
     }
     private static let compiled = Mutex(Compiled())
 
+    /// A model's regular expression compiled as a `MATCHES` pattern (no options): the rule
+    /// checks a value as Core Data does, with `SELF MATCHES pattern` (whole string, ICU).
     static func regularExpression(_ pattern: String) -> NSRegularExpression? {
         if let known = compiled.withLock({ $0.expressions[pattern] }) { return known }
-        guard let expression = try? NSRegularExpression(pattern: pattern) else { return nil }
+        guard let expression = try? ValueComparison.compileRegex(pattern, []) else { return nil }
         compiled.withLock { $0.expressions[pattern] = expression }
         return expression
     }
@@ -45,13 +47,16 @@ enum PropertyRules {
             }
             return checkAttribute(value, attribute, failure)
         case let relationship as RelationshipDescription:
+            // Every collection setValue(_:forKey:) takes for a to-many relationship (an array
+            // too, as validateValue(_:forKey:) may be handed) counts its objects.
             let count: Int
             switch unwrapOptional(value) {
             case nil: count = 0
             case let set as Set<ManagedObject>: count = set.count
             case let ordered as OrderedSet<ManagedObject>: count = ordered.count
+            case let array as [ManagedObject]: count = array.count
             case is ManagedObject: count = 1
-            default: count = 1
+            case let other?: count = KeyValueAccess.collectionElements(other)?.count ?? 1
             }
             if count == 0 {
                 return relationship.isOptional ? nil : failure(.required, relationship.isToMany ? "needs at least one object" : "is required")
@@ -108,9 +113,7 @@ enum PropertyRules {
             guard let regex = regularExpression(pattern) else {
                 return failure(.pattern(pattern), "has an invalid regular expression /\(pattern)/ in the model")
             }
-            let range = NSRange(text.startIndex..., in: text)
-            let match = regex.firstMatch(in: text, options: [.anchored], range: range)
-            if match?.range != range {
+            if !ValueComparison.matches(text, whole: regex) {
                 return failure(.pattern(pattern), "\(show(value)) does not match /\(pattern)/")
             }
         }
@@ -172,6 +175,7 @@ enum PropertyRules {
         case let object as ManagedObject: return "\(object.objectID)"
         case let set as Set<ManagedObject>: return "\(set.count) objects"
         case let ordered as OrderedSet<ManagedObject>: return "\(ordered.count) objects"
+        case let array as [ManagedObject]: return "\(array.count) objects"
         case let data as Data: return "\(data.count) bytes"
         case let other?: return "\(other)"
         }
@@ -232,6 +236,8 @@ struct SlotValidation {
 extension ManagedObject {
     /// Validates every property, collecting all failures: the model's rules, then the class's
     /// own validators (``PropertyValidating``), as ``validateValue(_:forKey:)`` does for one key.
+    /// A validator's error of another type than ``ValidationError`` becomes a failure of its
+    /// property (``ValidationError/Failure/init(_:of:property:value:)``).
     /// It does not call ``validateValue(_:forKey:)`` itself, as Core Data's validation calls
     /// `validate<Key>` methods directly; a value of its attribute's exact type with no other rule
     /// costs a type comparison.
@@ -264,10 +270,15 @@ extension ManagedObject {
                 failures.append(failure)
                 continue
             }
+            let checked = value
             do {
                 try validating?.runValidator(forKey: property.name, value: &value)
             } catch let error as ValidationError {
                 failures += error.failures
+            } catch {
+                // An error of the validator's own type is one more failure: the object's other
+                // properties are still checked, and every failure is reported together.
+                failures.append(ValidationError.Failure(error, of: self, property: property.name, value: PropertyRules.show(checked)))
             }
         }
         if !failures.isEmpty { throw ValidationError(failures: failures) }

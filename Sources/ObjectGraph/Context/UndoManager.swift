@@ -140,6 +140,9 @@ public final class UndoManager: @unchecked Sendable {
 
     private func register(_ action: Action) {
         guard isUndoRegistrationEnabled else { return }
+        // A new action makes the undone groups obsolete now, not when its group closes (as in
+        // Foundation): redo() called while its group is still open finds nothing to redo.
+        if phase == .normal, !redoStack.isEmpty { redoStack.removeAll() }
         if openGroups.isEmpty {
             precondition(groupsByEvent || phase != .normal,
                          "registerUndo with no open group and groupsByEvent off: call beginUndoGrouping() first")
@@ -162,29 +165,60 @@ public final class UndoManager: @unchecked Sendable {
 
     // MARK: Undoing and redoing
 
-    /// Whether there is a group to undo (an open event group counts).
-    public var canUndo: Bool { !undoStack.isEmpty || (eventGroupIsOpen && !(openGroups.first?.isEmpty ?? true)) }
-    /// Whether there is a group to redo.
+    /// Whether there is a group to undo. Actions recorded in a group still open count, whether
+    /// it was opened for the event or by ``beginUndoGrouping()`` (as in Foundation, where
+    /// `canUndo` does not mean that ``undo()`` may be called: nested groups must be closed
+    /// first). While an undo runs, the group it records is the one to redo and does not count.
+    public var canUndo: Bool {
+        !undoStack.isEmpty || (phase != .undoing && openGroups.contains { !$0.isEmpty })
+    }
+    /// Whether there is a group to redo. Registering an action other than an undo's or a
+    /// redo's empties the redo stack.
     public var canRedo: Bool { !redoStack.isEmpty }
     /// Whether an undo is running.
     public var isUndoing: Bool { phase == .undoing }
     /// Whether a redo is running.
     public var isRedoing: Bool { phase == .redoing }
 
-    /// Undoes the last group: closes the open event group first, then runs the group's actions
-    /// in reverse; what they register becomes the group to redo.
+    /// Undoes the last group: closes the open group first (the event's, or one opened by hand,
+    /// when it is the only one open: Foundation's undo() ends the grouping at nesting level 1),
+    /// then runs the group's actions in reverse; what they register becomes the group to redo.
+    /// Traps with more than one group open (Foundation raises): which one to undo is unclear.
     public func undo() {
-        closeEventGroup()
-        precondition(openGroups.isEmpty, "undo() with an undo group still open (level \(openGroups.count))")
-        guard let group = undoStack.popLast() else { return }
-        replay(group, as: .undoing)
+        undo(finishing: {})
     }
 
-    /// Redoes the last undone group.
+    /// ``undo()``, running `finish` after the group's actions and before the group to redo
+    /// closes: a context ends the undo's event there (``ManagedObjectContext/processPendingChanges()``),
+    /// so that what the event's end does (delete propagation) is recorded with the undo, not as
+    /// a new change that would empty the redo stack.
+    func undo(finishing finish: () -> Void) {
+        precondition(phase == .normal, "undo() while an undo or redo runs")
+        if openGroups.count == 1 { endUndoGrouping() }
+        precondition(openGroups.isEmpty, "undo() with \(openGroups.count) undo groups open: close the nested ones first")
+        guard let group = undoStack.popLast() else { return }
+        replay(group, as: .undoing, finishing: finish)
+    }
+
+    /// Redoes the last undone group. Does nothing when there is none: an action registered
+    /// since the undo emptied the redo stack (see ``canRedo``).
     public func redo() {
-        precondition(openGroups.isEmpty, "redo() with an undo group still open (level \(openGroups.count))")
+        redo(finishing: {})
+    }
+
+    /// ``redo()``, running `finish` before the redone group closes (see ``undo(finishing:)``).
+    /// A group still open holds no action newer than the undone group (registering one empties
+    /// the redo stack): it is set aside while the redo runs and stays open after it, the redone
+    /// group going onto the undo stack before it.
+    func redo(finishing finish: () -> Void) {
+        precondition(phase == .normal, "redo() while an undo or redo runs")
         guard let group = redoStack.popLast() else { return }
-        replay(group, as: .redoing)
+        let open = openGroups
+        let eventGroupWasOpen = eventGroupIsOpen
+        openGroups = []
+        replay(group, as: .redoing, finishing: finish)
+        openGroups = open
+        eventGroupIsOpen = eventGroupWasOpen
     }
 
     /// Undoes the last group nested in the open group (or the last top-level group when none is open).
@@ -201,12 +235,13 @@ public final class UndoManager: @unchecked Sendable {
         if !inverse.isEmpty { redoStack.append(inverse) }
     }
 
-    private func replay(_ group: Group, as newPhase: Phase) {
+    private func replay(_ group: Group, as newPhase: Phase, finishing finish: () -> Void) {
         let saved = phase
         phase = newPhase
         beginUndoGrouping()
         openGroups[0].actionName = group.actionName
         run(group)
+        finish()
         endUndoGrouping()
         phase = saved
     }
@@ -222,12 +257,22 @@ public final class UndoManager: @unchecked Sendable {
 
     // MARK: Clearing
 
-    /// Forgets every recorded group, to undo and to redo.
+    /// Forgets every recorded action, to undo and to redo, and enables registration again
+    /// (Foundation: "Clears the undo and redo stacks and reenables the manager").
+    ///
+    /// The actions of groups still open are forgotten too, but the groups stay open, empty:
+    /// the code that opened one by hand still closes it with ``endUndoGrouping()``, which would
+    /// trap on a group that was removed, and an open event group still closes at the event's
+    /// end. A group that holds nothing when it closes is dropped, so nothing from before the
+    /// call can be undone.
     public func removeAllActions() {
         undoStack.removeAll()
         redoStack.removeAll()
-        openGroups.removeAll()
-        eventGroupIsOpen = false
+        for group in openGroups {
+            group.items.removeAll()
+            group.actionName = ""
+        }
+        disableCount = 0
     }
 
     /// Forgets every recorded action on `target`.

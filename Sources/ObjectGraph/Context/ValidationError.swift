@@ -2,7 +2,9 @@
 // object, the property, the rule it broke and the value that broke it.
 import Foundation
 
-/// Why objects are not valid: all failures found, together.
+/// Why objects are not valid: all failures found, together. An error of another type thrown by
+/// an object's own validation code is one failure among the others
+/// (``Failure/init(_:of:property:value:)``).
 ///
 /// ```swift
 /// do { try context.save() } catch let error as ValidationError {
@@ -76,6 +78,18 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
             self.rule = rule
             self.value = value
             self.message = message
+        }
+
+        /// The failure of `object` that `error`, an error of another type than ValidationError
+        /// thrown by the object's own validation code (a validator, an override of
+        /// validateForInsert()...), stands for, so that it is reported with the other failures
+        /// of the save instead of hiding them. Its rule is ``Rule/custom(_:)`` named after the
+        /// error's type (`"ReviewNoteError"`), its message the error's description. The error
+        /// itself is not kept: a failure is a plain value (Sendable, Hashable), and any error
+        /// need not be.
+        public init(_ error: any Error, of object: ManagedObject, property: String?, value: String = "") {
+            self.init(objectID: object.objectID, entity: object.entity.name, property: property,
+                      rule: .custom("\(type(of: error))"), value: value, message: "\(error)")
         }
 
         /// `Entity.property (object URI): message`.

@@ -106,6 +106,8 @@ enum AttributeValueParser {
 extension AttributeValueParser {
     /// `value` converted to the Swift type of `type` where it is a number of another width
     /// (`0` for an Integer 16 attribute becomes `Int16(0)`); other values are returned as they are.
+    /// An `Int` that does not fit the attribute's integer type is returned as it is too, for
+    /// validation to refuse (converting it would trap).
     static func coerce(_ value: ModelValue, to type: AttributeType) -> ModelValue {
         func number() -> Double? {
             switch value {
@@ -119,8 +121,8 @@ extension AttributeValueParser {
             }
         }
         switch type {
-        case .integer16: if let v = value as? Int { return Int16(v) }
-        case .integer32: if let v = value as? Int { return Int32(v) }
+        case .integer16: if let v = value as? Int, let narrowed = Int16(exactly: v) { return narrowed }
+        case .integer32: if let v = value as? Int, let narrowed = Int32(exactly: v) { return narrowed }
         case .integer64: if let v = value as? Int { return Int64(v) }
         case .double: if let v = number() { return v }
         case .float: if let v = number() { return Float(v) }

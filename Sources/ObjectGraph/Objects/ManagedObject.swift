@@ -568,9 +568,16 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// Validates the object for deletion: a deny rule refuses while its relationship is not empty.
     open func validateForDelete() throws { try validateDeleteRules() }
 
-    /// Validates `value` for the property `key`: the model's rules (required, type, range,
-    /// length, pattern, predicates, counts), then the object's own per-key validator if it
-    /// adopts ``PropertyValidating``. May replace the value with a valid one.
+    /// Validates `value` for the property `key`: coerces it to the attribute's type as
+    /// ``setValue(_:forKey:)`` stores it (`2` becomes `Int16(2)` for an Integer 16 attribute,
+    /// `NSNull` nil), then checks the model's rules (required, type, range, length, pattern,
+    /// predicates, counts), then runs the object's own per-key validator if it adopts
+    /// ``PropertyValidating``. `value` is left coerced, and a validator may replace it with a
+    /// valid one.
+    ///
+    /// Coercing first is Core Data's order ("coercing the value into an appropriate type for the
+    /// object, and validating it"): a value setValue would accept as it is is not refused for
+    /// its Swift type, and a number's range is checked as the attribute's.
     ///
     /// Saves apply the same rules to every property. To validate a property of your own, give
     /// the class a validator (``PropertyValidating``); for checks across properties, override
@@ -578,6 +585,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// `validateValue(_:forKey:)` is not meant to be overridden).
     public func validateValue(_ value: inout Any?, forKey key: String) throws {
         guard let index = layout.index(of: key) else { return }
+        if case .attribute = layout.kinds[index] { value = normalized(value, forSlot: index) }
         if let failure = PropertyRules.check(value, for: layout.properties[index], of: self) {
             throw ValidationError(failures: [failure])
         }

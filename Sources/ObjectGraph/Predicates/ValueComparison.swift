@@ -240,6 +240,15 @@ enum ValueComparison {
         if !options.contains(.normalized), options.contains(.diacriticInsensitive) {
             subject = fold(subject, .diacriticInsensitive)
         }
+        return matches(subject, whole: regex)
+    }
+
+    /// Whether `regex`, compiled by ``compileRegex(_:_:)``, matches the whole of `subject`: the
+    /// match is anchored at the start, and the compiled form ends in `\z`, so that the engine
+    /// tries every alternative until one reaches the end (`cat|category` matches "category";
+    /// taking the first match and comparing its range would stop at "cat"). `MATCHES` and a
+    /// model's regular expression rule (``PropertyRules``) both match this way.
+    static func matches(_ subject: String, whole regex: NSRegularExpression) -> Bool {
         let range = NSRange(location: 0, length: (subject as NSString).length)
         return regex.firstMatch(in: subject, options: [.anchored], range: range) != nil
     }
