@@ -16,7 +16,7 @@ struct NumberAllocator {
             let records = inserted.filter { RecordKind(entity: $0.entity) == kind }
                 .sorted { ($0.value(forKey: "created") as? Date ?? .distantPast) < ($1.value(forKey: "created") as? Date ?? .distantPast) }
             guard !records.isEmpty else { continue }
-            var used = try storedNumbers(of: kind, excluding: deleted)
+            var used = try storedNumbersWithoutGaps(of: kind, deleting: deleted) ?? storedNumbers(of: kind, excluding: deleted)
             for record in records {
                 let number = (record.value(forKey: "number") as? Int64) ?? 0
                 if number > 0, !used.contains(number) {
@@ -29,6 +29,26 @@ struct NumberAllocator {
                 used.insert(candidate)
             }
         }
+    }
+
+    /// The numbers saved records of `kind` hold when they are 1 through n with none missing and
+    /// none being deleted (numbers are unique, so n records up to n hold them all): a count and a
+    /// maximum, answered from the number index, rather than every record's number. Nil
+    /// otherwise: ``storedNumbers(of:excluding:)`` finds the gaps.
+    func storedNumbersWithoutGaps(of kind: RecordKind, deleting deleted: Set<UUID>) throws -> Set<Int64>? {
+        guard deleted.isEmpty else { return nil }
+        var count = FetchRequest<Int>(entityName: kind.entityName)
+        count.includesPendingChanges = false
+        let stored = try context.count(for: count)
+        guard stored > 0 else { return [] }
+        var highest = FetchRequest<[String: Any]>(entityName: kind.entityName)
+        highest.propertiesToFetch = [.expression(ExpressionDescription(name: "highest", expression: .function("max:", [.keyPath("number")]),
+                                                                       resultType: .integer64))]
+        highest.includesPendingChanges = false
+        guard let row = try context.fetch(highest).first,
+              let maximum = (row["highest"] as? Int64) ?? (row["highest"] as? Int).map(Int64.init),
+              maximum == Int64(stored) else { return nil }
+        return Set(1...maximum)
     }
 
     /// The numbers saved records of `kind` hold, except those being deleted.
