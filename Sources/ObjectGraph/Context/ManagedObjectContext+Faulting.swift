@@ -165,7 +165,9 @@ extension ManagedObjectContext {
         return merged
     }
 
-    /// Merges a newer snapshot into a loaded object; local changes win when `keepingLocalChanges`.
+    /// Merges a newer snapshot into a loaded object; local changes win when `keepingLocalChanges`,
+    /// and transient values are kept then too (they are the object's own: a refresh that merges
+    /// changes "does not affect any transient properties", as Core Data's does not).
     func merge(_ snapshot: Snapshot, into object: ManagedObject, keepingLocalChanges: Bool) {
         let changed = object.changedSlots
         let local = object.slots
@@ -175,6 +177,9 @@ extension ManagedObjectContext {
             for index in changed {
                 object.slots[index] = mergedToMany(local[index], slot: index, of: object) ?? local[index]
                 object.changedSlots[index] = true
+            }
+            for index in object.layout.transientSlots where !changed[index] {
+                object.slots[index] = local[index]
             }
         } else {
             object.clearChanges()

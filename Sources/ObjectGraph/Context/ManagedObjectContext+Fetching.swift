@@ -607,18 +607,19 @@ extension ManagedObjectContext {
 
     // MARK: Fetched properties
 
-    /// The objects of a fetched property: its request, with `$FETCH_SOURCE` the object and
-    /// `$FETCHED_PROPERTY` the property's description.
-    func evaluateFetchedProperty(_ property: FetchedPropertyDescription, for object: ManagedObject) -> [ManagedObject] {
-        var request = FetchRequest<ManagedObject>(entityName: property.fetchRequest.entityName)
-        do {
-            request.predicate = try property.fetchRequest.predicate(substitutionVariables: [
-                "FETCH_SOURCE": object, "FETCHED_PROPERTY": property.name,
-            ])
-            return try fetch(request)
-        } catch {
-            preconditionFailure("\(object.entity.name).\(property.name): \(error)")
-        }
+    /// The objects of a fetched property: its request, with every option its template declares
+    /// (fetch limit, sub-entities, sort descriptors...), `$FETCH_SOURCE` the object and
+    /// `$FETCHED_PROPERTY` the property's description (so `$FETCHED_PROPERTY.userInfo.color`
+    /// reads its user info). Key paths of those variables (`$FETCH_SOURCE.name`) are evaluated
+    /// here, against the object and the description, and reach the store as constants. The
+    /// results are objects whatever result type the template declares, as a property's value.
+    func evaluateFetchedProperty(_ property: FetchedPropertyDescription, for object: ManagedObject) throws -> [ManagedObject] {
+        var request = try FetchRequest<ManagedObject>(template: property.fetchRequest, substitutionVariables: [
+            "FETCH_SOURCE": object, "FETCHED_PROPERTY": property,
+        ])
+        request.resultType = .managedObject
+        request.predicate = try request.predicate?.evaluatingKeyPathsOfConstants()
+        return try fetch(request)
     }
 
     // MARK: Predicates for stores

@@ -349,6 +349,7 @@ extension ManagedObjectContext {
                 updatedRows.append(committed)
             }
             object.setCommittedSnapshot(committed)
+            if !object.layout.derivedSlots.isEmpty { object.takeDerivedValues() }
         }
         coordinator.rowCache.retain(taking: &insertedRows)
         coordinator.rowCache.update(taking: &updatedRows)

@@ -752,8 +752,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         processPendingChanges()
     }
 
-    /// Makes `object` a fault again (discarding its changes), or, with `mergeChanges`, reloads
-    /// its saved values and reapplies its unsaved changes on top.
+    /// Makes `object` a fault again (discarding its changes and its transient values), or, with
+    /// `mergeChanges`, reloads its saved values and reapplies its unsaved changes on top, its
+    /// transient values kept (Core Data: "If flag is YES, this method does not affect any
+    /// transient properties; if flag is NO, transient properties are disposed of"). An object
+    /// without changes becomes a fault either way, unless it holds transient values: with
+    /// `mergeChanges` it then reloads its saved values at once, keeping them.
     ///
     /// A deleted object stays deleted, whether or not the event of its deletion has ended: the
     /// refresh discards its changed values, not the deletion, and the save removes its row. (If
@@ -765,7 +769,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if let coordinator = persistentStoreCoordinator, !object.objectID.isTemporaryID {
             coordinator.rowCache.invalidate([object.objectID])
         }
-        if mergeChanges, object.hasChanges, !object.isFault {
+        if mergeChanges, !object.isFault, object.hasChanges || (!object.isInserted && object.holdsTransientValues) {
             if let snapshot = try? snapshotFromStore(for: object.objectID) {
                 merge(snapshot, into: object, keepingLocalChanges: true)
             }
@@ -776,8 +780,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         event.refreshed[ObjectKey(object)] = object
     }
 
-    /// Refreshes every registered object, keeping unsaved changes (Core Data's
-    /// refreshAllObjects): unchanged objects become faults and reload current values on access.
+    /// Refreshes every registered object, keeping unsaved changes and transient values (Core
+    /// Data's refreshAllObjects, which refreshes merging changes): unchanged objects become faults
+    /// and reload current values on access (those holding transient values reload at once).
     public func refreshAllObjects() {
         assertOnQueue()
         for object in registry.values.compactMap(\.object) { refresh(object, mergeChanges: true) }

@@ -82,10 +82,16 @@ public struct FetchRequest<Result>: @unchecked Sendable {
         }
     }
 
-    /// A request from a model's stored template (its variables already substituted).
-    public init(template: FetchRequestTemplate) throws {
+    /// A request from a model's stored template, with every option it declares; `variables`
+    /// give its predicate's `$NAME`s their values (none: they must be substituted already).
+    ///
+    /// ```swift
+    /// let request = try FetchRequest<ManagedObject>(template: template, substitutionVariables: ["DATE": Date()])
+    /// ```
+    public init(template: FetchRequestTemplate, substitutionVariables variables: [String: Any?] = [:]) throws {
         self.init(entityName: template.entityName)
-        predicate = try template.predicate()
+        predicate = try template.predicate(substitutionVariables: variables)
+        sortDescriptors = template.sortDescriptors
         fetchLimit = template.fetchLimit
         fetchBatchSize = template.fetchBatchSize
         includesSubentities = template.includesSubentities

@@ -55,9 +55,12 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     public var allowsExternalBinaryDataStorage: Bool
     /// Whether the value is kept in the persistent history when its object is deleted.
     public var preservesValueInHistoryOnDeletion: Bool
-    /// Whether the value is computed by the store from `derivationExpression`.
+    /// Whether the value is computed by the store from `derivationExpression`, each time the
+    /// rows it depends on are saved.
     public var isDerived: Bool
-    /// The expression a derived attribute's value is computed from (`photos.@count`).
+    /// The expression a derived attribute's value is computed from: an attribute (`name`), an
+    /// attribute of a to-one destination (`owner.name`), a to-many relationship's count
+    /// (`photos.@count`) or the time of the save (`now()`). A model with another does not load.
     public var derivationExpression: String?
     /// The name of the composite type (`<composite name=...>`) of a composite attribute.
     public var compositeName: String?

@@ -31,6 +31,10 @@ public struct FetchRequestTemplate: Sendable, Hashable {
     public var includesPendingChanges: Bool
     /// Whether duplicate results (dictionaries) are removed.
     public var returnsDistinctResults: Bool
+    /// The order of the results. Xcode's model file has no place for them (as in Core Data, a
+    /// fetched property's results are sorted by setting its request's sort descriptors in
+    /// code): they are neither read from nor written to model files.
+    public var sortDescriptors: [SortDescriptor] = []
     /// Where the template was read from, when it came from a model file.
     public var sourceLocation: ModelSourceLocation?
 
@@ -69,6 +73,7 @@ public struct FetchRequestTemplate: Sendable, Hashable {
             && lhs.returnsObjectsAsFaults == rhs.returnsObjectsAsFaults
             && lhs.includesPendingChanges == rhs.includesPendingChanges
             && lhs.returnsDistinctResults == rhs.returnsDistinctResults
+            && lhs.sortDescriptors == rhs.sortDescriptors
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -125,7 +125,8 @@ public struct Attribute: EntityComponent {
         description.attributeValueClassName = valueClass
         return self
     }
-    /// Computes the value from an expression (`photos.@count`), in the store.
+    /// Computes the value from an expression, in the store, when the rows it depends on are
+    /// saved: `name`, `owner.name`, `photos.@count` or `now()` (see ``AttributeDescription/derivationExpression``).
     public func derived(from expression: String) -> Attribute {
         description.isDerived = true
         description.derivationExpression = expression

@@ -127,6 +127,7 @@ extension ManagedObjectModel {
             switch property {
             case let attribute as AttributeDescription:
                 validateAttribute(attribute, entityName: entity.name, into: &issues)
+                validateDerivation(of: attribute, in: entity, entityByName: entityByName, into: &issues)
             case let relationship as RelationshipDescription:
                 validateRelationship(relationship, of: entity, entityByName: entityByName, into: &issues)
             case let fetched as FetchedPropertyDescription:
@@ -176,6 +177,20 @@ extension ManagedObjectModel {
         if let minimum = attribute.minimumValue, let maximum = attribute.maximumValue, minimum > maximum {
             issues.append(ModelIssue(.error, .invalidValue, "minimum \(minimum) is greater than maximum \(maximum)",
                                      location: attribute.sourceLocation, entity: entityName, property: attribute.name))
+        }
+    }
+
+    /// A derived attribute's derivation must be one the stores compute (``Derivation``), over
+    /// properties that exist. An empty expression is reported by `validateAttribute`.
+    private func validateDerivation(of attribute: AttributeDescription, in entity: EntityDescription,
+                                    entityByName: [String: EntityDescription], into issues: inout [ModelIssue]) {
+        guard attribute.isDerived, !(attribute.derivationExpression ?? "").isEmpty else { return }
+        do {
+            _ = try Derivation.of(attribute, in: entity) { entityByName[$0] }
+        } catch {
+            issues.append(ModelIssue(.error, .unsupportedDerivation, error.description,
+                                     location: attribute.sourceLocation ?? entity.sourceLocation,
+                                     entity: entity.name, property: attribute.name))
         }
     }
 

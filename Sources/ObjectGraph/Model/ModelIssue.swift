@@ -34,6 +34,8 @@ public struct ModelIssue: Sendable, Hashable, CustomStringConvertible {
         /// A predicate (of a fetch request template, a fetched property or a validation rule)
         /// that does not parse.
         case invalidPredicate
+        /// A derived attribute whose derivation expression the stores do not compute.
+        case unsupportedDerivation
         /// Two fetch request templates, configurations or fetch indexes of one name.
         case duplicateName
         /// The file is XML, but not a model (its root element is not `<model>`).

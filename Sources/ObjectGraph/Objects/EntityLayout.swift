@@ -23,6 +23,11 @@ public final class EntityLayout: @unchecked Sendable {
     public let storedIndexes: [Int]
     /// Slots of attributes a store keeps.
     let storedAttributeIndexes: [Int]
+    /// Slots of transient attributes and relationships (not fetched properties): values only the
+    /// object holds, which a refresh that merges changes keeps.
+    let transientSlots: [Int]
+    /// Slots of derived attributes: values the store computes when the object is saved.
+    let derivedSlots: [Int]
     /// Whether a store keeps each slot.
     let isStoredSlot: [Bool]
     /// Whether each slot is an attribute a store keeps: its value can be read from the row.
@@ -68,6 +73,8 @@ public final class EntityLayout: @unchecked Sendable {
         relationshipIndexes = all.indices.filter { all[$0] is RelationshipDescription }
         storedIndexes = all.indices.filter { all[$0].isStored }
         storedAttributeIndexes = all.indices.filter { all[$0].isStored && all[$0] is AttributeDescription }
+        transientSlots = all.indices.filter { !all[$0].isStored && !(all[$0] is FetchedPropertyDescription) }
+        derivedSlots = all.indices.filter { (all[$0] as? AttributeDescription)?.isDerived == true && all[$0].isStored }
         isStoredSlot = all.map(\.isStored)
         isStoredAttributeSlot = all.map { $0.isStored && $0 is AttributeDescription }
         defaultValues = all.map { ($0 as? AttributeDescription)?.defaultValue }

@@ -128,6 +128,34 @@ extension ManagedObject {
         ExactValue.unbox(value, as: Value.self)
     }
 
+    /// Takes the values of the derived attributes from the committed row, without recording a
+    /// change: after a save, the values the store computed. (Objects the save did not write see
+    /// a derived value change when they are refreshed or fetched again, as in Core Data.)
+    func takeDerivedValues() {
+        guard !faulted else { return }
+        for slot in layout.derivedSlots where committedValues.isLoaded(at: slot) {
+            if rowValues.isEmpty {
+                storedSlots[slot] = committedValues[slot].attributeValue
+            } else if rowValues[slot] != committedValues[slot] {
+                rowValues[slot] = committedValues[slot]
+            }
+        }
+    }
+
+    /// Whether a transient property holds a value (not nil, not an empty relationship): a
+    /// refresh that merges changes keeps it, so the object cannot simply become a fault. Objects
+    /// still reading their row hold none (setting one unpacks the row).
+    var holdsTransientValues: Bool {
+        guard !layout.transientSlots.isEmpty, !faulted, rowValues.isEmpty else { return false }
+        return layout.transientSlots.contains { slot in
+            switch storedSlots[slot] {
+            case nil: return false
+            case let storage as ToManyStorage: return !storage.elements.isEmpty
+            default: return true
+            }
+        }
+    }
+
     /// Releases the values and makes the object a fault again (they reload on next access).
     func turnIntoFault() {
         guard !faulted else { return }

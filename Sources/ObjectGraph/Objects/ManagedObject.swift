@@ -242,10 +242,13 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
 
     /// The value of the property named `key`: an attribute's value, a to-one relationship's
     /// object, a to-many relationship's `Set<ManagedObject>` (`OrderedSet` when ordered), or a
-    /// fetched property's objects. Unknown keys answer nil. Fires the fault.
+    /// fetched property's objects (empty when its fetch fails: ``fetchedObjects(forKey:)``
+    /// throws the error). `self` answers the object, as every object answers it in Foundation's
+    /// key-value coding. Unknown keys answer nil. Fires the fault.
     open func value(forKey key: String) -> Any? {
         if let index = layout.index(of: key) { return value(atSlot: index) }
         switch key {
+        case "self": return self
         case "objectID": return objectID
         case "entity": return entity.name
         default: return nil
@@ -477,9 +480,29 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         case .toOne:
             return toOneObject(atSlot: index)
         case .fetched:
+            // Key-value access cannot throw: a failed fetch answers no objects (Core Data raises
+            // instead); fetchedObjects(forKey:) throws its error.
             guard let fetched = layout.properties[index] as? FetchedPropertyDescription else { return nil }
-            return managedObjectContext?.evaluateFetchedProperty(fetched, for: self) ?? []
+            return (try? managedObjectContext?.evaluateFetchedProperty(fetched, for: self)) ?? [ManagedObject]()
         }
+    }
+
+    /// The objects of the fetched property named `key`: the result of its fetch request, run
+    /// now, with `$FETCH_SOURCE` this object and `$FETCHED_PROPERTY` the property's description.
+    /// Throws the fetch's error (a predicate the store cannot evaluate, a store that cannot be
+    /// read), which ``value(forKey:)`` answers as no objects. Traps when the entity has no
+    /// fetched property named `key`.
+    ///
+    /// ```swift
+    /// let namesakes = try shelf.fetchedObjects(forKey: "namesakes")
+    /// ```
+    public func fetchedObjects(forKey key: String) throws -> [ManagedObject] {
+        guard let index = layout.index(of: key), let fetched = layout.properties[index] as? FetchedPropertyDescription else {
+            preconditionFailure("\(entity.name) has no fetched property \"\(key)\"")
+        }
+        assertOnContextQueue()
+        guard let context = managedObjectContext else { return [] }
+        return try context.evaluateFetchedProperty(fetched, for: self)
     }
 
     /// Stores an attribute value, recording the change when it differs.

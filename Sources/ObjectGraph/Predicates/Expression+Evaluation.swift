@@ -1,6 +1,8 @@
 // In-memory evaluation of expressions: constants, key paths through key-value access,
 // variables, subscripts, functions, FUNCTION method calls, SUBQUERY, TERNARY and set
 // operations. Values come out as Swift values (`Int`, `Double`, `String`, `[Any]`, `Date`...).
+// Key paths through collections keep a null object for each nil value
+// (``KeyValueAccess/Traversal/evaluation``), as the SQLite store's joins keep NULLs.
 import Foundation
 
 extension Expression {
@@ -32,9 +34,9 @@ extension Expression {
             defer { context.variables[name] = saved }
             return try expression.evaluate(object, context)
         case .keyPath(let path):
-            return KeyValueAccess.value(of: object, forKeyPath: path)
+            return KeyValueAccess.evaluationValue(of: object, forKeyPath: path)
         case .member(let base, let path):
-            return KeyValueAccess.value(of: try base.evaluate(object, context), forKeyPath: path)
+            return KeyValueAccess.evaluationValue(of: try base.evaluate(object, context), forKeyPath: path)
         case .dynamicMember(let base, let key):
             let target = try base.evaluate(object, context)
             guard let name = KeyValueAccess.normalized(try key.evaluate(object, context)).flatMap(ValueComparison.string) else {
@@ -45,7 +47,7 @@ extension Expression {
             {
                 throw PredicateError(.evaluation, "\(ValueComparison.describe(target)) has no key \(name)")
             }
-            return KeyValueAccess.value(of: target, forKeyPath: name)
+            return KeyValueAccess.evaluationValue(of: target, forKeyPath: name)
         case .subscripted(let base, let sub):
             return try Self.subscriptValue(try base.evaluate(object, context), sub, object, context)
         case .aggregate(let elements):
@@ -111,7 +113,7 @@ extension Expression {
         case .index(let indexExpression):
             let index = KeyValueAccess.normalized(try indexExpression.evaluate(object, context))
             if let key = index.flatMap(ValueComparison.string) {
-                return KeyValueAccess.value(of: base, forKey: key)
+                return KeyValueAccess.value(of: base, forKey: key, .evaluation)
             }
             guard let items, let index, let n = Number(index)?.integerValue else {
                 throw PredicateError(

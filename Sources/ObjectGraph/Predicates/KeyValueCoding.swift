@@ -1,6 +1,8 @@
 // Key-value access, the Linux stand-in for Foundation's KVC: objects answer `value(forKey:)`,
-// key paths walk through them, collections map a key over their elements, and the collection
-// operators (`@count`, `@sum`, `@avg`, `@min`, `@max`, `@…UnionOf…`) aggregate.
+// key paths walk through them, collections map a key over their elements (an array into an
+// array, a set into a set, an ordered set into an ordered set, as NSArray, NSSet and NSOrderedSet
+// do), and the collection operators (`@count`, `@sum`, `@avg`, `@min`, `@max`, `@…UnionOf…`)
+// aggregate. The predicate evaluator walks key paths its own way (``KeyValueAccess/Traversal``).
 import Foundation
 
 /// A value whose properties can be read by name, as Core Data reads managed objects.
@@ -17,6 +19,19 @@ import Foundation
 ///
 /// A missing key answers nil. Dictionaries with `String` keys, arrays, sets and `OrderedSet`
 /// adopt it; `ManagedObject` does too.
+///
+/// A key applied to a collection answers a collection of the same kind, as Foundation's do:
+///
+/// - an array answers an array with every element's value, nil values as `NSNull()` (NSArray);
+/// - a set answers a `Set<AnyHashable>` of the distinct values that are not nil (NSSet);
+/// - an ordered set answers an `OrderedSet<AnyHashable>` of the distinct values that are not
+///   nil, in order (NSOrderedSet).
+///
+/// So `event.value(forKeyPath: "attendees.lastName")` (attendees being a to-many relationship,
+/// a set) leaves out attendees without a last name, and a further key applies to that set
+/// again: `preparation.owner.firstName` is the set of the first names of the tasks' owners.
+/// A value that is not `Hashable` sits in such a set in an ``AnyHashableValue`` box, which
+/// ``KeyValueAccess/collectionElements(_:)`` opens.
 public protocol KeyValueCoding {
     /// The value of the property named `key`, or nil when it is nil or there is no such key.
     func value(forKey key: String) -> Any?
@@ -42,42 +57,96 @@ extension Dictionary: KeyValueCoding where Key == String {
     }
 }
 
-extension Array: KeyValueCoding {
-    /// The value for `key` of every element (nil answers become null objects), or the result
-    /// of a collection operator such as `@count`.
+extension Array: KeyValueCoding, KeyedCollection {
+    /// The value for `key` of every element, in an array (nil answers become null objects), or
+    /// the result of a collection operator such as `@count`.
     public func value(forKey key: String) -> Any? {
-        KeyValueAccess.collectionValue(map { $0 as Any }, forKey: key, rebuild: { $0 })
+        KeyValueAccess.collectionValue(map { $0 as Any }, forKey: key, kind: .array, .foundation)
+    }
+
+    func evaluationValue(forKey key: String) -> Any? {
+        KeyValueAccess.collectionValue(map { $0 as Any }, forKey: key, kind: .array, .evaluation)
     }
 }
 
-extension Set: KeyValueCoding {
-    /// The distinct values for `key` of the elements, or the result of a collection operator.
+extension Set: KeyValueCoding, KeyedCollection {
+    /// The distinct values for `key` of the elements that are not nil, in a `Set<AnyHashable>`
+    /// (as NSSet answers), or the result of a collection operator.
     public func value(forKey key: String) -> Any? {
-        KeyValueAccess.collectionValue(map { $0 as Any }, forKey: key, rebuild: KeyValueAccess.distinct)
+        KeyValueAccess.collectionValue(keyedElements, forKey: key, kind: .set, .foundation)
+    }
+
+    func evaluationValue(forKey key: String) -> Any? {
+        KeyValueAccess.collectionValue(keyedElements, forKey: key, kind: .set, .evaluation)
+    }
+
+    /// The elements a key maps over: out of their boxes for sets of `AnyHashable` (what keys
+    /// answer) or ``AnyHashableValue``, as they are otherwise (without a cast per element).
+    private var keyedElements: [Any] {
+        Element.self == AnyHashable.self || Element.self == AnyHashableValue.self ? elementsAsAny : map { $0 as Any }
     }
 }
 
-extension OrderedSet: KeyValueCoding {
-    /// The values for `key` of the elements in order, or the result of a collection operator.
+extension OrderedSet: KeyValueCoding, KeyedCollection {
+    /// The distinct values for `key` of the elements that are not nil, in order, in an
+    /// `OrderedSet<AnyHashable>` (as NSOrderedSet answers), or the result of a collection operator.
     public func value(forKey key: String) -> Any? {
-        KeyValueAccess.collectionValue(elements.map { $0 as Any }, forKey: key, rebuild: { $0 })
+        KeyValueAccess.collectionValue(keyedElements, forKey: key, kind: .orderedSet, .foundation)
     }
+
+    func evaluationValue(forKey key: String) -> Any? {
+        KeyValueAccess.collectionValue(keyedElements, forKey: key, kind: .orderedSet, .evaluation)
+    }
+
+    /// The elements a key maps over, as for a set.
+    private var keyedElements: [Any] {
+        Element.self == AnyHashable.self || Element.self == AnyHashableValue.self ? elementsAsAny : elements.map { $0 as Any }
+    }
+}
+
+/// The collections that adopt `KeyValueCoding` (arrays, sets, ordered sets), which the
+/// evaluator's traversal maps a key over its own way (``KeyValueAccess/Traversal/evaluation``).
+protocol KeyedCollection {
+    /// The value of `key` as the predicate evaluator sees it.
+    func evaluationValue(forKey key: String) -> Any?
 }
 
 /// Key-value access to any value: `KeyValueCoding` adopters, strings, and what Foundation's KVC
 /// would answer for them.
 public enum KeyValueAccess {
+    /// How a key path walks through collections.
+    enum Traversal {
+        /// As Foundation's key-value coding does (``KeyValueCoding``): a set's or an ordered
+        /// set's values leave out nil and duplicates.
+        case foundation
+        /// As the predicate evaluator does, and as the SQLite store translates: every
+        /// collection maps a key over all its elements into an array, with a null object for
+        /// each nil value, so that `ANY tasks.due == nil` matches a task without a due date
+        /// (SQL's join sees its NULL); a set's values are made distinct.
+        case evaluation
+    }
+
     /// The value of `key` on `object`: nil for nil, null objects and unknown keys.
     ///
     /// Strings answer `length` (UTF-16 count, as NSString does), `description` and `self`;
     /// every value answers `self`. Values that do not adopt `KeyValueCoding` answer their
     /// stored properties by reflection.
     public static func value(of object: Any?, forKey key: String) -> Any? {
+        value(of: object, forKey: key, .foundation)
+    }
+
+    /// ``value(of:forKey:)`` walking collections as `traversal` says.
+    static func value(of object: Any?, forKey key: String, _ traversal: Traversal) -> Any? {
         guard let object = unwrapOptional(object), !isNullObject(object) else { return nil }
         if let dictionary = object as? [String: Any], let stored = dictionary[key] {
             return normalized(stored)  // the common case, without a protocol lookup
         }
         if key == "self" { return object }
+        // Keyed collections are value types: for objects (managed objects, rows) the evaluator's
+        // check costs a test of the type's kind, not a conformance lookup.
+        if traversal == .evaluation, !(type(of: object) is AnyClass), let collection = object as? any KeyedCollection {
+            return collection.evaluationValue(forKey: key)
+        }
         if let kvc = object as? any KeyValueCoding { return kvc.value(forKey: key) }
         if let string = object as? String {
             switch key {
@@ -90,7 +159,8 @@ public enum KeyValueAccess {
         }
         if key == "description" { return String(describing: object) }
         if let items = collectionElements(object) {
-            return collectionValue(items, forKey: key, rebuild: { $0 })
+            let kind: CollectionKind = object is NSSet ? .set : object is NSOrderedSet ? .orderedSet : .array
+            return collectionValue(items, forKey: key, kind: kind, traversal)
         }
         return reflectedValue(of: object, forKey: key)
     }
@@ -110,7 +180,18 @@ public enum KeyValueAccess {
     /// The value at the end of `keyPath` on `object`. A collection operator (`@sum`...) takes the
     /// rest of the path as its argument: `items.@sum.price`.
     public static func value(of object: Any?, forKeyPath keyPath: String) -> Any? {
-        if !keyPath.utf8.contains(UInt8(ascii: ".")) { return value(of: object, forKey: keyPath) }
+        value(of: object, forKeyPath: keyPath, .foundation)
+    }
+
+    /// ``value(of:forKeyPath:)`` as the predicate evaluator walks it
+    /// (``Traversal/evaluation``): collections answer arrays holding a null object for each nil.
+    static func evaluationValue(of object: Any?, forKeyPath keyPath: String) -> Any? {
+        value(of: object, forKeyPath: keyPath, .evaluation)
+    }
+
+    /// ``value(of:forKeyPath:)`` walking collections as `traversal` says.
+    static func value(of object: Any?, forKeyPath keyPath: String, _ traversal: Traversal) -> Any? {
+        if !keyPath.utf8.contains(UInt8(ascii: ".")) { return value(of: object, forKey: keyPath, traversal) }
         var current: Any? = object
         var rest = Substring(keyPath)
         while !rest.isEmpty {
@@ -125,14 +206,16 @@ public enum KeyValueAccess {
             if key.hasPrefix("@"), key != "@count", !rest.isEmpty,
                 let items = collectionElements(current)
             {
-                return collectionOperator(String(key), items, argumentPath: String(rest))
+                return collectionOperator(String(key), items, argumentPath: String(rest), traversal)
             }
-            current = value(of: current, forKey: String(key))
+            current = value(of: current, forKey: String(key), traversal)
         }
         return current
     }
 
-    /// The elements of an array, set, ordered set or dictionary (its values), or nil.
+    /// The elements of an array, set or ordered set, or nil. Elements of a `Set<AnyHashable>`
+    /// or an `OrderedSet<AnyHashable>` (what keys applied to sets answer) come out of their
+    /// `AnyHashable` (and ``AnyHashableValue``) boxes.
     public static func collectionElements(_ value: Any?) -> [Any]? {
         guard let value = unwrapOptional(value) else { return nil }
         switch value {
@@ -167,17 +250,48 @@ public enum KeyValueAccess {
         return result
     }
 
-    /// A key applied to a collection: an operator (`@count`, `@sum`, `@max`... with no path, over
-    /// the elements themselves) or the key mapped over the elements.
-    static func collectionValue(_ items: [Any], forKey key: String, rebuild: ([Any]) -> [Any]) -> Any? {
-        if key.hasPrefix("@") { return collectionOperator(key, items, argumentPath: "self") }
-        return rebuild(items.map { value(of: $0, forKey: key) ?? NSNull() })
+    /// The kind of collection a key is applied to, which is the kind it answers (Foundation's).
+    enum CollectionKind {
+        case array, set, orderedSet
+    }
+
+    /// A key applied to a collection's `items`: an operator (`@count`, `@sum`, `@max`... with no
+    /// path, over the elements themselves) or the key mapped over the elements. Foundation's
+    /// traversal answers a collection of `kind` (sets without nil or duplicates); the evaluator's
+    /// answers an array with null objects for nil (distinct for a set).
+    static func collectionValue(_ items: [Any], forKey key: String, kind: CollectionKind, _ traversal: Traversal) -> Any? {
+        if key.hasPrefix("@") { return collectionOperator(key, items, argumentPath: "self", traversal) }
+        switch (traversal, kind) {
+        case (_, .array), (.evaluation, .orderedSet):
+            return items.map { value(of: $0, forKey: key, traversal) ?? NSNull() }
+        case (.evaluation, .set):
+            return distinct(items.map { value(of: $0, forKey: key, traversal) ?? NSNull() })
+        case (.foundation, .set):
+            var values = Set<AnyHashable>(minimumCapacity: items.count)
+            for item in items {
+                if let found = normalized(value(of: item, forKey: key)) { values.insert(hashable(found)) }
+            }
+            return values
+        case (.foundation, .orderedSet):
+            var values = OrderedSet<AnyHashable>()
+            for item in items {
+                if let found = normalized(value(of: item, forKey: key)) { values.append(hashable(found)) }
+            }
+            return values
+        }
+    }
+
+    /// `value` as an element of a `Set<AnyHashable>`: itself when it is `Hashable`, else in an
+    /// ``AnyHashableValue`` box (equal to values the evaluator finds equal).
+    static func hashable(_ value: Any) -> AnyHashable {
+        if let hashable = value as? AnyHashable { return hashable }
+        return AnyHashable(AnyHashableValue(value))
     }
 
     /// Applies a collection operator to the values of `argumentPath` over `items`.
-    static func collectionOperator(_ name: String, _ items: [Any], argumentPath: String) -> Any? {
+    static func collectionOperator(_ name: String, _ items: [Any], argumentPath: String, _ traversal: Traversal) -> Any? {
         if name == "@count" { return items.count }
-        let values = items.map { value(of: $0, forKeyPath: argumentPath) }
+        let values = items.map { value(of: $0, forKeyPath: argumentPath, traversal) }
         let present = values.compactMap { normalized($0) }
         switch name {
         case "@sum": return Aggregates.sum(present)

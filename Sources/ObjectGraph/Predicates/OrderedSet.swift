@@ -99,9 +99,13 @@ extension Set: SetProtocol {
     var elementsAsAny: [Any] { map(unwrapHashable) }
 }
 
-/// An element as the evaluator sees it: the value inside an `AnyHashableValue` box (a null
-/// object for nil), the element itself otherwise.
+/// An element as the evaluator sees it: the value inside an `AnyHashable` (what keys applied to
+/// sets answer) and inside an `AnyHashableValue` box (a null object for nil), the element itself
+/// otherwise.
 private func unwrapHashable<T>(_ element: T) -> Any {
-    if let boxed = element as? AnyHashableValue { return boxed.value ?? NSNull() }
-    return element
+    // Only sets of `AnyHashable` hold such boxes: asking any other element `as? AnyHashable`
+    // would box it.
+    let value: Any = T.self == AnyHashable.self ? (element as! AnyHashable).base : element
+    if let boxed = value as? AnyHashableValue { return boxed.value ?? NSNull() }
+    return value
 }

@@ -118,3 +118,55 @@ extension Expression {
         }
     }
 }
+
+// MARK: Key paths of constants
+
+extension Predicate {
+    /// A copy in which every key path applied to a constant (what `$FETCH_SOURCE.name` becomes
+    /// once `$FETCH_SOURCE` is substituted by an object) is replaced by its value, computed as
+    /// the evaluator computes it. A store can compare the constant, where it could not walk a
+    /// key path of an object it does not hold (it knows rows, not objects). Throws when a value
+    /// cannot be a constant.
+    func evaluatingKeyPathsOfConstants() throws -> Predicate {
+        switch self {
+        case .truePredicate, .falsePredicate: return self
+        case .comparison(var comparison):
+            comparison.left = try comparison.left.evaluatingKeyPathsOfConstants()
+            comparison.right = try comparison.right.evaluatingKeyPathsOfConstants()
+            return .comparison(comparison)
+        case .and(let operands): return .and(try operands.map { try $0.evaluatingKeyPathsOfConstants() })
+        case .or(let operands): return .or(try operands.map { try $0.evaluatingKeyPathsOfConstants() })
+        case .not(let operand): return .not(try operand.evaluatingKeyPathsOfConstants())
+        }
+    }
+}
+
+extension Expression {
+    /// ``Predicate/evaluatingKeyPathsOfConstants()`` for an expression.
+    func evaluatingKeyPathsOfConstants() throws -> Expression {
+        func fold(_ e: Expression) throws -> Expression { try e.evaluatingKeyPathsOfConstants() }
+        switch self {
+        case .constant, .evaluatedObject, .keyPath, .variable: return self
+        case .member(let base, let path):
+            let folded = try fold(base)
+            guard case .constant = folded else { return .member(folded, path) }
+            return .constant(try ConstantValue(any: try Expression.member(folded, path).expressionValue(with: nil)))
+        case .dynamicMember(let base, let key):
+            let (foldedBase, foldedKey) = (try fold(base), try fold(key))
+            guard case .constant = foldedBase, case .constant = foldedKey else { return .dynamicMember(foldedBase, foldedKey) }
+            return .constant(try ConstantValue(any: try Expression.dynamicMember(foldedBase, foldedKey).expressionValue(with: nil)))
+        case .subscripted(let base, let s):
+            if case .index(let index) = s { return .subscripted(try fold(base), .index(try fold(index))) }
+            return .subscripted(try fold(base), s)
+        case .aggregate(let elements): return .aggregate(try elements.map(fold))
+        case .function(let name, let arguments): return .function(name, try arguments.map(fold))
+        case .method(let receiver, let selector, let arguments):
+            return .method(try fold(receiver), selector, try arguments.map(fold))
+        case .subquery(let collection, let variable, let predicate):
+            return .subquery(try fold(collection), variable: variable, try predicate.evaluatingKeyPathsOfConstants())
+        case .conditional(let condition, let a, let b):
+            return .conditional(try condition.evaluatingKeyPathsOfConstants(), try fold(a), try fold(b))
+        case .setOperation(let op, let a, let b): return .setOperation(op, try fold(a), try fold(b))
+        }
+    }
+}

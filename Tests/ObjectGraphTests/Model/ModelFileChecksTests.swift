@@ -249,7 +249,7 @@ final class ModelFileChecksTests: XCTestCase {
                 </attribute>
                 <attribute name="tags" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData" customClassName="[String]"/>
                 <attribute name="scratch" optional="YES" transient="YES" attributeType="Undefined"/>
-                <attribute name="titleLength" optional="YES" attributeType="Integer 32" derived="YES" derivationExpression="title.length" usesScalarValueType="YES"/>
+                <attribute name="ownerName" optional="YES" attributeType="String" derived="YES" derivationExpression="owner.name"/>
                 <attribute name="place" optional="YES" attributeType="Composite" composite="Place"/>
                 <attribute name="kept" optional="YES" attributeType="String" preserveAfterDeletion="YES" storedInTruthFile="YES"/>
                 <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="items" inverseEntity="Person" elementID="holder">
@@ -313,7 +313,7 @@ final class ModelFileChecksTests: XCTestCase {
         XCTAssertEqual(item.attributesByName["title"]?.defaultValue as? String, "a \"b\" <c>\nd")
         XCTAssertEqual(item.attributesByName["title"]?.userInfo["key with space"], "line1\nline2")
         XCTAssertEqual(item.attributesByName["tags"]?.valueTransformerName, "NSSecureUnarchiveFromData")
-        XCTAssertEqual(item.attributesByName["titleLength"]?.derivationExpression, "title.length")
+        XCTAssertEqual(item.attributesByName["ownerName"]?.derivationExpression, "owner.name")
         XCTAssertEqual(item.uniquenessConstraints, [["uid"], ["title", "owner"]])
         XCTAssertEqual(model.entitiesByName["Task"]?.uniquenessConstraints, [["uid"], ["title", "owner"]])
         let items = try XCTUnwrap(model.entitiesByName["Person"]?.relationshipsByName["items"])

@@ -37,7 +37,27 @@ final class KeyValueCodingTests: XCTestCase {
         let d: [String: Any] = ["pets": [["age": 3], ["age": 5], ["age": 3]]]
         XCTAssertEqual(d.value(forKeyPath: "pets.age") as? [Int], [3, 5, 3])
         let set: Set<Int> = [1, 2]
-        XCTAssertEqual((set.value(forKey: "self") as? [Int])?.sorted(), [1, 2])
+        XCTAssertEqual(set.value(forKey: "self") as? Set<AnyHashable>, [1, 2])
+    }
+
+    /// NSSet and NSOrderedSet answer a set (an ordered set) of the values without nil or
+    /// duplicates, NSArray an array of every value with a null object for nil.
+    func testKeysThroughSetsAnswerSetsWithoutNilOrDuplicates() {
+        let pets: [[String: Any]] = [["age": 3], ["age": 5], ["age": 3], [:]]
+        XCTAssertEqual(Set(pets.map { AnyHashableValue($0) }).value(forKey: "age") as? Set<AnyHashable>, [3, 5])
+        XCTAssertEqual(OrderedSet(pets.map { AnyHashableValue($0) }).value(forKey: "age") as? OrderedSet<AnyHashable>, [3, 5])
+        XCTAssertEqual(KeyValueAccess.collectionElements(pets.value(forKey: "age"))?.count, 4)
+        XCTAssertTrue(KeyValueAccess.collectionElements(pets.value(forKey: "age"))?.last is NSNull)
+    }
+
+    /// A value that is not Hashable sits in the answered set in a box that collectionElements opens.
+    func testUnhashableValuesOfASetComeOutOfTheirBoxes() throws {
+        let shelves: Set<AnyHashableValue> = [AnyHashableValue(["tags": ["a", 1] as [Any]])]
+        let tags = try XCTUnwrap(KeyValueAccess.collectionElements(shelves.value(forKey: "tags")))
+        XCTAssertEqual(tags.count, 1)
+        let first = try XCTUnwrap(tags.first as? [Any])
+        XCTAssertEqual(first.first as? String, "a")
+        XCTAssertEqual(first.last as? Int, 1)
     }
 
     func testCollectionOperators() {

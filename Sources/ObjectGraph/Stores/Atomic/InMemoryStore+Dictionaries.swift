@@ -127,7 +127,7 @@ extension InMemoryStore {
             if let stored = table.storedValue(atKeyPath: property.name, from: row.snapshot) {
                 value = Self.exported(stored)
             } else {
-                value = try Self.sendable(row.value(forKeyPath: property.name), named: property.name)
+                value = try Self.sendable(KeyValueAccess.evaluationValue(of: row, forKeyPath: property.name), named: property.name)
             }
             if let value { dictionary[property.name] = value }
         }
@@ -142,7 +142,7 @@ extension InMemoryStore {
             return row.objectID
         case .keyPath(let path):
             if let stored = table.storedValue(atKeyPath: path, from: row.snapshot) { return Self.exported(stored) }
-            return row.value(forKeyPath: path)
+            return KeyValueAccess.evaluationValue(of: row, forKeyPath: path)
         default:
             return try expression.expressionValue(with: row)
         }
@@ -159,7 +159,7 @@ extension InMemoryStore {
         case .function(let name, let arguments):
             return try BuiltinFunction.evaluate(name, try arguments.map { try groupValue(of: $0, over: rows) })
         case .keyPath(let path) where path.hasPrefix("@"):
-            return KeyValueAccess.value(of: rows as [Any], forKeyPath: path)
+            return KeyValueAccess.evaluationValue(of: rows as [Any], forKeyPath: path)
         default:
             return try rows.first.flatMap { try rowValue(of: expression, in: $0) }
         }

@@ -10,7 +10,8 @@ extension InMemoryStore {
     /// version is not the expected one (with the row as stored, or nil when it is gone), then
     /// ``StoreError/uniquenessViolation(entity:properties:objectIDs:)`` for the first constraint
     /// two rows would share. Unloaded slots of updated rows keep their stored values; transient
-    /// slots are not stored. Returns the inserted and updated rows at their new versions.
+    /// slots are not stored; derived attributes are computed (theirs and those of the rows that
+    /// read them). Returns the inserted and updated rows at their new versions.
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try lock.withLock { apply(try checked(request)) }
     }
@@ -43,11 +44,13 @@ extension InMemoryStore {
         lock.withLock { preparedSave = nil }
     }
 
-    /// A save checked and not written yet: its rows at their new versions.
+    /// A save checked and not written yet: its rows at their new versions, and the rows whose
+    /// derived attributes it changes (at their versions).
     struct PendingSave {
         var inserted: [Snapshot]
         var updated: [Snapshot]
         var deleted: [ObjectID]
+        var derived: [Snapshot] = []
     }
 
     /// `request`'s rows at their new versions, once every check passed. Lock held.
@@ -61,13 +64,14 @@ extension InMemoryStore {
         }
         let deletedIDs = request.deleted.map(\.objectID)
         try checkUniqueness(of: inserted + updated, replacing: Set(request.updated.map(\.objectID) + deletedIDs))
-        return PendingSave(inserted: inserted, updated: updated, deleted: deletedIDs)
+        return derivingValues(of: PendingSave(inserted: inserted, updated: updated, deleted: deletedIDs))
     }
 
     /// Writes a checked save. Lock held.
     private func apply(_ pending: PendingSave) -> StoreSaveResult {
         for id in pending.deleted { table.remove(id) }
         for row in pending.inserted + pending.updated { table.store(row) }
+        for row in pending.derived { table.store(row) }
         for row in pending.inserted {
             let root = table.info(for: row.objectID.entity).root
             let key = row.objectID.primaryKey ?? 0

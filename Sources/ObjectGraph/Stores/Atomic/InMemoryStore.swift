@@ -35,6 +35,8 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
     var nextPrimaryKeys: [ObjectIdentifier: Int64] = [:]
     /// A save checked by prepareSave and not committed or rolled back yet.
     var preparedSave: PendingSave?
+    /// The derived attributes of the held entities, which saves compute; set by `load`.
+    var derivedAttributes: [DerivedAttribute] = []
     private var storedMetadata: [String: any Sendable]
 
     /// A store for the entities of `configurationName` (nil: all). `url` is only remembered;
@@ -62,8 +64,11 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
             throw StoreError.unknownStore("the model has no configuration \"\(configurationName ?? "")\"")
         }
         let hashes = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
+        let held = Set(entities.flatMap(\.selfAndDescendants).map(ObjectIdentifier.init))
+        let derived = try Self.derivedAttributes(of: model.entities.filter { held.contains(ObjectIdentifier($0)) }, model: model)
         lock.withLock {
-            heldEntities = Set(entities.flatMap(\.selfAndDescendants).map(ObjectIdentifier.init))
+            heldEntities = held
+            derivedAttributes = derived
             storedMetadata["ModelVersionHashes"] = hashes
         }
     }

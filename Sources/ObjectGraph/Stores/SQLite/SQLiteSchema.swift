@@ -92,6 +92,8 @@ final class SQLiteSchema: @unchecked Sendable {
     @exclusivity(unchecked) private var storage: [ObjectIdentifier: Storage] = [:]
     /// The table of each entity the store holds (so hot paths need not walk up to the root).
     @exclusivity(unchecked) private var tablesByEntity: [ObjectIdentifier: Table] = [:]
+    /// What keeps derived attributes current (``makeDerivedColumns(model:)``).
+    private(set) var derivedColumns: [DerivedColumn] = []
 
     /// The layout of `model`'s entities of `configuration` (nil: all).
     init(model: ManagedObjectModel, configuration: String?) throws {
@@ -129,6 +131,7 @@ final class SQLiteSchema: @unchecked Sendable {
             table.versionByKey = "SELECT Z_PK, Z_ENT, Z_OPT FROM \(Self.quoted(table.name)) WHERE Z_PK = ?"
         }
         for entity in entities { tablesByEntity[ObjectIdentifier(entity)] = tables[ObjectIdentifier(entity.rootEntity)] }
+        derivedColumns = try makeDerivedColumns(model: model)
     }
 
     // MARK: Lookup
@@ -325,7 +328,7 @@ final class SQLiteSchema: @unchecked Sendable {
 
     // MARK: DDL
 
-    /// The statements that create every table and index (idempotent).
+    /// The statements that create every table, index and trigger (idempotent).
     var creationStatements: [String] {
         let q = Self.quoted
         var statements = [
@@ -347,6 +350,6 @@ final class SQLiteSchema: @unchecked Sendable {
             statements.append("CREATE TABLE IF NOT EXISTS \(q(join.name)) (" + columns.joined(separator: ", ") + ")")
             statements.append("CREATE INDEX IF NOT EXISTS \(q(join.name + "_" + join.destinationColumn)) ON \(q(join.name)) (\(q(join.destinationColumn)))")
         }
-        return statements
+        return statements + derivedColumns.flatMap(\.triggers)
     }
 }

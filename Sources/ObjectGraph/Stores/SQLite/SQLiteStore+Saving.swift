@@ -535,12 +535,13 @@ extension SQLiteStore {
     // MARK: Result
 
     /// `row` as saved, at `version`: slots the store does not keep unloaded. A row that lacks a
-    /// slot the cache needs (a required one: a partial update) has its ID added to `incomplete`,
-    /// for ``complete(_:incomplete:)``.
+    /// slot the cache needs (a required one: a partial update, or a derived attribute, which the
+    /// store computed) has its ID added to `incomplete`, for ``complete(_:incomplete:)``.
     private func savedRow(_ row: Snapshot, _ plan: SQLiteWritePlan, version: Int64, incomplete: inout [ObjectID]) -> Snapshot {
         var saved = row
         saved.version = version
         for slot in plan.unstoredSlots { saved.values[slot] = .unloaded }
+        for slot in plan.derivedSlots { saved.values[slot] = .unloaded }
         for slot in plan.requiredSlots where !saved.values.isLoaded(at: slot) {
             incomplete.append(row.objectID)
             break

@@ -150,7 +150,14 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                         }
                         throw StoreError.incompatibleModel(path: fileURL.path, differences: differences)
                     }
+                    // Triggers of derived attributes the file lacks are created now: their
+                    // columns are computed once for the rows already stored.
+                    let lacking = try schema.derivedColumns.filter { derived in
+                        try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+                                              [.text(derived.firstTrigger)])?.integerValue == 0
+                    }
                     for statement in schema.creationStatements { try connection.execute(statement) }
+                    for derived in lacking { try connection.execute(derived.backfill) }
                 } else {
                     try refuseForeignDatabase()
                     storedMetadata[Self.versionHashesKey] = hashes

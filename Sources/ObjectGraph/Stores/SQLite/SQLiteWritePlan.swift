@@ -39,6 +39,9 @@ final class SQLiteWritePlan {
     /// saved row must hold (attributes and to-one relationships: unloaded ones are read back).
     let unstoredSlots: [Int]
     let requiredSlots: [Int]
+    /// Slots of derived attributes: the store computes them (triggers), so a saved row reads
+    /// them back rather than taking the values it was sent.
+    let derivedSlots: [Int]
     /// Slots of to-many relationships (written to join tables or order columns after the rows).
     let toManySlots: [Int]
     /// Slots and columns of the attributes that allow external storage.
@@ -84,6 +87,7 @@ final class SQLiteWritePlan {
             }
         }
         unstoredSlots = layout.properties.indices.filter { !layout.properties[$0].isStored }
+        derivedSlots = layout.derivedSlots
         requiredSlots = layout.properties.indices.filter {
             layout.properties[$0].isStored && (layout.properties[$0] as? RelationshipDescription)?.isToMany != true
         }
