@@ -270,13 +270,15 @@ final class ConcurrencyAndBatchTests: XCTestCase {
         container.persistentStoreDescriptions = [PersistentStoreDescription(type: .sqlite, url: directory.url.appendingPathComponent("o.sqlite"))]
         try container.loadPersistentStores()
         let group = DispatchGroup()
-        let contexts = Locked<Set<ObjectIdentifier>>([])
+        // The contexts themselves, kept alive: a context freed after its task could otherwise be
+        // followed by another at the same address, and counted once.
+        let contexts = Locked<[ManagedObjectContext]>([])
         let errors = Locked<[String]>([])
         for worker in 0..<6 {
             group.enter()
             container.performBackgroundTask { context in
                 defer { group.leave() }
-                contexts.mutate { _ = $0.insert(ObjectIdentifier(context)) }
+                contexts.mutate { $0.append(context) }
                 if context.concurrencyType != .privateQueue || !context.isOnQueue { errors.mutate { $0.append("not on its private queue") } }
                 for index in 0..<10 {
                     let person = context.insertNewObject(forEntityName: "Person")
@@ -287,7 +289,7 @@ final class ConcurrencyAndBatchTests: XCTestCase {
         }
         XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
         XCTAssertEqual(errors.value, [])
-        XCTAssertEqual(contexts.value.count, 6)
+        XCTAssertEqual(Set(contexts.value.map(ObjectIdentifier.init)).count, 6)
         XCTAssertEqual(try container.viewContext.count(for: FetchRequest<ManagedObject>(entityName: "Person")), 60)
     }
 
