@@ -45,7 +45,7 @@ struct ContactsCommand: ParsableCommand {
             draft.notes = notes
             let contact = try session.store.addContact(draft)
             try session.commit()
-            session.printChanged([contact], kind: .contact, verb: "Added") { _ in
+            try session.printChanged([contact], kind: .contact, verb: "Added") { _ in
                 ((contact as? Person)?.birthday).map { ["birthday \(OutputFormat.day($0, weekday: true))"] } ?? []
             }
         }
@@ -140,7 +140,7 @@ struct ContactsCommand: ParsableCommand {
                 let session = try Session(global)
                 let (group, isNew) = try session.store.addToGroup(self.group, contacts: contacts)
                 try session.commit()
-                session.printChanged([group], kind: .group, verb: isNew ? "Added" : "Updated") { _ in
+                try session.printChanged([group], kind: .group, verb: isNew ? "Added" : "Updated") { _ in
                     ["members: " + group.members.compactMap(\.name).sorted().joined(separator: ", ")]
                 }
             }

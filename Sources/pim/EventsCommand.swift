@@ -40,7 +40,7 @@ struct EventsCommand: ParsableCommand {
             draft.notes = notes
             let event = try session.store.addEvent(draft)
             try session.commit()
-            session.printChanged([event], kind: .event, verb: "Added") { _ in
+            try session.printChanged([event], kind: .event, verb: "Added") { _ in
                 guard let start = event.start, let end = event.end else { return [] }
                 let times = event.days(fallback: session.store.calendar).map { days in
                     "all day \(OutputFormat.day(days.first, weekday: true)) to \(OutputFormat.day(days.last, weekday: true))"
@@ -81,7 +81,7 @@ struct EventsCommand: ParsableCommand {
             let session = try Session(global)
             let agenda = try session.store.agenda(days: days)
             let presenter = AgendaPresenter(now: session.store.now, timeZone: session.store.timeZone, colored: session.colored)
-            Console.print(global.json ? RecordPresenter.json(presenter.jsonObject(agenda)) : presenter.text(agenda))
+            try session.print(global.json ? RecordPresenter.json(presenter.jsonObject(agenda)) : presenter.text(agenda))
         }
     }
 

@@ -7,7 +7,7 @@ import PIM
 enum RecordCommands {
     static func show(_ id: String, kind: RecordKind, global: GlobalOptions) throws {
         let session = try Session(global)
-        session.printRecord(try RecordResolver(store: session.store).resolve(id, as: kind), kind: kind)
+        try session.printRecord(try RecordResolver(store: session.store).resolve(id, as: kind), kind: kind)
     }
 
     /// Deletes the records `ids` name, and a task's subtasks with it (its delete rule), after one
@@ -28,7 +28,7 @@ enum RecordCommands {
         let text = session.changedText(records, kind: kind, verb: "Deleted")
         for record in named { session.store.context.delete(record) }
         try session.commit()
-        Console.print(text)
+        try session.print(text)
     }
 
     static func search(_ words: [String], kind: RecordKind, list: ListOptions, global: GlobalOptions) throws {
@@ -52,7 +52,7 @@ enum RecordCommands {
             try form.apply(values, to: record, store: session.store)
         }
         try session.commit()
-        session.printChanged([record], kind: kind, verb: "Edited") { record in
+        try session.printChanged([record], kind: kind, verb: "Edited") { record in
             ["start", "end", "due", "scheduled", "wait", "birthday"].compactMap { key in
                 guard record.entity.propertiesByName[key] != nil, let date = record.value(forKey: key) as? Date,
                       values.isEmpty || values[key] != nil else { return nil }

@@ -53,24 +53,32 @@ struct Session {
         let presenter = presenter(kind)
         let fields = try fieldNames.map { names throws(PIMError) in try RecordField.select(names, for: kind, now: store.now) }
         if options.json {
-            Console.print(RecordPresenter.json(records.map { presenter.jsonObject($0, fields: fields) }))
+            try print(RecordPresenter.json(records.map { presenter.jsonObject($0, fields: fields) }))
         } else if !records.isEmpty {
             let columns = try fields ?? RecordField.select(RecordField.defaultColumns(for: kind), for: kind, now: store.now)
-            Console.print(presenter.table(records, fields: columns))
+            try print(presenter.table(records, fields: columns))
         }
         if records.isEmpty { throw PIMError.noMatch("no \(kind.plural) match") }
     }
 
     /// Prints one record in full: JSON, or its `field  value` lines.
-    func printRecord(_ record: ManagedObject, kind: RecordKind) {
+    func printRecord(_ record: ManagedObject, kind: RecordKind) throws(PIMError) {
         let presenter = presenter(kind)
-        Console.print(options.json ? RecordPresenter.json(presenter.jsonObject(record)) : presenter.details(record))
+        try print(options.json ? RecordPresenter.json(presenter.jsonObject(record)) : presenter.details(record))
+    }
+
+    /// Prints `text` on stdout, unless reading the store failed on the way (a damaged record
+    /// read as empty, ``ManagedObjectContext/faultingError``): then the run fails with exit
+    /// status 8 rather than print what was never read.
+    func print(_ text: String) throws(PIMError) {
+        if let error = store.context.faultingError { throw PIMError.wrapping(error, storePath: store.url.path) }
+        Console.print(text)
     }
 
     /// Prints the records a write command changed: JSON (an object for one, an array for
     /// several), or one `verb kind number (uuid): name` line each, with `extra` lines under it.
-    func printChanged(_ records: [ManagedObject], kind: RecordKind, verb: String, extra: (ManagedObject) -> [String] = { _ in [] }) {
-        Console.print(changedText(records, kind: kind, verb: verb, extra: extra))
+    func printChanged(_ records: [ManagedObject], kind: RecordKind, verb: String, extra: (ManagedObject) -> [String] = { _ in [] }) throws(PIMError) {
+        try print(changedText(records, kind: kind, verb: verb, extra: extra))
     }
 
     /// What ``printChanged(_:kind:verb:extra:)`` prints (without the final newline).

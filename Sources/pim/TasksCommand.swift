@@ -49,7 +49,7 @@ struct TasksCommand: ParsableCommand {
             draft.notes = notes
             let task = try session.store.addTask(draft)
             try session.commit()
-            session.printChanged([task], kind: .task, verb: "Added") { _ in
+            try session.printChanged([task], kind: .task, verb: "Added") { _ in
                 [("due", task.due), ("scheduled", task.scheduled), ("wait", task.wait)].compactMap { label, date in
                     date.map { "\(label) \(session.echo($0))" }
                 }
@@ -143,7 +143,7 @@ struct TasksCommand: ParsableCommand {
             let tasks = try resolveTasks(ids, in: session)
             for task in tasks { session.store.start(task) }
             try session.commit()
-            session.printChanged(tasks, kind: .task, verb: "Started")
+            try session.printChanged(tasks, kind: .task, verb: "Started")
         }
     }
 
@@ -158,7 +158,7 @@ struct TasksCommand: ParsableCommand {
             let tasks = try resolveTasks(ids, in: session)
             for task in tasks { session.store.complete(task) }
             try session.commit()
-            session.printChanged(tasks, kind: .task, verb: "Completed")
+            try session.printChanged(tasks, kind: .task, verb: "Completed")
         }
     }
 

@@ -13,7 +13,7 @@ struct UndoCommand: ParsableCommand {
 
     func run() throws {
         let session = try Session(global)
-        report(try session.store.undo(), action: "Undid", session: session)
+        try report(try session.store.undo(), action: "Undid", session: session)
     }
 }
 
@@ -26,18 +26,18 @@ struct RedoCommand: ParsableCommand {
 
     func run() throws {
         let session = try Session(global)
-        report(try session.store.redo(), action: "Redid", session: session)
+        try report(try session.store.redo(), action: "Redid", session: session)
     }
 }
 
 /// Prints what undo or redo did.
-func report(_ outcome: JournalOutcome, action: String, session: Session) {
+func report(_ outcome: JournalOutcome, action: String, session: Session) throws(PIMError) {
     if session.options.json {
-        Console.print(RecordPresenter.json([
+        try session.print(RecordPresenter.json([
             "action": action.lowercased(), "command": outcome.command, "records": outcome.recordCount,
             "date": OutputFormat.rfc3339(outcome.date, timeZone: session.store.timeZone),
         ] as [String: Any]))
     } else {
-        Console.print("\(action) \"\(outcome.command)\" (\(outcome.recordCount) record\(outcome.recordCount == 1 ? "" : "s"), \(session.echo(outcome.date)))")
+        try session.print("\(action) \"\(outcome.command)\" (\(outcome.recordCount) record\(outcome.recordCount == 1 ? "" : "s"), \(session.echo(outcome.date)))")
     }
 }

@@ -49,10 +49,7 @@ final class PimJournalTests: PimTestCase {
         let process = Process()
         process.executableURL = pimURL
         process.arguments = arguments + ["--store", store.path]
-        process.environment = [
-            "HOME": folder.path, "XDG_DATA_HOME": folder.appendingPathComponent("data").path,
-            "PIM_NOW": now, "TZ": "Europe/Berlin", "PATH": "/usr/bin:/bin",
-        ]
+        process.environment = testEnvironment(now: now)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)

@@ -36,14 +36,18 @@ class PimTestCase: XCTestCase {
         return products.appendingPathComponent("pim")
     }
 
+    /// The environment every run gets: HOME and XDG_DATA_HOME in the temporary folder, the
+    /// instant `now` in Berlin.
+    func testEnvironment(now: String = "2026-11-25T10:30:00") -> [String: String] {
+        ["HOME": folder.path, "XDG_DATA_HOME": folder.appendingPathComponent("data").path,
+         "PIM_NOW": now, "TZ": "Europe/Berlin", "PATH": "/usr/bin:/bin"]
+    }
+
     /// Runs `pim --store <temp> arguments` (no `--store` when `useStoreOption` is false) at
     /// Wednesday 2026-11-25 10:30 in Berlin; stdin is empty, so pim sees no terminal.
     @discardableResult
     func pim(_ arguments: String..., useStoreOption: Bool = true, environment extra: [String: String] = [:]) throws -> PimRun {
-        var environment = [
-            "HOME": folder.path, "XDG_DATA_HOME": folder.appendingPathComponent("data").path,
-            "PIM_NOW": "2026-11-25T10:30:00", "TZ": "Europe/Berlin", "PATH": "/usr/bin:/bin",
-        ]
+        var environment = testEnvironment()
         environment.merge(extra) { $1 }
         let outputURL = folder.appendingPathComponent("stdout-\(UUID().uuidString)")
         let errorURL = folder.appendingPathComponent("stderr-\(UUID().uuidString)")

@@ -39,9 +39,24 @@ extension ManagedObjectContext {
         do {
             try loadFaults(including: object)
         } catch {
-            preconditionFailure("could not load the values of \(object.objectID): \(error)")
+            // A store that fails to read (a damaged file) does not stop the program: the object
+            // reads as empty, and the failure is kept for the caller and for the next save.
+            if faultingError == nil { faultingError = error }
+            emptyValues(of: object)
+            return
         }
         if object.isFault { handleInaccessibleFault(object) }
+    }
+
+    /// Gives a fault that cannot be filled empty values (nil attributes and to-ones, empty
+    /// to-manys), so that reading it answers without touching the store again.
+    private func emptyValues(of object: ManagedObject) {
+        object.slots = Array(repeating: nil, count: object.layout.properties.count)
+        object.changedSlots.removeAll()
+        for index in object.layout.relationshipIndexes where (object.layout.properties[index] as? RelationshipDescription)?.isToMany == true {
+            object.slots[index] = ToManyStorage()
+        }
+        object.faulted = false
     }
 
     /// Whether every stored attribute slot of `snapshot` is loaded (not a partial fetch).
@@ -72,12 +87,7 @@ extension ManagedObjectContext {
         guard shouldDeleteInaccessibleFaults else {
             preconditionFailure("\(ContextError.inaccessibleFault(object.objectID))")
         }
-        object.slots = Array(repeating: nil, count: object.layout.properties.count)
-        object.changedSlots.removeAll()
-        for index in object.layout.relationshipIndexes where (object.layout.properties[index] as? RelationshipDescription)?.isToMany == true {
-            object.slots[index] = ToManyStorage()
-        }
-        object.faulted = false
+        emptyValues(of: object)
         object.isDeleted = true
     }
 

@@ -11,6 +11,8 @@ extension ManagedObjectContext {
         precondition(!isSaving, "save() called while the context is saving")
         processPendingChanges()
         guard hasChanges else { return }
+        // Values a failed fault never read must not be written as if they were its values.
+        if let faultingError { throw faultingError }
         isSaving = true
         defer { isSaving = false }
         post(.willSave)

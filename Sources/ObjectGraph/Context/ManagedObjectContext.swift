@@ -47,6 +47,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// (`OBJECTGRAPH_CONCURRENCY_DEBUG=1`, like Core Data's concurrency debug flag).
     @usableFromInline static let concurrencyDebug = ProcessInfo.processInfo.environment["OBJECTGRAPH_CONCURRENCY_DEBUG"] == "1"
 
+    /// The first failure of the store while filling a fault since the context was made or last
+    /// reset: firing a fault cannot throw (it happens inside a property's getter), so an object
+    /// whose values could not be read (a damaged file, an I/O error) is left with empty values
+    /// and the failure is kept here. Core Data raises an exception there. Every save throws it
+    /// until ``reset()``, so that nothing built on values that were never read is written.
+    public internal(set) var faultingError: (any Error)?
+
     /// The coordinator the context fetches from and saves to.
     @exclusivity(unchecked) public var persistentStoreCoordinator: PersistentStoreCoordinator? {
         didSet { rowCacheReference = persistentStoreCoordinator.map { Unowned($0.rowCache) } }
@@ -729,6 +736,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Forgets every object: they become invalid faults with no context. Clears the undo history.
     public func reset() {
         assertOnQueue()
+        faultingError = nil
         // Held strongly first: turning one object into a fault may release the last reference
         // to another registered one, which the loop would then reach freed.
         let registered = registry.values.compactMap(\.object)

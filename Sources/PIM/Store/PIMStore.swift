@@ -27,7 +27,9 @@ public final class PIMStore {
         self.now = now
         self.timeZone = timeZone
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            // Private, as the XDG base directory rules ask of the folders they make (0700).
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
             let coordinator = PersistentStoreCoordinator(managedObjectModel: PIMModel.shared)
             try coordinator.addPersistentStore(type: .sqlite, at: url)
             context = ManagedObjectContext(concurrencyType: .mainQueue)
@@ -96,23 +98,33 @@ public final class PIMStore {
     }
 }
 
-/// The lock pim runs hold on the store file while they read what they are about to write
-/// (record numbers, the journal): `flock`, which is apart from SQLite's own `fcntl` locks and
-/// goes when the process does.
+/// The lock pim runs hold while they read what they are about to write (record numbers, the
+/// journal) and save it: `flock` on a file of its own beside the store (`<store>-lock`).
+///
+/// Not on the store file itself: closing any descriptor of a file drops every POSIX lock the
+/// process holds on it, SQLite's own among them (sqlite.org/howtocorrupt.html, 2.2), and a run
+/// that had closed its lock descriptor went on with its connection unlocked: another run could
+/// then checkpoint or remove the write-ahead log under it, losing saved records.
 struct WriterLock {
     private let descriptor: Int32
 
-    /// Waits until no other pim run holds the lock on the store at `storeURL`, then holds it.
+    /// The lock file of the store at `storeURL`.
+    static func lockURL(of storeURL: URL) -> URL {
+        URL(fileURLWithPath: storeURL.path + "-lock")
+    }
+
+    /// Waits until no other pim run holds the lock of the store at `storeURL`, then holds it.
     init(storeURL: URL) throws {
-        descriptor = open(storeURL.path, O_RDONLY | O_CLOEXEC)
+        let path = Self.lockURL(of: storeURL).path
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw StoreError.io(path: storeURL.path, reason: "cannot open the store to lock it: \(String(cString: strerror(errno)))")
+            throw StoreError.io(path: path, reason: "cannot open the store's lock file: \(String(cString: strerror(errno)))")
         }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
                 let reason = String(cString: strerror(errno))
                 close(descriptor)
-                throw StoreError.io(path: storeURL.path, reason: "cannot lock the store: \(reason)")
+                throw StoreError.io(path: path, reason: "cannot lock the store: \(reason)")
             }
         }
     }

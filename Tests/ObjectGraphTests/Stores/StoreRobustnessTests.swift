@@ -297,3 +297,30 @@ private extension ObjectID {
         ObjectID(entity: entity, storeIdentifier: identifier, primaryKey: primaryKey!)
     }
 }
+
+/// A fault whose values the store fails to read (a damaged file) does not stop the program: the
+/// object reads as empty, the failure is kept on the context, and saves refuse until a reset.
+final class FaultingFailureTests: XCTestCase {
+    func testAFaultTheStoreCannotReadIsEmptyAndBlocksSavesUntilReset() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let ada = stack.person("Ada")
+        try stack.context.save()
+        let id = ada.objectID
+        // Nothing keeps the row cached: the fault below must read the store.
+        stack.context.reset()
+        let context = stack.newContext()
+        let fault = context.object(with: id)
+        XCTAssertTrue(fault.isFault)
+        // Another connection takes the table away under the store: reading the row fails.
+        let other = try SQLiteConnection(path: stack.storeURL.path)
+        try other.executeScript("DROP TABLE ZPERSON")
+        other.close()
+        XCTAssertNil(fault.value(forKey: "firstName"))
+        XCTAssertFalse(fault.isFault)
+        XCTAssertNotNil(context.faultingError)
+        fault.setValue("Changed", forKey: "firstName")
+        XCTAssertThrowsError(try context.save())
+        context.reset()
+        XCTAssertNil(context.faultingError)
+    }
+}
