@@ -537,20 +537,6 @@ final class FetchAgreementTests: XCTestCase {
 
     // MARK: Dictionaries
 
-    private func number(_ value: Any?) -> Double? {
-        switch value {
-        case let v as Int: return Double(v)
-        case let v as Int16: return Double(v)
-        case let v as Int32: return Double(v)
-        case let v as Int64: return Double(v)
-        case let v as Double: return v
-        case let v as Float: return Double(v)
-        case let v as Decimal: return NSDecimalNumber(decimal: v).doubleValue
-        case let v as Bool: return v ? 1 : 0
-        default: return nil
-        }
-    }
-
     /// The saved graph in each store type.
     private func savedGraphs() throws -> [(String, Graph)] {
         try Stack.storeTypes.map { ("\($0)", try build($0, .saved)) }
@@ -571,9 +557,9 @@ final class FetchAgreementTests: XCTestCase {
             request.sortDescriptors = [Sort(key: "n", ascending: false), Sort(key: "priority")]
             let rows = try graph.context.fetch(request)
             // priority 2: file2, file10, wild (n 3, dues 2); 0: delta, cafe2; 1: alpha, cafe; 3: beta, gamma.
-            XCTAssertEqual(rows.map { number($0["priority"]) }, [2, 0, 1, 3], name)
-            XCTAssertEqual(rows.map { number($0["n"]) }, [3, 2, 2, 2], name)
-            XCTAssertEqual(rows.map { number($0["dues"]) }, [2, 1, 2, 1], name)
+            XCTAssertEqual(rows.map { doubleValue($0["priority"]) }, [2, 0, 1, 3], name)
+            XCTAssertEqual(rows.map { doubleValue($0["n"]) }, [3, 2, 2, 2], name)
+            XCTAssertEqual(rows.map { doubleValue($0["dues"]) }, [2, 1, 2, 1], name)
             XCTAssertEqual(rows.map { $0["first"] as? Date }, [Self.d1, Self.d3, Self.d1, Self.d2], name)
             XCTAssertEqual(rows.map { $0["last"] as? String }, ["file2", "Délta", "café", "beta"], name)
         }
@@ -587,9 +573,9 @@ final class FetchAgreementTests: XCTestCase {
             request.propertiesToGroupBy = ["done"]
             request.sortDescriptors = [Sort(key: "done")]
             let rows = try graph.context.fetch(request)
-            XCTAssertEqual(rows.map { number($0["done"]) }, [0, 1], name)
-            XCTAssertEqual(rows.map { number($0["points"]) }, [9, 5], name)
-            XCTAssertEqual(rows.map { number($0["mean"]) }, [1.5, 5.0 / 3.0], name)
+            XCTAssertEqual(rows.map { doubleValue($0["done"]) }, [0, 1], name)
+            XCTAssertEqual(rows.map { doubleValue($0["points"]) }, [9, 5], name)
+            XCTAssertEqual(rows.map { doubleValue($0["mean"]) }, [1.5, 5.0 / 3.0], name)
         }
     }
 
@@ -631,9 +617,9 @@ final class FetchAgreementTests: XCTestCase {
             request.havingPredicate = try Predicate(format: "priority >= 1")
             request.sortDescriptors = [Sort(key: "priority")]
             let rows = try graph.context.fetch(request)
-            XCTAssertEqual(rows.map { number($0["priority"]) }, [1, 2, 3], name)
+            XCTAssertEqual(rows.map { doubleValue($0["priority"]) }, [1, 2, 3], name)
             XCTAssertEqual(rows.map { $0["latest"] as? Date }, [Self.d2, Self.d3, Self.d1], name)
-            XCTAssertEqual(rows.map { number($0["dues"]) }, [2, 2, 1], name)
+            XCTAssertEqual(rows.map { doubleValue($0["dues"]) }, [2, 2, 1], name)
         }
     }
 
@@ -646,8 +632,8 @@ final class FetchAgreementTests: XCTestCase {
             request.fetchLimit = 2
             request.fetchOffset = 1
             let rows = try graph.context.fetch(request)
-            XCTAssertEqual(rows.map { number($0["priority"]) }, [2, 1], name)
-            XCTAssertEqual(rows.map { number($0["n"]) }, [3, 2], name)
+            XCTAssertEqual(rows.map { doubleValue($0["priority"]) }, [2, 1], name)
+            XCTAssertEqual(rows.map { doubleValue($0["n"]) }, [3, 2], name)
         }
     }
 

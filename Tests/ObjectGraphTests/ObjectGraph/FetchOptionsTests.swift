@@ -19,17 +19,6 @@ final class FetchOptionsTests: XCTestCase {
         objects.map { $0.value(forKey: key) as? String ?? "nil" }
     }
 
-    private func number(_ value: Any?) -> Double? {
-        switch value {
-        case let v as Int: return Double(v)
-        case let v as Int16: return Double(v)
-        case let v as Int32: return Double(v)
-        case let v as Int64: return Double(v)
-        case let v as Double: return v
-        default: return nil
-        }
-    }
-
     private func count(_ name: String, of key: String) throws -> PropertyToFetch {
         .expression(ExpressionDescription(name: name, expression: try Expression(format: "count:(\(key))"), resultType: .integer64))
     }
@@ -65,7 +54,7 @@ final class FetchOptionsTests: XCTestCase {
             XCTAssertEqual(try stack.context.count(for: grouped), 2, "\(stack.storeType): count(for:) with propertiesToGroupBy")
 
             grouped.havingPredicate = try Predicate(format: "n > 1")
-            XCTAssertEqual(try stack.context.fetch(grouped).map { number($0["priority"]) }, [1], "\(stack.storeType)")
+            XCTAssertEqual(try stack.context.fetch(grouped).map { doubleValue($0["priority"]) }, [1], "\(stack.storeType)")
             XCTAssertEqual(try stack.context.count(for: grouped), 1, "\(stack.storeType): count(for:) with havingPredicate")
         }
     }
@@ -94,7 +83,7 @@ final class FetchOptionsTests: XCTestCase {
                 // The group of tasks without an owner has no "owner.firstName" key (nil values
                 // are left out), and sorts first.
                 XCTAssertEqual(rows.map { $0["owner.firstName"] as? String }, [nil, "Ada", "Bob"], "\(stack.storeType)")
-                XCTAssertEqual(rows.map { number($0["n"]) }, [1, 2, 1], "\(stack.storeType)")
+                XCTAssertEqual(rows.map { doubleValue($0["n"]) }, [1, 2, 1], "\(stack.storeType)")
             } catch {
                 XCTFail("\(stack.storeType): grouping by a to-one key path threw \(error)")
             }

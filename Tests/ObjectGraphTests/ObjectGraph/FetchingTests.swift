@@ -18,20 +18,6 @@ final class FetchingTests: XCTestCase {
         return request
     }
 
-    /// Any number as a Double.
-    private func number(_ value: Any?) -> Double? {
-        switch value {
-        case let v as Int: return Double(v)
-        case let v as Int16: return Double(v)
-        case let v as Int32: return Double(v)
-        case let v as Int64: return Double(v)
-        case let v as Double: return v
-        case let v as Float: return Double(v)
-        case let v as Decimal: return NSDecimalNumber(decimal: v).doubleValue
-        default: return nil
-        }
-    }
-
     /// Four saved tasks: Alpha(p1, Ada), Beta(p3, Ada), Gamma(p3, Bob, done), Delta(p0, no owner).
     private func seedTasks(_ stack: Stack) throws -> (ada: ManagedObject, bob: ManagedObject) {
         let ada = stack.person("Ada", "Lovelace")
@@ -368,7 +354,7 @@ final class FetchingTests: XCTestCase {
             let rows = try stack.context.fetch(request)
             XCTAssertEqual(rows.count, 4)
             XCTAssertEqual(rows.map { $0["title"] as? String }, ["Alpha", "Beta", "Delta", "Gamma"])
-            XCTAssertEqual(rows.map { number($0["priority"]) }, [1, 3, 0, 3])
+            XCTAssertEqual(rows.map { doubleValue($0["priority"]) }, [1, 3, 0, 3])
             XCTAssertEqual(rows.map { $0["owner.firstName"] as? String }, ["Ada", "Ada", nil, "Bob"])
             XCTAssertEqual(Set(rows[0].keys), ["title", "priority", "owner.firstName"])
         }
@@ -381,7 +367,7 @@ final class FetchingTests: XCTestCase {
             request.propertiesToFetch = [.property("priority")]
             request.returnsDistinctResults = true
             request.sortDescriptors = [SortDescriptor(key: "priority")]
-            XCTAssertEqual(try stack.context.fetch(request).map { number($0["priority"]) }, [0, 1, 3])
+            XCTAssertEqual(try stack.context.fetch(request).map { doubleValue($0["priority"]) }, [0, 1, 3])
         }
     }
 
@@ -394,8 +380,8 @@ final class FetchingTests: XCTestCase {
             request.propertiesToGroupBy = ["priority"]
             request.sortDescriptors = [SortDescriptor(key: "priority")]
             let rows = try stack.context.fetch(request)
-            XCTAssertEqual(rows.map { number($0["priority"]) }, [0, 1, 3])
-            XCTAssertEqual(rows.map { number($0["total"]) }, [1, 1, 2])
+            XCTAssertEqual(rows.map { doubleValue($0["priority"]) }, [0, 1, 3])
+            XCTAssertEqual(rows.map { doubleValue($0["total"]) }, [1, 1, 2])
         }
     }
 
@@ -409,8 +395,8 @@ final class FetchingTests: XCTestCase {
             request.havingPredicate = try Predicate(format: "total > 1")
             let rows = try stack.context.fetch(request)
             XCTAssertEqual(rows.count, 1)
-            XCTAssertEqual(number(rows.first?["priority"]), 3)
-            XCTAssertEqual(number(rows.first?["total"]), 2)
+            XCTAssertEqual(doubleValue(rows.first?["priority"]), 3)
+            XCTAssertEqual(doubleValue(rows.first?["total"]), 2)
         }
     }
 
@@ -426,10 +412,10 @@ final class FetchingTests: XCTestCase {
             ]
             let rows = try stack.context.fetch(request)
             XCTAssertEqual(rows.count, 1)
-            XCTAssertEqual(number(rows.first?["sum"]), 7)
-            XCTAssertEqual(number(rows.first?["max"]), 3)
-            XCTAssertEqual(number(rows.first?["min"]), 0)
-            XCTAssertEqual(number(rows.first?["avg"]), 1.75)
+            XCTAssertEqual(doubleValue(rows.first?["sum"]), 7)
+            XCTAssertEqual(doubleValue(rows.first?["max"]), 3)
+            XCTAssertEqual(doubleValue(rows.first?["min"]), 0)
+            XCTAssertEqual(doubleValue(rows.first?["avg"]), 1.75)
         }
     }
 
@@ -441,7 +427,7 @@ final class FetchingTests: XCTestCase {
             request.propertiesToFetch = [
                 .expression(ExpressionDescription(name: "sum", expression: try Expression(format: "sum:(priority)"), resultType: .integer64)),
             ]
-            XCTAssertEqual(number(try stack.context.fetch(request).first?["sum"]), 4)
+            XCTAssertEqual(doubleValue(try stack.context.fetch(request).first?["sum"]), 4)
         }
     }
 
@@ -603,7 +589,7 @@ final class FetchingTests: XCTestCase {
             let rows = try stack.context.fetch(request)
             XCTAssertEqual(rows.count, 3)
             var byOwner: [ObjectID?: Double] = [:]
-            for row in rows { byOwner[row["owner"] as? ObjectID] = number(row["total"]) }
+            for row in rows { byOwner[row["owner"] as? ObjectID] = doubleValue(row["total"]) }
             XCTAssertEqual(byOwner[ada.objectID], 2)
             XCTAssertEqual(byOwner[bob.objectID], 1)
             XCTAssertEqual(byOwner[nil as ObjectID?], 1)

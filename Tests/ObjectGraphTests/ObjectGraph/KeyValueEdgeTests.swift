@@ -285,19 +285,13 @@ final class KeyValueEdgeTests: XCTestCase {
     /// `title == $FETCH_SOURCE.name` on a shelf named Dune finds the book Dune: the key path is
     /// evaluated against the shelf before the predicate goes to the store.
     func testFetchSourceKeyPathInAFetchedPropertyPredicate() throws {
-        let stack = try Stack(storeType: .inMemory, model: Self.shelfModel)
-        let shelf = try savedShelf(stack)
-        let books = try XCTUnwrap(shelf.value(forKey: "namesakes") as? [ManagedObject])
-        XCTAssertEqual(books.map { $0.value(forKey: "title") as? String }, ["Dune"])
-    }
-
-    /// The same on the SQLite store, which cannot walk a key path of an object (it knows rows):
-    /// it receives the constant "Dune".
-    func testFetchSourceKeyPathInAFetchedPropertyOnSQLite() throws {
-        let stack = try Stack(storeType: .sqlite, model: Self.shelfModel)
-        let shelf = try savedShelf(stack)
-        let books = try XCTUnwrap(shelf.value(forKey: "namesakes") as? [ManagedObject])
-        XCTAssertEqual(books.map { $0.value(forKey: "title") as? String }, ["Dune"])
+        // The SQLite store cannot walk a key path of an object (it knows rows): it receives the
+        // constant "Dune", as the in-memory store does.
+        try forEachStore(model: Self.shelfModel) { stack in
+            let shelf = try savedShelf(stack)
+            let books = try XCTUnwrap(shelf.value(forKey: "namesakes") as? [ManagedObject])
+            XCTAssertEqual(books.map { $0.value(forKey: "title") as? String }, ["Dune"], "\(stack.storeType)")
+        }
     }
 
     /// NSFetchedPropertyDescription: "$FETCH_SOURCE and $FETCHED_PROPERTY. ... the property refers
@@ -306,18 +300,11 @@ final class KeyValueEdgeTests: XCTestCase {
     /// `favoriteColor LIKE [c] $FETCHED_PROPERTY.userInfo.color`. `$FETCHED_PROPERTY` is the
     /// description, so `$FETCHED_PROPERTY.userInfo.wanted` is "Dune".
     func testFetchedPropertyUserInfoInAFetchedPropertyPredicate() throws {
-        let stack = try Stack(storeType: .inMemory, model: Self.shelfModel)
-        let shelf = try savedShelf(stack)
-        let books = try XCTUnwrap(shelf.value(forKey: "wantedBooks") as? [ManagedObject])
-        XCTAssertEqual(books.map { $0.value(forKey: "title") as? String }, ["Dune"])
-    }
-
-    /// The same on the SQLite store, which receives the constant "Dune".
-    func testFetchedPropertyUserInfoInAFetchedPropertyOnSQLite() throws {
-        let stack = try Stack(storeType: .sqlite, model: Self.shelfModel)
-        let shelf = try savedShelf(stack)
-        let books = try XCTUnwrap(shelf.value(forKey: "wantedBooks") as? [ManagedObject])
-        XCTAssertEqual(books.map { $0.value(forKey: "title") as? String }, ["Dune"])
+        try forEachStore(model: Self.shelfModel) { stack in
+            let shelf = try savedShelf(stack)
+            let books = try XCTUnwrap(shelf.value(forKey: "wantedBooks") as? [ManagedObject])
+            XCTAssertEqual(books.map { $0.value(forKey: "title") as? String }, ["Dune"], "\(stack.storeType)")
+        }
     }
 
     /// A fetched property whose fetch fails (`title CONTAINS 1`: no store can compare a string
