@@ -13,6 +13,14 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("Color output: auto (a terminal without NO_COLOR), always or never.", valueName: "when"))
     var color: ColorMode = .auto
+
+    /// Refuses an empty `--store` (exit 2): `--store "$UNSET"` would otherwise mean the default
+    /// store, the user's own.
+    func validate() throws {
+        if let store, store.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--store: expected a path to the store file")
+        }
+    }
 }
 
 /// The options of every `list`: a predicate, sort keys, a limit and the columns.

@@ -63,6 +63,8 @@ class PimTestCase: XCTestCase {
         process.executableURL = pimURL
         process.arguments = arguments + (useStoreOption ? ["--store", store.path] : [])
         process.environment = environment
+        // Relative paths (a bad --store) land in the temporary folder, never in the repository.
+        process.currentDirectoryURL = folder
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = error

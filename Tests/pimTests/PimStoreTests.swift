@@ -359,4 +359,15 @@ final class PimStoreTests: PimTestCase {
         let folderMode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: pimFolder.path)[.posixPermissions] as? Int)
         XCTAssertEqual(String(folderMode & 0o777, radix: 8), "700", "the store's folder \(pimFolder.path)")
     }
+
+    /// pim(1) --store: an empty path is refused with exit 2. `--store "$UNSET"` used the default
+    /// store (the user's own) and created it.
+    func testAnEmptyStorePathIsRefused() throws {
+        for path in ["", " "] {
+            let run = try pim("tasks", "add", "Milk", "--store", path, useStoreOption: false)
+            XCTAssertEqual(run.status, 2, run.stderr)
+            XCTAssertTrue(run.stderr.contains("--store"), run.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("data/pim").path))
+    }
 }
