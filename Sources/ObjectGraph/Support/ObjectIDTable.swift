@@ -165,25 +165,22 @@ struct ObjectIDTable<Value> {
             count += change
             return result
         }
-        var value: Value? = others[run][key]
-        let had = value != nil
+        // A key the run may take: changed in place in the run's table when it is there (one
+        // search; a run left empty by its keys going takes this path for every removal).
+        if let (result, removed) = others[run].withPresentValue(for: key, body) {
+            if removed { count -= 1 }
+            return result
+        }
+        // A new key: the run's slots take it when it may widen over it, its table otherwise.
+        var value: Value?
         let result = body(&value)
-        switch (had, value) {
-        case (false, nil):
-            break
-        case (true, nil):
-            others[run].removeValue(forKey: key)
-            count -= 1
-        case (true, let value?):
+        guard let value else { return result }
+        count += 1
+        if let slot = makeSlot(for: key, in: run) {
+            runs[run].slots[slot] = value
+            runs[run].count += 1
+        } else {
             others[run].withValue(for: key) { $0 = value }
-        case (false, let value?):
-            count += 1
-            if let slot = makeSlot(for: key, in: run) {
-                runs[run].slots[slot] = value
-                runs[run].count += 1
-            } else {
-                others[run].withValue(for: key) { $0 = value }
-            }
         }
         return result
     }

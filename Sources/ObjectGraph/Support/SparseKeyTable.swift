@@ -80,6 +80,21 @@ struct SparseKeyTable<Value> {
         return result
     }
 
+    /// Runs `body` on the value of `key` in place when the table holds the key (removing it when
+    /// `body` leaves nil), with one search; nil, and `body` not run, when it does not.
+    mutating func withPresentValue<Result>(for key: Int64, _ body: (inout Value?) -> Result) -> (result: Result, removed: Bool)? {
+        guard count > 0 else { return nil }
+        let (index, found) = slot(of: key)
+        guard found else { return nil }
+        let result = body(&values[index])
+        // Matched in place: comparing with nil would copy the value.
+        if case .none = values[index] {
+            remove(at: index)
+            return (result, true)
+        }
+        return (result, false)
+    }
+
     /// Removes the value of `key`, answering it.
     @discardableResult
     mutating func removeValue(forKey key: Int64) -> Value? {

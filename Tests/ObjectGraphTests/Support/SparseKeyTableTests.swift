@@ -88,4 +88,30 @@ final class SparseKeyTableTests: XCTestCase {
         XCTAssertTrue(table.isEmpty)
         XCTAssertTrue(table.allKeys.isEmpty)
     }
+
+    func testChangingOnlyPresentKeysLeavesAbsentOnesAloneAndRemovesWhatTheBodyEmpties() {
+        var table = SparseKeyTable<String>()
+        var model: [Int64: String] = [:]
+        // Keys that share start slots, so that a removal shifts others back.
+        for key in stride(from: Int64(0), to: 4_000, by: 100) {
+            table.withValue(for: key) { $0 = "v\(key)" }
+            model[key] = "v\(key)"
+        }
+        var ran = false
+        XCTAssertNil(table.withPresentValue(for: 150) { _ in ran = true })
+        XCTAssertFalse(ran, "the body runs only for a key the table holds")
+        let changed = table.withPresentValue(for: 300) { value -> String? in
+            defer { value = "changed" }
+            return value
+        }
+        XCTAssertEqual(changed?.result, "v300")
+        XCTAssertEqual(changed?.removed, false)
+        model[300] = "changed"
+        for key in stride(from: Int64(0), to: 4_000, by: 200) {
+            let removal = table.withPresentValue(for: key) { $0 = nil }
+            XCTAssertEqual(removal?.removed, true)
+            model[key] = nil
+        }
+        assertMatches(table, model)
+    }
 }
