@@ -97,7 +97,7 @@ struct EventsCommand: ParsableCommand {
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change an event: the fields given as flags, or all of them in $VISUAL or $EDITOR.",
-            discussion: "A new start moves the end with it. An empty value clears a field: --repeat ''.")
+            discussion: "A new start moves the end with it. An empty value clears a field: --repeat ''. " + Editor.help)
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The event.") var id: String
