@@ -72,7 +72,9 @@ struct EventsCommand: ParsableCommand {
     }
 
     struct Agenda: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The coming days: events (repeats expanded) and due tasks, by day.")
+        static let configuration = CommandConfiguration(
+            abstract: "The coming days: events (repeats expanded) and due tasks, by day.",
+            discussion: "A tentative or cancelled event says so after its title: Review (cancelled).")
 
         @OptionGroup var global: GlobalOptions
         @Option(help: "How many days, from today.") var days = 7
