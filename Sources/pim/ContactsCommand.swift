@@ -78,7 +78,7 @@ struct ContactsCommand: ParsableCommand {
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change a contact: the fields given as flags, or all of them in $VISUAL or $EDITOR.",
-            discussion: "Emails and phones are comma-separated lists that replace the old ones.")
+            discussion: "Emails and phones are comma-separated lists that replace the old ones. " + Editor.help)
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The contact.") var id: String

@@ -72,7 +72,9 @@ struct EventsCommand: ParsableCommand {
     }
 
     struct Agenda: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The coming days: events (repeats expanded) and due tasks, by day.")
+        static let configuration = CommandConfiguration(
+            abstract: "The coming days: events (repeats expanded) and due tasks, by day.",
+            discussion: "A tentative or cancelled event says so after its title: Review (cancelled).")
 
         @OptionGroup var global: GlobalOptions
         @Option(help: "How many days, from today.") var days = 7
@@ -97,7 +99,7 @@ struct EventsCommand: ParsableCommand {
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change an event: the fields given as flags, or all of them in $VISUAL or $EDITOR.",
-            discussion: "A new start moves the end with it. An empty value clears a field: --repeat ''.")
+            discussion: "A new start moves the end with it. An empty value clears a field: --repeat ''. " + Editor.help)
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The event.") var id: String

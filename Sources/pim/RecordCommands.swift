@@ -39,13 +39,14 @@ enum RecordCommands {
     }
 
     /// Edits a record: with `values` (from flags) sets those fields; without, opens $VISUAL or
-    /// $EDITOR on the record's form. Echoes the dates the edit resolved.
+    /// $EDITOR on the record's form (vi only on a terminal). Echoes the dates the edit resolved.
     static func edit(_ id: String, kind: RecordKind, values: [String: String], global: GlobalOptions) throws {
         let session = try Session(global)
         let record = try RecordResolver(store: session.store).resolve(id, as: kind)
         let form = RecordForm(kind: kind)
         if values.isEmpty {
-            guard try form.edit(record, store: session.store, editor: Editor.edit) else {
+            let editor = try Editor(flagExample: "--\(kind.nameKey)")
+            guard try form.edit(record, store: session.store, editor: editor.edit) else {
                 throw PIMError.noMatch("edit cancelled: the form was emptied")
             }
         } else {
@@ -79,10 +80,35 @@ enum RecordCommands {
 }
 
 /// The user's editor: $VISUAL, else $EDITOR, else vi, run through the shell on a temporary file.
-enum Editor {
-    static func edit(_ text: String) throws -> String {
+struct Editor {
+    /// The shell command, run with the file's path after it.
+    let command: String
+
+    /// What every `edit` command's help says about the editor.
+    static let help = "Without flags, with neither $VISUAL nor $EDITOR set, vi opens, but only on a terminal: "
+        + "without one, edit changes nothing and exits with status 2."
+
+    /// The editor the environment names. $VISUAL or $EDITOR runs even without a terminal
+    /// (scripts set `EDITOR='sed -i ...'`), but vi needs one on stdin and stdout: without it, vi
+    /// would hang or write its screen into a script's output, so this throws a usage error that
+    /// suggests `flagExample` instead.
+    ///
+    ///     let editor = try Editor(flagExample: "--title")
+    ///     let edited = try editor.edit(form)
+    init(flagExample: String) throws(PIMError) {
         let environment = ProcessInfo.processInfo.environment
-        let command = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+        if let named = [environment["VISUAL"], environment["EDITOR"]].compactMap({ $0 }).first(where: { !$0.isEmpty }) {
+            command = named
+        } else if Console.stdinIsTerminal && Console.stdoutIsTerminal {
+            command = "vi"
+        } else {
+            throw PIMError.usage("no editor: $VISUAL and $EDITOR are unset, and vi needs a terminal; "
+                + "give the changes as flags, such as \(flagExample), or set $EDITOR (nothing changed)")
+        }
+    }
+
+    /// Runs the editor on a temporary file holding `text` and returns the file's text after it.
+    func edit(_ text: String) throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pim-edit-\(UUID().uuidString).txt")
         try Data(text.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }

@@ -96,7 +96,7 @@ struct TasksCommand: ParsableCommand {
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change a task: the fields given as flags, or all of them in $VISUAL or $EDITOR.",
-            discussion: "An empty value clears a field: --due ''.")
+            discussion: "An empty value clears a field: --due ''. " + Editor.help)
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The task.") var id: String

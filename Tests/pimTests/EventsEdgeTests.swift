@@ -1,6 +1,7 @@
 // `pim events` end to end on the built binary (PimRun's helper): all-day events across time zones
 // and clock changes, repeat rules as RFC 5545 3.3.10 reads them, durations beyond any date,
-// editing an event's start, and the agenda on a day without a midnight.
+// editing an event's start, the agenda on a day without a midnight, and tentative and cancelled
+// events told apart from confirmed ones in text.
 import Foundation
 import XCTest
 
@@ -37,6 +38,16 @@ final class EventsEdgeTests: PimTestCase {
         try Data("#!/bin/sh\n\(body)\n".utf8).write(to: script)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
         return script
+    }
+
+    /// Three events on Thursday 2026-11-26, numbered in this order: Standup (09:00, confirmed,
+    /// the default), Review (14:00 at Room 2, cancelled) and Offsite (all day, tentative).
+    func addEventsOfEachStatus() throws {
+        XCTAssertEqual(try pim("events", "add", "Standup", "--start", "tomorrow 9:00", "--duration", "15m").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Review", "--start", "tomorrow 14:00", "--location", "Room 2").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Offsite", "--start", "tomorrow").status, 0)
+        XCTAssertEqual(try pim("events", "edit", "2", "--status", "cancelled").status, 0)
+        XCTAssertEqual(try pim("events", "edit", "3", "--status", "tentative").status, 0)
     }
 
     // MARK: Time zones
@@ -242,5 +253,66 @@ final class EventsEdgeTests: PimTestCase {
         let items = try agendaEvents(days: 3, environment: ["PIM_NOW": "2026-12-31T08:00:00"])
         XCTAssertEqual(items.map { "\($0.day) \($0.title)" },
                        ["2026-12-31 Party", "2026-12-31 Late", "2027-01-01 Party", "2027-01-01 Brunch"])
+    }
+
+    // MARK: Status in text
+
+    /// pim-events(1) agenda: "A tentative or cancelled event says so after its title"; "a
+    /// confirmed one says nothing". Before, a cancelled event's line was a confirmed one's, and
+    /// only --json told them apart.
+    func testAgendaMarksTentativeAndCancelledEvents() throws {
+        try addEventsOfEachStatus()
+        let run = try pim("events", "agenda", "--days", "2")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdout, """
+            Wed 2026-11-25
+              nothing
+            Thu 2026-11-26
+              all day      Offsite (tentative)  [3]
+              09:00-09:15  Standup  [1]
+              14:00-15:00  Review (cancelled)  @ Room 2  [2]
+
+            """)
+        let colored = try pim("events", "agenda", "--days", "2", "--color", "always")
+        XCTAssertTrue(colored.stdout.contains("\u{1B}[2m  14:00-15:00  Review (cancelled)  @ Room 2  [2]\u{1B}[0m"), colored.stdout)
+        XCTAssertTrue(colored.stdout.contains("\n  09:00-09:15  Standup  [1]\n"), colored.stdout)
+        let days = try XCTUnwrap(try pim("events", "agenda", "--days", "2", "--json").json() as? [[String: Any]])
+        let items = try XCTUnwrap(days.last?["items"] as? [[String: Any]])
+        XCTAssertEqual(items.map { "\($0["title"] as? String ?? "") \($0["status"] as? String ?? "")" },
+                       ["Offsite tentative", "Standup confirmed", "Review cancelled"])
+    }
+
+    /// pim-events(1) list: "Default columns: number, start, end, title, status, location, repeat"
+    /// (the STATUS column as wide as "confirmed"), and a cancelled event's row is dimmed when
+    /// colored, as a finished task's is.
+    func testListShowsEachEventsStatus() throws {
+        try addEventsOfEachStatus()
+        let run = try pim("events", "list")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdout, """
+            #  START             END               TITLE    STATUS     LOCATION  REPEAT
+            3  2026-11-26        2026-11-26        Offsite  tentative
+            1  2026-11-26 09:00  2026-11-26 09:15  Standup  confirmed
+            2  2026-11-26 14:00  2026-11-26 15:00  Review   cancelled  Room 2
+
+            """)
+        let colored = try pim("events", "list", "--color", "always")
+        XCTAssertTrue(colored.stdout.contains("\u{1B}[2m2  2026-11-26 14:00"), colored.stdout)
+        XCTAssertTrue(colored.stdout.contains("\n1  2026-11-26 09:00"), colored.stdout)
+        let events = try XCTUnwrap(try pim("events", "list", "--json").json() as? [[String: Any]])
+        XCTAssertEqual(events.map { $0["status"] as? String }, ["tentative", "confirmed", "cancelled"])
+    }
+
+    /// `show` prints every field with a value, the status among them: a cancelled event says
+    /// "cancelled", a confirmed one "confirmed".
+    func testShowGivesTheStatus() throws {
+        try addEventsOfEachStatus()
+        let cancelled = try pim("events", "show", "2")
+        XCTAssertEqual(cancelled.status, 0, cancelled.stderr)
+        XCTAssertTrue(cancelled.stdout.contains("\nstatus      cancelled\n"), cancelled.stdout)
+        let confirmed = try pim("events", "show", "1")
+        XCTAssertTrue(confirmed.stdout.contains("\nstatus      confirmed\n"), confirmed.stdout)
+        XCTAssertFalse(confirmed.stdout.contains("cancelled"), confirmed.stdout)
+        XCTAssertEqual(try event("2")["status"] as? String, "cancelled")
     }
 }

@@ -17,11 +17,53 @@ final class PimEditingTests: PimTestCase {
         XCTAssertTrue(try XCTUnwrap(try pim("tasks", "show", "1", "--json").json() as? [String: Any])["due"] is NSNull)
     }
 
+    /// A `vi` first on PATH that records each run in `vi-ran` and renames the record in the form,
+    /// so that a test sees whether pim fell back to vi (the real one would wait for a terminal).
+    /// Returns the PATH to run pim with.
+    func fakeVi() throws -> String {
+        let bin = folder.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let vi = bin.appendingPathComponent("vi")
+        try Data("""
+            #!/bin/sh
+            echo "$1" >> "\(folder.appendingPathComponent("vi-ran").path)"
+            sed -i -e 's/^title:.*/title: Changed by vi/' -e 's/^name:.*/name: Changed by vi/' "$1"
+
+            """.utf8).write(to: vi)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: vi.path)
+        return "\(bin.path):/usr/bin:/bin"
+    }
+
+    /// pim-tasks(1) edit: "Either variable runs without a terminal too". The tests' pim has no
+    /// terminal on stdin or stdout, and $EDITOR still edits the form, not the vi on PATH.
     func testEditorEditsTheForm() throws {
         XCTAssertEqual(try pim("tasks", "add", "Milk").status, 0)
-        let run = try pim("tasks", "edit", "1", environment: ["EDITOR": "sed -i 's/^title:.*/title: Oat milk/'"])
+        let run = try pim("tasks", "edit", "1", environment: ["EDITOR": "sed -i 's/^title:.*/title: Oat milk/'", "PATH": try fakeVi()])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(try XCTUnwrap(try pim("tasks", "show", "1", "--json").json() as? [String: Any])["title"] as? String, "Oat milk")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("vi-ran").path), "vi ran")
+    }
+
+    /// pim-tasks(1) edit: with neither $VISUAL nor $EDITOR set (empty counts as unset) and no
+    /// terminal, `edit` without flags "changes nothing and exits with status 2", naming a flag
+    /// to use instead. Before, pim started vi on no terminal, which hung or garbled a script.
+    func testEditWithoutAnEditorOrATerminalIsRefused() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Milk").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Review", "--start", "fri 10:00").status, 0)
+        XCTAssertEqual(try pim("contacts", "add", "Ann Lee").status, 0)
+        let environment = ["PATH": try fakeVi(), "VISUAL": "", "EDITOR": ""]
+        for (domain, key, name) in [("tasks", "title", "Milk"), ("events", "title", "Review"), ("contacts", "name", "Ann Lee")] {
+            let run = try pim(domain, "edit", "1", environment: environment)
+            XCTAssertEqual(run.status, 2, "\(domain): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("vi needs a terminal; give the changes as flags, such as --\(key), or set $EDITOR"),
+                          "\(domain): \(run.stderr)")
+            XCTAssertEqual(run.stdout, "", domain)
+            let record = try XCTUnwrap(try pim(domain, "show", "1", "--json").json() as? [String: Any])
+            XCTAssertEqual(record[key] as? String, name, domain)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("vi-ran").path), "vi ran")
+        let undo = try pim("undo")
+        XCTAssertTrue(undo.stdout.contains("contacts add Ann Lee"), "the last step to undo is not the add: \(undo.stdout)")
     }
 
     func testEditorReopensTheFormOnInvalidInput() throws {

@@ -1,5 +1,6 @@
-// Printing the agenda: a heading per day, events with their times (or "all day"), due tasks
-// beside them; as JSON, one array of days, each with its items typed "event" or "task".
+// Printing the agenda: a heading per day, events with their times (or "all day") and any status
+// but confirmed, due tasks beside them; as JSON, one array of days, each with its items typed
+// "event" or "task".
 import Foundation
 
 /// Turns agenda days into text or JSON.
@@ -25,7 +26,8 @@ public struct AgendaPresenter {
                 case let .event(event, start, end):
                     let time = event.allDay ? "all day    " : "\(clock(start))-\(clock(end))"
                     let location = event.location.map { "  @ \($0)" } ?? ""
-                    lines.append("  \(time)  \(event.title ?? "")\(location)  [\(event.number)]")
+                    let line = "  \(time)  \(event.title ?? "")\(statusMarker(event))\(location)  [\(event.number)]"
+                    lines.append((event.status == "cancelled" ? Emphasis.muted : .plain).apply(line, colored: colored))
                 case let .task(task):
                     let due = task.due.map(clock) ?? ""
                     let overdue = (task.due ?? now) < now
@@ -61,6 +63,13 @@ public struct AgendaPresenter {
                 },
             ] as [String: Any]
         }
+    }
+
+    /// What follows an event's title in the agenda: " (tentative)" or " (cancelled)"; nothing
+    /// for a confirmed event, the usual case.
+    func statusMarker(_ event: Event) -> String {
+        guard let status = event.status, status != "confirmed" else { return "" }
+        return " (\(status))"
     }
 
     func clock(_ date: Date) -> String {

@@ -32,7 +32,7 @@ public struct RecordField {
     public static func defaultColumns(for kind: RecordKind) -> [String] {
         switch kind {
         case .task: ["number", "title", "status", "project", "tags", "due", "priority", "urgency"]
-        case .event: ["number", "start", "end", "title", "location", "repeat"]
+        case .event: ["number", "start", "end", "title", "status", "location", "repeat"]
         case .contact: ["number", "name", "emails", "phones", "organization"]
         case .group: ["number", "name", "members"]
         }

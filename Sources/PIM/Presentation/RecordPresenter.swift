@@ -57,8 +57,10 @@ public struct RecordPresenter {
         }.joined(separator: "\n") + "\n"
     }
 
-    /// Overdue open tasks stand out; finished ones recede; started ones are marked.
+    /// Overdue open tasks stand out; finished ones and cancelled events recede; started tasks are
+    /// marked.
     func emphasis(of record: ManagedObject) -> Emphasis {
+        if let event = record as? Event { return event.status == "cancelled" ? .muted : .plain }
         guard let task = record as? TaskItem else { return .plain }
         if !task.isOpen { return .muted }
         if let due = task.due, due < now { return .alert }
