@@ -1,7 +1,8 @@
 // Fetching: a request becomes one store request per store holding the entity; rows come back as
 // snapshots and become registered objects (or faults, filled from the row cache on access).
 // Unsaved changes are reflected (includesPendingChanges), prefetching loads relationship
-// destinations in one request per key path, and fetched properties evaluate lazily.
+// destinations in one request per key path, and fetched properties evaluate lazily, once until
+// their object is refreshed.
 import Foundation
 
 extension ManagedObjectContext {
@@ -607,7 +608,8 @@ extension ManagedObjectContext {
 
     // MARK: Fetched properties
 
-    /// The objects of a fetched property: its request, with every option its template declares
+    /// The objects of a fetched property, fetched now (``fetchedObjects(of:atSlot:for:)`` caches
+    /// them): its request, with every option its template declares
     /// (fetch limit, sub-entities, sort descriptors...), `$FETCH_SOURCE` the object and
     /// `$FETCHED_PROPERTY` the property's description (so `$FETCHED_PROPERTY.userInfo.color`
     /// reads its user info). Key paths of those variables (`$FETCH_SOURCE.name`) are evaluated
@@ -621,6 +623,46 @@ extension ManagedObjectContext {
         request.predicate = try request.predicate?.evaluatingKeyPathsOfConstants()
         return try fetch(request)
     }
+
+    /// The objects of `property`, at `slot` of `object`: as Core Data's, evaluated on first
+    /// access and then cached ("fetched properties are not dynamic") until the object is
+    /// refreshed (``refresh(_:mergeChanges:)``, a merged change, a rollback), leaves the context
+    /// (unregistered, detached, deallocated) or the context is reset; a save keeps them. A fetch
+    /// that fails is not cached: each read throws again.
+    ///
+    /// The cache retains the objects, as the property's value does in Core Data: one that refers
+    /// back to the source through a relationship keeps it alive until a refresh or a reset.
+    func fetchedObjects(of property: FetchedPropertyDescription, atSlot slot: Int, for object: ManagedObject) throws -> [ManagedObject] {
+        let identity = ObjectIdentifier(object)
+        if let cached = fetchedPropertyValues[identity]?[slot] { return cached }
+        let objects = try evaluateFetchedProperty(property, for: object)
+        // A read of the property from inside its fetch (awakeFromFetch, say) cached it first:
+        // the object keeps answering those, and no cached value is replaced (and released)
+        // while the dictionary is being changed.
+        if let cached = fetchedPropertyValues[identity]?[slot] { return cached }
+        fetchedPropertyValues[identity, default: [:]][slot] = objects
+        return objects
+    }
+
+    /// Forgets the fetched properties cached for the object `identity`. Callers on per-object
+    /// paths check first that anything is cached (`!fetchedPropertyValues.isEmpty`).
+    func forgetFetchedProperties(of identity: ObjectIdentifier) {
+        // Releasing the objects may deallocate one, whose deinit removes its own entry: they
+        // are released once the removal has returned, not during it.
+        let forgotten = fetchedPropertyValues.removeValue(forKey: identity)
+        withExtendedLifetime(forgotten) {}
+    }
+
+    /// Forgets every cached fetched property (a reset).
+    func forgetAllFetchedProperties() {
+        // Released after the dictionary is emptied, as in forgetFetchedProperties(of:).
+        let forgotten = fetchedPropertyValues
+        fetchedPropertyValues = [:]
+        withExtendedLifetime(forgotten) {}
+    }
+
+    /// How many objects have fetched properties cached (for tests).
+    var objectsWithCachedFetchedProperties: Int { fetchedPropertyValues.count }
 
     // MARK: Predicates for stores
 

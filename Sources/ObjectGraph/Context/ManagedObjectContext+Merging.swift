@@ -14,6 +14,8 @@ extension ManagedObjectContext {
         for id in local.updatedObjectIDs.sorted() {
             guard let object = registry[id]?.object else { continue }
             if object.isFault {
+                // A fault read no values to refresh, but may have fetched properties cached.
+                if !fetchedPropertyValues.isEmpty { forgetFetchedProperties(of: ObjectIdentifier(object)) }
                 event.refreshed[ObjectKey(object)] = object
             } else {
                 refresh(object, mergeChanges: true)

@@ -128,6 +128,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// per model, should the coordinator change).
     @exclusivity(unchecked) var entitiesByClass: [ObjectIdentifier: (model: ManagedObjectModel, entity: EntityDescription)] = [:]
     @exclusivity(unchecked) var isSaving = false
+    /// The objects of the fetched properties read since their object was last refreshed, by the
+    /// object's identity and the property's slot (see ``fetchedObjects(of:atSlot:for:)``).
+    /// Touched when an object deallocates, hence unchecked like the registry.
+    @exclusivity(unchecked) var fetchedPropertyValues: [ObjectIdentifier: [Int: [ManagedObject]]] = [:]
 
     /// A context whose work runs on `concurrencyType`'s queue.
     public init(concurrencyType: ConcurrencyType = .privateQueue) {
@@ -296,6 +300,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if !deletedByID.isEmpty { deletedByID[key] = nil }
         if releasingCachedRow, object.hasCommittedSnapshot { persistentStoreCoordinator?.rowCache.release(id) }
         if !detached.isEmpty { detached[ObjectIdentifier(object)] = nil }
+        if !fetchedPropertyValues.isEmpty { forgetFetchedProperties(of: ObjectIdentifier(object)) }
         object.managedObjectContext = nil
     }
 
@@ -305,6 +310,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// when it goes.
     func detach(_ object: ManagedObject) {
         removeRegistration(of: object)
+        if !fetchedPropertyValues.isEmpty { forgetFetchedProperties(of: ObjectIdentifier(object)) }
         // An object that left the context otherwise (a deletion merged from elsewhere) refers
         // to no context: nothing to track.
         if object.managedObjectContext === self { detached[ObjectIdentifier(object)] = Unowned(object) }
@@ -332,6 +338,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let removed = removeRegistration(of: identity, under: objectID)
         if removed, retainedCache { rowCacheReference?.with { $0.release(objectID) } }
         if !detached.isEmpty { detached[identity] = nil }
+        if !fetchedPropertyValues.isEmpty { forgetFetchedProperties(of: identity) }
     }
 
     /// Moves `object` to a new ID (a permanent one after obtainPermanentIDs).
@@ -748,6 +755,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         for object in detached.values { object.object.managedObjectContext = nil }
         detached = [:]
         registry = [:]
+        forgetAllFetchedProperties()
         retainedObjects = [:]
         clearInserted()
         clearUpdated()
@@ -774,6 +782,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         assertOnQueue()
         guard object.managedObjectContext === self else { return }
+        if !fetchedPropertyValues.isEmpty { forgetFetchedProperties(of: ObjectIdentifier(object)) }
         if let coordinator = persistentStoreCoordinator, !object.objectID.isTemporaryID {
             coordinator.rowCache.invalidate([object.objectID])
         }
@@ -801,6 +810,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func discardChanges(of object: ManagedObject, event kind: SnapshotEvents) {
         guard !object.isFault else { return }
         object.turnIntoFault()
+        if !fetchedPropertyValues.isEmpty { forgetFetchedProperties(of: ObjectIdentifier(object)) }
         updatedByID[ObjectKey(object)] = nil
         retainedObjects[object.objectID] = retainsRegisteredObjects ? object : nil
         object.awake(fromSnapshotEvents: kind)

@@ -1,7 +1,9 @@
 // A fetched property: a weak, one-way relationship computed by a fetch request whose predicate
 // may use `$FETCH_SOURCE` (the object) and `$FETCHED_PROPERTY` (this description).
 
-/// A property whose value is the result of a fetch request, evaluated lazily.
+/// A property whose value is the result of a fetch request, evaluated lazily: on first access,
+/// then kept by the object's context until the object is refreshed or the context reset (as in
+/// Core Data, fetched properties are not dynamic).
 ///
 /// ```swift
 /// let recent = FetchedPropertyDescription(name: "recentTasks",

@@ -483,15 +483,18 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
             // Key-value access cannot throw: a failed fetch answers no objects (Core Data raises
             // instead); fetchedObjects(forKey:) throws its error.
             guard let fetched = layout.properties[index] as? FetchedPropertyDescription else { return nil }
-            return (try? managedObjectContext?.evaluateFetchedProperty(fetched, for: self)) ?? [ManagedObject]()
+            return (try? managedObjectContext?.fetchedObjects(of: fetched, atSlot: index, for: self)) ?? [ManagedObject]()
         }
     }
 
-    /// The objects of the fetched property named `key`: the result of its fetch request, run
-    /// now, with `$FETCH_SOURCE` this object and `$FETCHED_PROPERTY` the property's description.
-    /// Throws the fetch's error (a predicate the store cannot evaluate, a store that cannot be
-    /// read), which ``value(forKey:)`` answers as no objects. Traps when the entity has no
-    /// fetched property named `key`.
+    /// The objects of the fetched property named `key`: the result of its fetch request, with
+    /// `$FETCH_SOURCE` this object and `$FETCHED_PROPERTY` the property's description, run on
+    /// first access and kept until the object is refreshed
+    /// (``ManagedObjectContext/refresh(_:mergeChanges:)``) or the context reset: as in Core
+    /// Data, fetched properties are not dynamic, and objects inserted or changed since do not
+    /// show until then (a save keeps them too). Throws the fetch's error (a predicate the store
+    /// cannot evaluate, a store that cannot be read) at every read, which ``value(forKey:)``
+    /// answers as no objects. Traps when the entity has no fetched property named `key`.
     ///
     /// ```swift
     /// let namesakes = try shelf.fetchedObjects(forKey: "namesakes")
@@ -502,7 +505,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         }
         assertOnContextQueue()
         guard let context = managedObjectContext else { return [] }
-        return try context.evaluateFetchedProperty(fetched, for: self)
+        return try context.fetchedObjects(of: fetched, atSlot: index, for: self)
     }
 
     /// Stores an attribute value, recording the change when it differs.

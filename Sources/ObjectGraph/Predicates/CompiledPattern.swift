@@ -1,6 +1,7 @@
 // Compiled MATCHES patterns: compiled once into the comparison when the pattern is a constant,
-// and in a small shared cache when it comes from a key path or a variable; and the check that a
-// predicate's constant patterns are regular expressions, which stores run before fetching.
+// and in a small shared cache when it comes from a key path or a variable (the SQLite store keeps
+// a table of its own per connection); and the check that a predicate's constant patterns are
+// regular expressions, which stores run before fetching.
 import Foundation
 
 /// The regular expression of a `MATCHES` comparison whose pattern is a constant, compiled once
@@ -55,17 +56,48 @@ public struct CompiledPattern: Hashable, @unchecked Sendable {
 final class RegexCache: @unchecked Sendable {
     static let shared = RegexCache()
     private let lock = NSLock()
-    private var cache: [String: NSRegularExpression] = [:]
-    private let limit = 64
+    private var table = RegexTable(limit: 64)
 
     func regex(_ pattern: String, _ options: ComparisonPredicate.Options) throws -> NSRegularExpression {
-        let key = "\(options.rawValue):\(pattern)"
         lock.lock()
         defer { lock.unlock() }
-        if let regex = cache[key] { return regex }
+        return try table.regex(pattern, options)
+    }
+}
+
+/// MATCHES patterns compiled by ``ValueComparison/compileRegex(_:_:)``, by pattern and options,
+/// at most `limit` of them: when full it is emptied, so that rows with ever new patterns cannot
+/// grow it without bound. Not thread-safe: ``RegexCache`` guards its table with a lock, an
+/// SQLite connection's `og_matches` runs on the connection's one thread at a time.
+///
+/// ```swift
+/// var table = RegexTable(limit: 64)
+/// let regex = try table.regex("a.c", [.caseInsensitive])  // compiled
+/// _ = try table.regex("a.c", [.caseInsensitive])          // the same object, not recompiled
+/// ```
+struct RegexTable {
+    private struct Key: Hashable {
+        let pattern: String
+        let options: Int
+    }
+
+    private var regexes: [Key: NSRegularExpression] = [:]
+    /// How many compiled patterns the table holds at most.
+    let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// The compiled form of `pattern` with `options`, compiled on first use; throws
+    /// ``PredicateError/Kind/invalidRegularExpression(_:)`` naming an invalid pattern (which is
+    /// not kept: each use throws again).
+    mutating func regex(_ pattern: String, _ options: ComparisonPredicate.Options) throws -> NSRegularExpression {
+        let key = Key(pattern: pattern, options: options.rawValue)
+        if let regex = regexes[key] { return regex }
         let regex = try ValueComparison.compileRegex(pattern, options)
-        if cache.count >= limit { cache.removeAll() }
-        cache[key] = regex
+        if regexes.count >= limit { regexes.removeAll() }
+        regexes[key] = regex
         return regex
     }
 }

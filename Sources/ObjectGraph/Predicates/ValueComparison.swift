@@ -236,6 +236,12 @@ enum ValueComparison {
         _ subject: String, _ pattern: String, _ options: ComparisonPredicate.Options, compiled: CompiledPattern
     ) throws -> Bool {
         let regex = try compiled.regex(for: pattern, options) ?? RegexCache.shared.regex(pattern, options)
+        return matches(subject, regex, options)
+    }
+
+    /// `MATCHES[options]` with its pattern compiled already (by ``compileRegex(_:_:)`` with the
+    /// same options): `subject` is folded as the pattern was, then matched whole.
+    static func matches(_ subject: String, _ regex: NSRegularExpression, _ options: ComparisonPredicate.Options) -> Bool {
         var subject = subject
         if !options.contains(.normalized), options.contains(.diacriticInsensitive) {
             subject = fold(subject, .diacriticInsensitive)

@@ -2,8 +2,9 @@
 // of dictionary requests, dictionary results (propertiesToFetch, propertiesToGroupBy with key
 // paths, havingPredicate, returnsDistinctResults), sort keys the stores refuse, dictionary fetches
 // across several stores, refreshing an object deleted in the current event, dangling references
-// to deleted objects and inaccessible faults, MATCHES with an invalid regular expression,
-// includesSubentities with pending changes, and prefetching over pending relationship changes.
+// to deleted objects and inaccessible faults, MATCHES with an invalid regular expression and with
+// a pattern read from each row, includesSubentities with pending changes, and prefetching over
+// pending relationship changes.
 import Foundation
 import XCTest
 @testable import ObjectGraph
@@ -318,6 +319,19 @@ final class FetchOptionsTests: XCTestCase {
 
     // MARK: Regular expressions
 
+    /// Asserts that `body` throws PredicateError's `.invalidRegularExpression(pattern)` with a
+    /// message that names the pattern and quotes no SQL.
+    private func assertRefusesPattern(_ pattern: String, _ body: @autoclosure () throws -> Any, _ what: String,
+                                      file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try body(), what, file: file, line: line) { error in
+            XCTAssertEqual((error as? PredicateError)?.kind, .invalidRegularExpression(pattern), "\(what): \(error)", file: file, line: line)
+            let message = "\(error)"
+            XCTAssertTrue(message.contains("\"\(pattern)\" is not a valid regular expression"), "\(what): \(message)",
+                          file: file, line: line)
+            XCTAssertFalse(message.contains("SELECT"), "\(what): \(message)", file: file, line: line)
+        }
+    }
+
     /// `MATCHES` with a pattern that is not a regular expression fails every fetch with the same
     /// clear error naming the pattern (PredicateError's `.invalidRegularExpression`): with saved
     /// rows, with none that reach the comparison, for count(for:), and when a pending object is
@@ -329,12 +343,7 @@ final class FetchOptionsTests: XCTestCase {
             try stack.context.save()
             let predicate = try Predicate(format: #"title MATCHES "(a""#)
             func assertRefused(_ body: @autoclosure () throws -> Any, _ what: String) {
-                XCTAssertThrowsError(try body(), "\(stack.storeType), \(what)") { error in
-                    XCTAssertEqual((error as? PredicateError)?.kind, .invalidRegularExpression("(a"), "\(stack.storeType), \(what): \(error)")
-                    let message = "\(error)"
-                    XCTAssertTrue(message.contains(#""(a" is not a valid regular expression"#), "\(stack.storeType), \(what): \(message)")
-                    XCTAssertFalse(message.contains("SELECT"), "\(stack.storeType), \(what): \(message)")
-                }
+                assertRefusesPattern("(a", try body(), "\(stack.storeType), \(what)")
             }
             var tasks = FetchRequest<ManagedObject>(entityName: "Task")
             tasks.predicate = predicate
@@ -346,6 +355,94 @@ final class FetchOptionsTests: XCTestCase {
             let pending = stack.task("B")
             assertRefused(try stack.context.fetch(tasks), "a pending object")
             assertRefused(try predicate.evaluate(with: pending), "the pending object evaluated")
+        }
+    }
+
+    /// People whose last name is a regular expression for their first name, or not: whole-string
+    /// matching (`cat|category` takes "category"), `.` across a line break, the [c] and [cd]
+    /// options, an escaped metacharacter, and a nil pattern. Saved, so that the stores answer.
+    private func savePeopleWithPatterns(_ stack: Stack) throws {
+        let people: [(String, String?)] = [
+            ("category", "cat|category"), ("cat", "cat|category"), ("abc", "a.c"), ("ABC", "a.c"),
+            ("Café", "cafe"), ("line1\nline2", "line1.line2"), ("x+", #"x\+"#), ("xx", #"x\+"#), ("nobody", nil),
+        ]
+        for (first, last) in people { _ = stack.person(first, last) }
+        try stack.context.save()
+    }
+
+    /// The first names of the saved people matching `predicate`, fetched in a fresh context so
+    /// that the store evaluates it, sorted.
+    private func firstNames(_ stack: Stack, _ predicate: Predicate) throws -> [String] {
+        var request = FetchRequest<ManagedObject>(entityName: "Person")
+        request.predicate = predicate
+        return strings(try stack.newContext().fetch(request), "firstName").sorted()
+    }
+
+    /// MATCHES whose pattern is another attribute of each row ("The left hand expression equals
+    /// the right hand expression using a regex-style comparison according to ICU v3", a whole-
+    /// string match): the SQLite store compiles each row's pattern and finds what the in-memory
+    /// evaluator finds, with options, under NOT (a nil pattern matches nothing, so NOT takes
+    /// it), and with a constant subject.
+    func testMatchingAPatternFromAnotherAttributeFindsTheSameObjectsOnBothStores() throws {
+        let formats = [
+            "firstName MATCHES lastName", "firstName MATCHES[c] lastName", "firstName MATCHES[d] lastName",
+            "firstName MATCHES[cd] lastName", "NOT firstName MATCHES lastName", "'category' MATCHES lastName",
+        ]
+        var found: [StoreType: [[String]]] = [:]
+        try forEachStore { stack in
+            try savePeopleWithPatterns(stack)
+            found[stack.storeType] = try formats.map { try firstNames(stack, Predicate(format: $0)) }
+        }
+        let inMemory = try XCTUnwrap(found[.inMemory]), sqlite = try XCTUnwrap(found[.sqlite])
+        for (index, format) in formats.enumerated() {
+            XCTAssertEqual(sqlite[index], inMemory[index], format)
+        }
+        XCTAssertEqual(inMemory[0], ["abc", "cat", "category", "line1\nline2", "x+"])
+        XCTAssertEqual(inMemory[3], ["ABC", "Café", "abc", "cat", "category", "line1\nline2", "x+"])
+        XCTAssertEqual(inMemory[4], ["ABC", "Café", "nobody", "xx"])
+    }
+
+    /// A variable substituted with a key path after the predicate was parsed (`$pattern` as
+    /// `lastName`) is a per-row pattern too, and both stores answer it alike.
+    func testMatchingAPatternSubstitutedAsAKeyPathFindsTheSameObjectsOnBothStores() throws {
+        let predicate = try Predicate(format: "firstName MATCHES[c] $pattern")
+            .withSubstitutionVariables(["pattern": Expression.keyPath("lastName")])
+        try forEachStore { stack in
+            try savePeopleWithPatterns(stack)
+            XCTAssertEqual(try firstNames(stack, predicate), ["ABC", "abc", "cat", "category", "line1\nline2", "x+"], "\(stack.storeType)")
+        }
+    }
+
+    /// More distinct per-row patterns than a store keeps compiled at once: each row is still
+    /// matched against its own pattern.
+    func testMatchingMorePerRowPatternsThanAreKeptCompiledMatchesEachRowAgainstItsOwn() throws {
+        try forEachStore { stack in
+            for number in 0..<150 {
+                // Every third person's pattern is another's number, so that it does not match.
+                _ = stack.person("n\(number)", number % 3 == 0 ? "n\(number + 1)" : "n\(number)")
+            }
+            try stack.context.save()
+            let found = try firstNames(stack, Predicate(format: "firstName MATCHES lastName"))
+            XCTAssertEqual(found, (0..<150).filter { $0 % 3 != 0 }.map { "n\($0)" }.sorted(), "\(stack.storeType)")
+        }
+    }
+
+    /// A per-row pattern that is not a regular expression fails the fetch with the error a
+    /// constant one gives (PredicateError's `.invalidRegularExpression`, naming the pattern), on
+    /// both stores, for fetch and count(for:); no row is left out silently, nothing traps, and
+    /// the next fetch works. The SQLite store failed with SQLite's error quoting its statement.
+    func testAnInvalidPatternInOneRowFailsTheFetchNamingThePattern() throws {
+        try forEachStore { stack in
+            try savePeopleWithPatterns(stack)
+            _ = stack.person("q", "(a")
+            try stack.context.save()
+            var request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.predicate = try Predicate(format: "firstName MATCHES lastName")
+            assertRefusesPattern("(a", try stack.newContext().fetch(request), "\(stack.storeType), fetch")
+            assertRefusesPattern("(a", try stack.newContext().count(for: request), "\(stack.storeType), count(for:)")
+            request.predicate = try Predicate(format: "firstName MATCHES[c] 'c.*'")
+            XCTAssertEqual(strings(try stack.newContext().fetch(request), "firstName").sorted(), ["Café", "cat", "category"],
+                           "\(stack.storeType): the fetch after the failure")
         }
     }
 

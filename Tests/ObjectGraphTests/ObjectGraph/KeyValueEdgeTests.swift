@@ -2,8 +2,9 @@
 // (sets answer sets of distinct values without nil, ordered sets ordered sets, while predicates
 // keep their own traversal), `self`, transient values across refreshes and merges, fetched
 // properties (their request's options, the `$FETCH_SOURCE` and `$FETCHED_PROPERTY` variables, a
-// fetch that fails), derived attributes computed by both stores, and collection operators over
-// empty relationships agreeing with predicate evaluation on pending objects and on both stores.
+// fetch that fails, their objects kept until a refresh or a reset), derived attributes computed
+// by both stores, and collection operators over empty relationships agreeing with predicate
+// evaluation on pending objects and on both stores.
 import Foundation
 import XCTest
 @testable import ObjectGraph
@@ -316,6 +317,126 @@ final class KeyValueEdgeTests: XCTestCase {
             XCTAssertEqual((shelf.value(forKey: "broken") as? [ManagedObject])?.count, 0, "\(stack.storeType)")
             XCTAssertThrowsError(try shelf.fetchedObjects(forKey: "broken"), "\(stack.storeType)")
             XCTAssertEqual(try shelf.fetchedObjects(forKey: "namesakes").count, 1, "\(stack.storeType)")
+        }
+    }
+
+    // MARK: Fetched properties are cached
+
+    /// The titles of the objects of `shelf`'s fetched property `key`.
+    private func titles(_ shelf: ManagedObject, _ key: String) throws -> [String?] {
+        try shelf.fetchedObjects(forKey: key).map { $0.value(forKey: "title") as? String }
+    }
+
+    /// A saved shelf (``savedShelf(_:)``) and its context, its `wantedBooks` read once: the
+    /// context holds the one Dune for it.
+    private func shelfAfterReadingWantedBooks(_ stack: Stack, file: StaticString = #filePath, line: UInt = #line)
+        throws -> (shelf: ManagedObject, context: ManagedObjectContext) {
+        let shelf = try savedShelf(stack)
+        let context = try XCTUnwrap(shelf.managedObjectContext, file: file, line: line)
+        XCTAssertEqual(try titles(shelf, "wantedBooks"), ["Dune"], "\(stack.storeType)", file: file, line: line)
+        XCTAssertEqual(context.objectsWithCachedFetchedProperties, 1, "\(stack.storeType)", file: file, line: line)
+        return (shelf, context)
+    }
+
+    /// Core Data Programming Guide, Fetched Properties: "Fetched properties are not dynamic: If
+    /// objects in the destination entity are changed, you must reevaluate the fetched property to
+    /// ensure it is up to date. You use refreshObject:mergeChanges: to manually refresh the
+    /// properties". A second Dune inserted after the first read is not among `wantedBooks`
+    /// (through fetchedObjects(forKey:) or key-value access) until the shelf is refreshed.
+    func testAFetchedPropertyIsNotReevaluatedUntilItsObjectIsRefreshed() throws {
+        try forEachStore(model: Self.shelfModel) { stack in
+            let (shelf, context) = try shelfAfterReadingWantedBooks(stack)
+            stack.insert("Book", ["title": "Dune"], into: context)
+            XCTAssertEqual(try titles(shelf, "wantedBooks"), ["Dune"], "\(stack.storeType): the second read fetched again")
+            XCTAssertEqual((shelf.value(forKey: "wantedBooks") as? [ManagedObject])?.count, 1, "\(stack.storeType)")
+            context.refresh(shelf, mergeChanges: false)
+            XCTAssertEqual(try titles(shelf, "wantedBooks"), ["Dune", "Dune"], "\(stack.storeType): after the refresh")
+        }
+    }
+
+    /// A refresh that merges changes (the object has unsaved ones, so it stays a full object)
+    /// re-evaluates the fetched property too, and keeps the changes.
+    func testARefreshMergingChangesReevaluatesAFetchedProperty() throws {
+        try forEachStore(model: Self.shelfModel) { stack in
+            let (shelf, context) = try shelfAfterReadingWantedBooks(stack)
+            shelf.setValue("Renamed", forKey: "name")
+            stack.insert("Book", ["title": "Dune"], into: context)
+            context.refresh(shelf, mergeChanges: true)
+            XCTAssertEqual(try titles(shelf, "wantedBooks"), ["Dune", "Dune"], "\(stack.storeType): after the refresh")
+            XCTAssertEqual(shelf.value(forKey: "name") as? String, "Renamed", "\(stack.storeType)")
+        }
+    }
+
+    /// A save does not re-evaluate a fetched property: after saving a second Dune, the shelf
+    /// answers the very objects of its first read.
+    func testASaveKeepsTheCachedObjectsOfAFetchedProperty() throws {
+        try forEachStore(model: Self.shelfModel) { stack in
+            let (shelf, context) = try shelfAfterReadingWantedBooks(stack)
+            let first = try shelf.fetchedObjects(forKey: "wantedBooks")
+            stack.insert("Book", ["title": "Dune"], into: context)
+            try context.save()
+            let afterSave = try shelf.fetchedObjects(forKey: "wantedBooks")
+            XCTAssertEqual(afterSave.count, 1, "\(stack.storeType): the save re-evaluated the property")
+            XCTAssertTrue(afterSave.first === first.first, "\(stack.storeType)")
+            XCTAssertEqual(try stack.fetch("Book", "title == 'Dune'", in: context).count, 2, "\(stack.storeType): the book was saved")
+        }
+    }
+
+    /// reset() forgets every cached fetched property; the shelf fetched again sees the second
+    /// Dune another context saved meanwhile.
+    func testResettingTheContextForgetsCachedFetchedProperties() throws {
+        try forEachStore(model: Self.shelfModel) { stack in
+            let context = try shelfAfterReadingWantedBooks(stack).context
+            stack.insert("Book", ["title": "Dune"])
+            try stack.context.save()
+            context.reset()
+            XCTAssertEqual(context.objectsWithCachedFetchedProperties, 0, "\(stack.storeType): after the reset")
+            let again = try XCTUnwrap(try stack.fetch("Shelf", in: context).first)
+            XCTAssertEqual(try titles(again, "wantedBooks"), ["Dune", "Dune"], "\(stack.storeType)")
+        }
+    }
+
+    /// A fetch that fails is not cached: fetchedObjects(forKey:) throws at every read, and
+    /// key-value access, which answers no objects, keeps nothing either.
+    func testAFetchedPropertyWhoseFetchFailsIsNotCached() throws {
+        try forEachStore(model: Self.shelfModel) { stack in
+            let shelf = try savedShelf(stack)
+            let context = try XCTUnwrap(shelf.managedObjectContext)
+            XCTAssertThrowsError(try shelf.fetchedObjects(forKey: "broken"), "\(stack.storeType)")
+            XCTAssertThrowsError(try shelf.fetchedObjects(forKey: "broken"), "\(stack.storeType): the second read")
+            XCTAssertEqual((shelf.value(forKey: "broken") as? [ManagedObject])?.count, 0, "\(stack.storeType)")
+            XCTAssertEqual(context.objectsWithCachedFetchedProperties, 0, "\(stack.storeType)")
+        }
+    }
+
+    /// An object's cached fetched properties go when it deallocates (the context would otherwise
+    /// keep the objects they hold, and a new object at the same address would answer them).
+    func testADeallocatedObjectsCachedFetchedPropertyGoes() throws {
+        try forEachStore(model: Self.shelfModel) { stack in
+            // A shelf that no book refers to, so that nothing the cache holds keeps it alive.
+            stack.insert("Shelf", ["name": "Empty"])
+            stack.insert("Book", ["title": "Dune"])
+            try stack.context.save()
+            let context = stack.newContext()
+            do {
+                let shelf = try XCTUnwrap(try stack.fetch("Shelf", in: context).first)
+                XCTAssertEqual(try titles(shelf, "wantedBooks"), ["Dune"], "\(stack.storeType)")
+                XCTAssertEqual(context.objectsWithCachedFetchedProperties, 1, "\(stack.storeType)")
+            }
+            XCTAssertEqual(context.registeredObjects.filter { $0.entity.name == "Shelf" }.count, 0, "\(stack.storeType): the shelf lives on")
+            XCTAssertEqual(context.objectsWithCachedFetchedProperties, 0, "\(stack.storeType)")
+        }
+    }
+
+    /// An object that leaves the context (deleted and saved: unregistered) takes its cached
+    /// fetched properties with it, though it is still alive.
+    func testAnObjectUnregisteredBySavingItsDeletionLeavesNoCachedFetchedProperty() throws {
+        try forEachStore(model: Self.shelfModel) { stack in
+            let (shelf, context) = try shelfAfterReadingWantedBooks(stack)
+            context.delete(shelf)
+            try context.save()
+            XCTAssertNil(shelf.managedObjectContext, "\(stack.storeType)")
+            XCTAssertEqual(context.objectsWithCachedFetchedProperties, 0, "\(stack.storeType)")
         }
     }
 

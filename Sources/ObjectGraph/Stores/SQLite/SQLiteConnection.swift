@@ -31,6 +31,9 @@ final class SQLiteConnection {
     /// How many statements the connection has run (for tests and diagnostics: how many round
     /// trips a request takes).
     private(set) var statementsRun = 0
+    /// What the registered SQL functions keep on this connection: a statement that one of them
+    /// failed throws the function's error (see ``SQLiteFunctions/State``).
+    private let functionState = SQLiteFunctions.State()
 
     /// Opens (creating it if needed) the database at `path`, waiting up to `busyTimeout`
     /// seconds for locks other connections hold; `readOnly` opens an existing file for reading.
@@ -51,7 +54,7 @@ final class SQLiteConnection {
         handle = db
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(busyTimeout * 1000))
-        try SQLiteFunctions.register(on: db, path: path)
+        try SQLiteFunctions.register(on: db, path: path, state: functionState)
         if readOnly {
             try executeScript("PRAGMA query_only = ON;")
         } else {
@@ -128,7 +131,7 @@ final class SQLiteConnection {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw SQLiteError(code: code, message: text, sql: sql, path: path)
+            throw functionState.takeFailure() ?? SQLiteError(code: code, message: text, sql: sql, path: path)
         }
         log(sql, [], since: start)
     }
@@ -174,7 +177,9 @@ final class SQLiteConnection {
         while true {
             let code = sqlite3_step(statement.handle)
             if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else { throw error(code, sql, arguments) }
+            // A function that failed the statement (og_matches given a pattern that is not a
+            // regular expression) left its own error, which says more than SQLite's.
+            guard code == SQLITE_ROW else { throw functionState.takeFailure() ?? error(code, sql, arguments) }
             try body(statement)
         }
         log(sql, arguments, since: start)

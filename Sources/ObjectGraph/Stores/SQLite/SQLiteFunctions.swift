@@ -2,6 +2,8 @@
 // strings exactly as the in-memory evaluator and sort descriptors do: each calls the same Swift
 // function (ValueComparison's folding, LIKE and MATCHES; SortDescriptor's comparisons). Names
 // start with OG_ / og_; a file opened by another program reads fine, only these queries need them.
+// `og_matches` keeps per connection the patterns it compiled and the error of one that would
+// not compile, which the connection throws in place of SQLite's (see ``SQLiteFunctions/State``).
 import CSQLite
 import Foundation
 
@@ -34,15 +36,37 @@ enum SQLiteFunctions {
     /// The collation that orders decimal columns (stored as text) by value.
     static let decimalCollation = "OG_DECIMAL"
 
-    /// Registers everything on `db`.
-    static func register(on db: OpaquePointer, path: String) throws {
+    /// What the functions keep for one connection, which holds it: the MATCHES patterns
+    /// `og_matches` compiled (a column of patterns repeats a few: each is compiled once, not
+    /// once per row), and the error of a pattern that is not a regular expression.
+    ///
+    /// A function can fail a statement only with a message, which SQLite wraps in an error
+    /// quoting the whole statement; the connection throws ``failure`` instead, so that a pattern
+    /// read from a row fails a fetch as a constant one does, with
+    /// ``PredicateError/Kind/invalidRegularExpression(_:)`` naming it. Used on the connection's
+    /// thread only (its owner serializes calls), so it needs no lock.
+    final class State {
+        /// The compiled patterns, bounded (a table of ever new patterns would grow without end).
+        var patterns = RegexTable(limit: 64)
+        /// The error of the function call that failed the running statement, if one did.
+        var failure: (any Error)?
+
+        /// ``failure``, cleared: the error to throw for the statement that just failed.
+        func takeFailure() -> (any Error)? {
+            defer { failure = nil }
+            return failure
+        }
+    }
+
+    /// Registers everything on `db`; `og_matches` keeps its patterns and failures in `state`
+    /// (retained until SQLite lets the function go, when the connection closes).
+    static func register(on db: OpaquePointer, path: String, state: State) throws {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         let functions: [(String, Int32, @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void)] = [
             ("og_compare", 3, compareFunction),
             ("og_equal", 3, equalFunction),
             ("og_find", 4, findFunction),
             ("og_like", 3, likeFunction),
-            ("og_matches", 3, matchesFunction),
             ("og_number_compare", 2, numberCompareFunction),
         ]
         for (name, count, function) in functions {
@@ -50,6 +74,12 @@ enum SQLiteFunctions {
             guard code == SQLITE_OK else {
                 throw SQLiteError(code: code, message: "cannot register the SQL function \(name)", path: path)
             }
+        }
+        // SQLite calls the destructor when the function goes, and when registering it fails.
+        let matchesCode = sqlite3_create_function_v2(db, "og_matches", 3, flags, Unmanaged.passRetained(state).toOpaque(),
+                                                     matchesFunction, nil, nil, releaseState)
+        guard matchesCode == SQLITE_OK else {
+            throw SQLiteError(code: matchesCode, message: "cannot register the SQL function og_matches", path: path)
         }
         for (index, comparison) in SortComparison.allCases.enumerated() {
             let code = sqlite3_create_collation_v2(db, collation(for: comparison), SQLITE_UTF8,
@@ -134,14 +164,28 @@ enum SQLiteFunctions {
         result(context, ValueComparison.like(subject, pattern, options(arguments, 2)))
     }
 
-    /// `og_matches(subject, pattern, options)`: MATCHES; an invalid pattern fails the statement.
+    /// `og_matches(subject, pattern, options)`: MATCHES, each distinct pattern compiled once per
+    /// connection (the function's ``State``); a pattern that is not a regular expression fails
+    /// the statement, its error kept for the connection to throw.
     private static let matchesFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
         guard let subject = text(arguments, 0), let pattern = text(arguments, 1) else { return result(context, nil as Bool?) }
+        guard let pointer = sqlite3_user_data(context) else {
+            return sqlite3_result_error(context, "og_matches was registered without its state", -1)
+        }
+        let state = Unmanaged<State>.fromOpaque(pointer).takeUnretainedValue()
+        let matchOptions = options(arguments, 2)
         do {
-            result(context, try ValueComparison.matches(subject, pattern, options(arguments, 2), compiled: .none))
+            result(context, ValueComparison.matches(subject, try state.patterns.regex(pattern, matchOptions), matchOptions))
         } catch {
+            state.failure = error
             sqlite3_result_error(context, "\(error)", -1)
         }
+    }
+
+    /// Releases the ``State`` `og_matches` was registered with.
+    private static let releaseState: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
+        guard let pointer else { return }
+        Unmanaged<State>.fromOpaque(pointer).release()
     }
 
     /// `og_number_compare(a, b)`: -1, 0 or 1 comparing numbers by value as the evaluator does

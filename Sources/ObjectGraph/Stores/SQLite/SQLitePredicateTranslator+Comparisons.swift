@@ -347,8 +347,8 @@ extension SQLitePredicateTranslator {
     /// BEGINSWITH, ENDSWITH, LIKE, MATCHES (and CONTAINS, IN between strings) through the
     /// registered functions; false when either side is nil. A constant MATCHES pattern that is
     /// not a valid regular expression throws ``PredicateError/Kind/invalidRegularExpression(_:)``
-    /// here, before any SQL runs, as the evaluator throws it (`og_matches` would fail the
-    /// statement with SQLite's message instead).
+    /// here, before any SQL runs, so that the fetch fails whatever rows there are; a pattern read
+    /// from a row fails the statement with the same error when `og_matches` reaches it.
     private func stringOperation(_ left: Operand, _ op: ComparisonPredicate.Operator, _ right: Operand,
                                  _ options: ComparisonPredicate.Options) throws -> String {
         if op == .matches, case .constant(.string(let pattern)) = right {
