@@ -26,6 +26,7 @@ struct EventsCommand: ParsableCommand {
         @Option(name: .customLong("repeat"), help: ArgumentHelp("daily, weekly, biweekly, monthly, yearly, weekdays, weekends, or an RRULE (FREQ=MONTHLY;BYDAY=-1FR).", valueName: "rule")) var repeatRule: String?
         @Option(help: ArgumentHelp("The calendar it belongs to.", valueName: "name")) var calendar: String?
         @Option(help: "Notes.") var notes: String?
+        @Option(help: "tentative, confirmed (the default) or cancelled.") var status: String?
 
         func run() throws {
             let session = try Session(global)
@@ -38,6 +39,7 @@ struct EventsCommand: ParsableCommand {
             draft.repeatRule = repeatRule
             draft.calendar = calendar
             draft.notes = notes
+            draft.status = status
             let event = try session.store.addEvent(draft)
             try session.commit()
             try session.printChanged([event], kind: .event, verb: "Added") { _ in

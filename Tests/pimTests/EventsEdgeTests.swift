@@ -260,6 +260,19 @@ final class EventsEdgeTests: PimTestCase {
     /// pim-events(1) agenda: "A tentative or cancelled event says so after its title"; "a
     /// confirmed one says nothing". Before, a cancelled event's line was a confirmed one's, and
     /// only --json told them apart.
+    /// pim-events(1) add: "--status is tentative, confirmed (the default) or cancelled"; anything
+    /// else is a usage error (exit 2) that adds nothing.
+    func testAddTakesAStatus() throws {
+        XCTAssertEqual(try pim("events", "add", "Offsite", "--start", "tomorrow", "--status", "tentative").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Standup", "--start", "tomorrow 9:00").status, 0)
+        let refused = try pim("events", "add", "Review", "--start", "tomorrow 14:00", "--status", "maybe")
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("status \"maybe\": expected tentative, confirmed or cancelled"), refused.stderr)
+        let events = try XCTUnwrap(try pim("events", "list", "--json").json() as? [[String: Any]])
+        XCTAssertEqual(events.map { "\($0["title"] as? String ?? "") \($0["status"] as? String ?? "")" },
+                       ["Offsite tentative", "Standup confirmed"])
+    }
+
     func testAgendaMarksTentativeAndCancelledEvents() throws {
         try addEventsOfEachStatus()
         let run = try pim("events", "agenda", "--days", "2")

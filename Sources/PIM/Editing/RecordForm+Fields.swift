@@ -70,9 +70,7 @@ extension RecordForm {
                 event.recurrenceRule = text.isEmpty ? nil : try PIMStore.ruleText(text)
             },
             FormField("status", "tentative, confirmed or cancelled", read: { record, _ in (record as? Event)?.status ?? "" }) { record, text, _ throws(PIMError) in
-                guard ["tentative", "confirmed", "cancelled"].contains(text) else {
-                    throw PIMError.usage("status \"\(text)\": expected tentative, confirmed or cancelled")
-                }
+                try Event.checkStatus(text)
                 (record as? Event)?.status = text
             },
             .text("calendar", "the calendar it belongs to", required: true),

@@ -17,6 +17,8 @@ public struct EventDraft: Sendable {
     public var repeatRule: String?
     public var calendar: String?
     public var notes: String?
+    /// tentative, confirmed or cancelled; nil for the model's default (confirmed).
+    public var status: String?
 
     public init(title: String, start: String) {
         self.title = title
@@ -30,6 +32,7 @@ extension PIMStore {
         let title = draft.title.trimmingCharacters(in: .whitespaces)
         guard !title.isEmpty else { throw PIMError.usage("an event needs a title") }
         if draft.end != nil, draft.duration != nil { throw PIMError.usage("give --end or --duration, not both") }
+        if let status = draft.status { try Event.checkStatus(status) }
         let parser = dateParser
         let parsedStart = try readParsedDate(draft.start, with: parser)
         let allDay = draft.allDay || !parsedStart.hasTime
@@ -71,6 +74,7 @@ extension PIMStore {
         event.timeZone = timeZone.identifier
         event.location = draft.location
         event.notes = draft.notes
+        if let status = draft.status { event.status = status }
         event.recurrenceRule = rule?.description
         if let name = draft.calendar, !name.isEmpty { event.calendar = name }
         for attendee in attendees.compactMap({ $0 as? Contact }) { event.addToAttendees(attendee) }
@@ -122,5 +126,14 @@ extension RecurrenceRule {
         byHour = clock.hour
         byMinute = clock.minute
         if actual.second != clock.second { bySecond = clock.second }
+    }
+}
+
+extension Event {
+    /// Refuses a status other than tentative, confirmed or cancelled (RFC 5545's for events).
+    static func checkStatus(_ text: String) throws(PIMError) {
+        guard ["tentative", "confirmed", "cancelled"].contains(text) else {
+            throw PIMError.usage("status \"\(text)\": expected tentative, confirmed or cancelled")
+        }
     }
 }
