@@ -188,13 +188,22 @@ extension ManagedObjectContext {
                 object.slots[index] = mergedToMany(local[index], slot: index, of: object) ?? local[index]
                 object.changedSlots[index] = true
             }
-            for index in object.layout.transientSlots where !changed[index] {
-                object.slots[index] = local[index]
-            }
+            keepTransientValues(local, changed: changed, of: object)
         } else {
             object.clearChanges()
         }
         object.awake(fromSnapshotEvents: .refresh)
+    }
+
+    /// After a stored row was applied to `object` (which resets transient slots to their
+    /// defaults): its transient values go back to `local`, its slots before, still marked changed
+    /// where `changed` says. A transient property has no stored value to merge, so merging stored
+    /// values into an object (a merging refresh, a merge policy) leaves it as it was.
+    func keepTransientValues(_ local: [Any?], changed: SlotSet, of object: ManagedObject) {
+        for index in object.layout.transientSlots {
+            object.slots[index] = local[index]
+            if changed[index] { object.changedSlots[index] = true }
+        }
     }
 }
 

@@ -1,16 +1,36 @@
-// Merging other contexts' saves: refresh the objects they updated (keeping local changes),
-// remove the ones they deleted, and let faults of inserted ones load when touched. Works for
-// contexts of the same coordinator and, through URIs, for other coordinators of the same store.
+// Merging other contexts' saves: refresh the objects they updated (keeping local changes, with
+// their inverses), delete the ones they deleted (with the new objects their cascade rules reach
+// here), and fault in the ones they inserted. Works for contexts of the same coordinator and,
+// through URIs, for other coordinators of the same store.
 import Foundation
 
 extension ManagedObjectContext {
-    /// Brings this context up to date with a save made by another context (its didSave payload).
+    /// Brings this context up to date with a save made by another context (its didSave payload),
+    /// as Core Data's merge "refreshes any objects which have been updated in the other context,
+    /// faults in any newly-inserted objects, and invokes delete(_:) on those which have been
+    /// deleted":
+    ///
+    /// - an updated object is refreshed, its unsaved changes kept on top of the stored values
+    ///   (``refresh(_:mergeChanges:)``); where the stored values now disagree with a kept change
+    ///   of a to-one relationship, the stored destination lets the object go and the local one
+    ///   holds it, so that both sides of the relationship show the context's pending change;
+    /// - a deleted object leaves the context and the relationships of the objects here; the new
+    ///   objects this context linked to it follow it where its cascade rules say so, as they
+    ///   would have had the context deleted it;
+    /// - an inserted object is registered (a fault) and reported inserted to objectsDidChange.
+    ///
+    /// ```swift
+    /// let token = writer.observe { note in
+    ///     if case .didSave(let payload, _) = note { reader.perform { reader.mergeChanges(fromContextDidSave: payload) } }
+    /// }
+    /// ```
     public func mergeChanges(fromContextDidSave save: ContextDidSave) {
         assertOnQueue()
         let local = translated(save)
         if let cache = persistentStoreCoordinator?.rowCache {
             cache.invalidate(Array(local.updatedObjectIDs) + Array(local.deletedObjectIDs))
         }
+        var changedObjects: [(object: ManagedObject, committed: [SnapshotValue])] = []
         for id in local.updatedObjectIDs.sorted() {
             guard let object = registry[id]?.object else { continue }
             if object.isFault {
@@ -18,22 +38,73 @@ extension ManagedObjectContext {
                 if !fetchedPropertyValues.isEmpty { forgetFetchedProperties(of: ObjectIdentifier(object)) }
                 event.refreshed[ObjectKey(object)] = object
             } else {
+                if object.hasChanges { changedObjects.append((object, object.committedValues)) }
                 refresh(object, mergeChanges: true)
             }
         }
+        var cascaded: [ManagedObject] = []
         for id in local.deletedObjectIDs.sorted() {
             guard let object = registry[id]?.object else { continue }
+            cascaded += newCascadeDestinations(of: object)
             detachDeletedElsewhere(object)
             object.isDeleted = true
             event.deleted[ObjectKey(object)] = object
             unregister(object)
         }
+        var faultedIn: [ManagedObject] = []
         for id in local.insertedObjectIDs.sorted() {
             if let object = registry[id]?.object {
                 noteInserted(object)
+            } else {
+                let object = self.object(with: id)
+                faultedIn.append(object)
+                noteInserted(object)
             }
         }
+        // What the merge changes here is not the user's to undo (as detachDeletedElsewhere's is not).
+        undoManager?.disableUndoRegistration()
+        for (object, committed) in changedObjects {
+            keepInversesOfPendingToOnes(of: object, committedBefore: committed, deletedThere: local.deletedObjectIDs)
+        }
+        for object in cascaded where object.managedObjectContext === self { delete(object) }
         processPendingChanges()
+        undoManager?.enableUndoRegistration()
+        mergedInsertions = faultedIn
+    }
+
+    /// The new objects `object`, deleted elsewhere, takes with it by its cascade rules in this
+    /// context, as they would have gone had the context deleted it: linked to it here, they have
+    /// no row, and saved without it they would be the orphans its cascade rule forbids. Saved
+    /// destinations are left to the store's cascade (those it deleted are in the same save) and,
+    /// if linked to the object here since, only lose it (``detachDeletedElsewhere(_:)``).
+    private func newCascadeDestinations(of object: ManagedObject) -> [ManagedObject] {
+        guard !object.isFault else { return [] }
+        var result: [ManagedObject] = []
+        for index in object.layout.relationshipIndexes {
+            guard (object.layout.properties[index] as? RelationshipDescription)?.deleteRule == .cascade else { continue }
+            result += registeredDestinations(of: object, slot: index).filter { $0.isInserted && !$0.isDeleted }
+        }
+        return result
+    }
+
+    /// After a merge refreshed `object` keeping its unsaved changes (its committed values were
+    /// `committedBefore`): for each changed to-one relationship whose stored destination the
+    /// merge changed to another than the local one, the stored destination (which loads its side
+    /// from the store, where the object is) lets the object go, and the local one holds it. The
+    /// context's pending change wins, and the two sides agree.
+    private func keepInversesOfPendingToOnes(of object: ManagedObject, committedBefore: [SnapshotValue], deletedThere: Set<ObjectID>) {
+        guard object.managedObjectContext === self, !object.isFault, !object.isDeleted else { return }
+        let committed = object.committedValues
+        for index in object.changedSlots {
+            guard case .toOne = object.layout.kinds[index], index < committed.count, index < committedBefore.count,
+                  committed[index] != committedBefore[index], case .object(let storedID) = committed[index],
+                  storedID != object.toOneObjectID(atSlot: index), !deletedThere.contains(storedID),
+                  let relationship = object.layout.properties[index] as? RelationshipDescription,
+                  let inverse = relationship.inverseRelationship else { continue }
+            let stored = self.object(with: storedID)
+            if !stored.isDeleted { stored.unlink(object, through: inverse) }
+            object.toOneObject(atSlot: index)?.link(object, through: inverse, from: relationship)
+        }
     }
 
     /// Removes an object deleted by another context from the relationships of the objects

@@ -483,12 +483,15 @@ extension ManagedObjectContext {
         return true
     }
 
-    /// After the rollback policy discarded `object`'s changes: the other side of each
-    /// relationship it had changed (`changed`, whose values were `local`) goes back too, so that
-    /// both sides agree with the stored row (a store that keeps both sides, as the in-memory one
-    /// does, would otherwise keep the one the other object saves).
-    private func rollBackInverses(of object: ManagedObject, changed: SlotSet, local: [Any?]) {
-        for index in changed {
+    /// After a merge policy gave relationships of `object` their stored values (`replaced`, whose
+    /// values were `local`: all its changes under the rollback policy, those another context
+    /// changed too under store trump): the other side of each goes with them, so that both sides
+    /// agree with each other and with the stored row. The destinations it left lose it, the
+    /// loaded ones it joined gain it (a fault loads its side from the store, where it is already).
+    /// A store that keeps both sides, as the in-memory one does, would otherwise also keep the
+    /// side another object saves.
+    private func reconcileInverses(of object: ManagedObject, replaced: SlotSet, local: [Any?]) {
+        for index in replaced {
             guard let relationship = object.layout.properties[index] as? RelationshipDescription, relationship.isStored,
                   let inverse = relationship.inverseRelationship else { continue }
             let before: [ManagedObject]
@@ -497,7 +500,8 @@ extension ManagedObjectContext {
                 before = (local[index] as? ToManyStorage)?.elements ?? []
                 now = object.objects(atSlot: index)
             } else {
-                before = (local[index] as? ManagedObject).map { [$0] } ?? []
+                let destination = local[index] as? ManagedObject ?? (local[index] as? ObjectID).flatMap { registry[$0]?.object }
+                before = destination.map { [$0] } ?? []
                 now = object.toOneObject(atSlot: index).map { [$0] } ?? []
             }
             let kept = Set(now.map(ObjectIdentifier.init))
@@ -509,6 +513,22 @@ extension ManagedObjectContext {
                 destination.link(object, through: inverse, from: relationship)
             }
         }
+    }
+
+    /// After a merge policy kept `object`'s own value of to-one relationships that another
+    /// context changed too: the destinations the stored row (`current`) names there lose the
+    /// object when the save writes it, yet their cached rows still hold it on their side (a
+    /// store derives that side from the to-one, or changes it without a new version: the rows
+    /// are not written). Those rows leave the row cache, so that a fault does not fill from them.
+    private func forgetCachedRowsOfDestinationsLeft(by object: ManagedObject, stored current: Snapshot) {
+        var left: [ObjectID] = []
+        for index in object.changedSlots where index < current.values.count {
+            guard case .toOne = object.layout.kinds[index], case .object(let id) = current.values[index],
+                  id != object.toOneObjectID(atSlot: index),
+                  (object.layout.properties[index] as? RelationshipDescription)?.inverseRelationship != nil else { continue }
+            left.append(id)
+        }
+        if !left.isEmpty { persistentStoreCoordinator?.rowCache.invalidate(left) }
     }
 
     private func mergeError(for conflicts: [StoreConflict]) -> MergeError {
@@ -538,16 +558,14 @@ extension ManagedObjectContext {
             case .error:
                 return
             case .rollback:
-                if object.isDeleted {
-                    object.isDeleted = false
-                    deletedByID[ObjectKey(object)] = nil
-                }
+                // Discarding a deletion discards what its delete rules did with it.
+                if object.isDeleted { restoreDeletionWhole(of: object) }
                 let local = object.isFault ? [] : object.slots
                 let changed = object.changedSlots
                 object.apply(current)
                 object.clearChanges()
                 updatedByID[ObjectKey(object)] = nil
-                if !local.isEmpty { rollBackInverses(of: object, changed: changed, local: local) }
+                if !local.isEmpty { reconcileInverses(of: object, replaced: changed, local: local) }
             case .overwrite:
                 if object.hasCommittedSnapshot { object.committedVersion = current.version }
                 // A deletion writes no values (and its object may be a fault, without slots).
@@ -558,13 +576,16 @@ extension ManagedObjectContext {
                     if case .toMany = object.layout.kinds[index] { continue }
                     object.changedSlots[index] = true
                 }
+                forgetCachedRowsOfDestinationsLeft(by: object, stored: current)
             case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump:
                 guard !object.isDeleted else {
                     if mergePolicy == .mergeByPropertyStoreTrump {
-                        object.isDeleted = false
-                        deletedByID[ObjectKey(object)] = nil
+                        // The change elsewhere wins over the deletion, which is undone whole:
+                        // the objects its cascade deleted stay too.
+                        restoreDeletionWhole(of: object)
                         object.apply(current)
                         object.clearChanges()
+                        updatedByID[ObjectKey(object)] = nil
                     } else {
                         object.committedSnapshot = current
                     }
@@ -574,6 +595,8 @@ extension ManagedObjectContext {
                 let changed = object.changedSlots
                 object.apply(current)
                 object.clearChanges()
+                keepTransientValues(local, changed: changed, of: object)
+                var replaced = SlotSet()
                 for index in object.layout.storedIndexes where changed[index] {
                     // A to-many relationship takes the local additions and removals on top of the
                     // stored destinations: those another context added or removed are no conflict.
@@ -586,8 +609,12 @@ extension ManagedObjectContext {
                     if mergePolicy == .mergeByPropertyObjectTrump || !changedElsewhere {
                         object.slots[index] = local[index]
                         object.changedSlots[index] = true
+                    } else {
+                        replaced[index] = true
                     }
                 }
+                if !replaced.isEmpty { reconcileInverses(of: object, replaced: replaced, local: local) }
+                forgetCachedRowsOfDestinationsLeft(by: object, stored: current)
                 if object.changedSlots.isEmpty { updatedByID[ObjectKey(object)] = nil }
             }
             object.awake(fromSnapshotEvents: .mergePolicy)

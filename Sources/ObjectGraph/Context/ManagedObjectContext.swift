@@ -113,6 +113,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @exclusivity(unchecked) var notifiedEventSequence: UInt64 = 0
     /// Objects deleted in this event whose delete rules have not run yet.
     @exclusivity(unchecked) var pendingDeletions: [ManagedObject] = []
+    /// The faults the last merge made for objects inserted elsewhere
+    /// (``mergeChanges(fromContextDidSave:)``), kept until the next event ends: nothing else
+    /// holds them yet, and an object nothing holds goes at once, before the caller could find it
+    /// registered. (Core Data's merge notification, autoreleased, keeps them for the rest of the
+    /// run-loop turn.)
+    @exclusivity(unchecked) var mergedInsertions: [ManagedObject] = []
     @exclusivity(unchecked) var observers: [UUID: (ContextNotification) -> Void] = [:]
     /// Ends the context's notification sequences when it goes away.
     var streamFinishers: [UUID: () -> Void] = [:]
@@ -656,6 +662,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         guard !isProcessingPendingChanges else { return }
         isProcessingPendingChanges = true
         defer { isProcessingPendingChanges = false }
+        if !mergedInsertions.isEmpty { mergedInsertions = [] }
         while !pendingDeletions.isEmpty {
             let batch = pendingDeletions
             pendingDeletions = []

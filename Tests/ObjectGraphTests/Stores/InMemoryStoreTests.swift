@@ -351,6 +351,39 @@ final class InMemoryStoreTests: XCTestCase {
         XCTAssertEqual(try f.stored(person)?.value(forKey: "tasks"), .objects([first, second]))
     }
 
+    func testMovingARowToAnotherOwnerMovesItBetweenTheOwnersListsWhenTheySendNone() throws {
+        let f = try InMemoryStoreFixture()
+        let d = try f.populated()
+        var write = try XCTUnwrap(f.stored(d.write))
+        write.values[write.layout.index(of: "owner")!] = .object(d.cy)
+        try f.save(StoreSaveRequest(updated: [write]))
+        XCTAssertEqual(try f.stored(d.ada)?.value(forKey: "tasks"), .objects([d.review]))
+        XCTAssertEqual(try f.stored(d.cy)?.value(forKey: "tasks"), .objects([d.write]))
+        XCTAssertEqual(try f.stored(d.ada)?.version, 1, "a list follows the inverse: no version of its own")
+        XCTAssertEqual(try f.stored(d.cy)?.version, 1)
+    }
+
+    func testMovingARowKeepsTheListAnOwnerSendsWithTheSave() throws {
+        let f = try InMemoryStoreFixture()
+        let d = try f.populated()
+        var write = try XCTUnwrap(f.stored(d.write))
+        write.values[write.layout.index(of: "owner")!] = .object(d.cy)
+        var cy = try XCTUnwrap(f.stored(d.cy))
+        cy.values[cy.layout.index(of: "tasks")!] = .objects([d.write])
+        try f.save(StoreSaveRequest(updated: [write, cy]))
+        XCTAssertEqual(try f.stored(d.cy)?.value(forKey: "tasks"), .objects([d.write]))
+        XCTAssertEqual(try f.stored(d.ada)?.value(forKey: "tasks"), .objects([d.review]))
+    }
+
+    func testDeletingARowTakesItOutOfItsOwnersListsAndOrderedLists() throws {
+        let f = try InMemoryStoreFixture()
+        let d = try f.populated()
+        try f.save(StoreSaveRequest(deleted: [(d.deploy, 1), (d.stepA, 1)]))
+        XCTAssertEqual(try f.stored(d.bob)?.value(forKey: "tasks"), .objects([d.release]))
+        XCTAssertEqual(try f.stored(d.write)?.value(forKey: "steps"), .objects([d.stepC, d.stepB]))
+        XCTAssertEqual(try f.stored(d.bob)?.version, 1)
+    }
+
     func testRelationshipOfAMissingRowIsEmpty() throws {
         let f = try InMemoryStoreFixture()
         let never = try f.newID("Person")

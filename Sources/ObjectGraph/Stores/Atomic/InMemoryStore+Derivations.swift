@@ -69,15 +69,16 @@ extension InMemoryStore {
         return result
     }
 
-    /// `pending` with the derived values it changes: in its inserted and updated rows, and in
-    /// `derived`, the other rows whose derived values change. The values are computed on the
-    /// table as the save leaves it: the save is written for the time of the computation and
+    /// `pending` with the derived values it changes: in its inserted, updated and relisted rows,
+    /// and in `derived`, the other rows whose derived values change. The values are computed on
+    /// the table as the save leaves it: the save is written for the time of the computation and
     /// undone after (the store's lock is held; a prepared save is written only at its commit).
     func derivingValues(of pending: PendingSave) -> PendingSave {
         guard !derivedAttributes.isEmpty else { return pending }
-        let previous = (pending.updated.map(\.objectID) + pending.deleted).compactMap { table.row(for: $0) }
+        let replaced = pending.updated.map(\.objectID) + pending.deleted + pending.relisted.map(\.objectID)
+        let previous = replaced.compactMap { table.row(for: $0) }
         for id in pending.deleted { table.remove(id) }
-        for row in pending.inserted + pending.updated { table.store(row) }
+        for row in pending.inserted + pending.updated + pending.relisted { table.store(row) }
         let changes = derivedChanges(saved: pending.inserted + pending.updated, previous: previous)
         for row in pending.inserted { table.remove(row.objectID) }
         for row in previous { table.store(row) }
@@ -92,6 +93,7 @@ extension InMemoryStore {
         }
         update(&result.inserted)
         update(&result.updated)
+        update(&result.relisted)
         for (id, values) in remaining.sorted(by: { $0.key < $1.key }) {
             guard var row = table.row(for: id) else { continue }
             for (slot, value) in values { row.values[slot] = value }

@@ -1,6 +1,8 @@
 // Saving into the in-memory store: all or nothing. Every check (ownership, versions, uniqueness
 // constraints) runs against the rows as they are before anything is written; only when all
-// pass are rows inserted at version 1, updated to their version + 1, and deleted.
+// pass are rows inserted at version 1, updated to their version + 1, and deleted. The store keeps
+// both sides of a relationship; a to-many list whose inverse is a to-one follows that to-one, as
+// the SQLite store's lists follow their foreign keys.
 import Foundation
 
 extension InMemoryStore {
@@ -44,12 +46,14 @@ extension InMemoryStore {
         lock.withLock { preparedSave = nil }
     }
 
-    /// A save checked and not written yet: its rows at their new versions, and the rows whose
-    /// derived attributes it changes (at their versions).
+    /// A save checked and not written yet: its rows at their new versions, the rows out of the
+    /// save whose to-many lists it changes through their inverse to-ones, and the rows whose
+    /// derived attributes it changes (both at their versions).
     struct PendingSave {
         var inserted: [Snapshot]
         var updated: [Snapshot]
         var deleted: [ObjectID]
+        var relisted: [Snapshot] = []
         var derived: [Snapshot] = []
     }
 
@@ -64,13 +68,16 @@ extension InMemoryStore {
         }
         let deletedIDs = request.deleted.map(\.objectID)
         try checkUniqueness(of: inserted + updated, replacing: Set(request.updated.map(\.objectID) + deletedIDs))
-        return derivingValues(of: PendingSave(inserted: inserted, updated: updated, deleted: deletedIDs))
+        var pending = PendingSave(inserted: inserted, updated: updated, deleted: deletedIDs)
+        keepInverseLists(of: &pending, sent: request)
+        return derivingValues(of: pending)
     }
 
     /// Writes a checked save. Lock held.
     private func apply(_ pending: PendingSave) -> StoreSaveResult {
         for id in pending.deleted { table.remove(id) }
         for row in pending.inserted + pending.updated { table.store(row) }
+        for row in pending.relisted { table.store(row) }
         for row in pending.derived { table.store(row) }
         for row in pending.inserted {
             let root = table.info(for: row.objectID.entity).root
@@ -141,5 +148,83 @@ extension InMemoryStore {
         }
         for slot in table.info(for: snapshot.objectID.entity).unstoredSlots { row.values[slot] = .unloaded }
         return row
+    }
+
+    // MARK: Inverse lists
+
+    /// Keeps each stored to-many list whose inverse is a to-one (``RowTable/EntityInfo/listedToOnes``)
+    /// in step with the to-one values: a row the save inserts with a destination, moves to
+    /// another or deletes joins its new destination's list and leaves its old one's, as the
+    /// SQLite store's lists, read from foreign keys, do. A list the save sends stands as sent (the
+    /// context changed both sides: the usual case); the row of a destination out of the save
+    /// changes in `relisted`, at its version (its list is no column of its own: on SQLite the
+    /// write does not touch it either, and it is no conflict). Without this, a save that writes
+    /// one side only (a merge policy that kept a to-one another context changed) would leave the
+    /// old destination listing a row that points elsewhere, or one that is gone. Lock held.
+    private func keepInverseLists(of pending: inout PendingSave, sent request: StoreSaveRequest) {
+        var moves: [(member: ObjectID, inverse: String, from: ObjectID?, to: ObjectID?)] = []
+        func noteMoves(of row: Snapshot?, replacing old: Snapshot?) {
+            guard let id = (row ?? old)?.objectID else { return }
+            for (slot, inverse) in table.info(for: id.entity).listedToOnes {
+                let from = old.flatMap { Self.destination(in: $0.values[slot]) }
+                let to = row.flatMap { Self.destination(in: $0.values[slot]) }
+                if from != to { moves.append((id, inverse, from, to)) }
+            }
+        }
+        for row in pending.inserted { noteMoves(of: row, replacing: nil) }
+        // Only rows of entities with such to-ones need their stored row.
+        for row in pending.updated where !table.info(for: row.objectID.entity).listedToOnes.isEmpty {
+            noteMoves(of: row, replacing: table.row(for: row.objectID))
+        }
+        for id in pending.deleted where !table.info(for: id.entity).listedToOnes.isEmpty {
+            noteMoves(of: nil, replacing: table.row(for: id))
+        }
+        guard !moves.isEmpty else { return }
+        // The save's rows by ID: inserted ones at their index, updated ones after them.
+        var saved: [ObjectID: Int] = [:]
+        saved.reserveCapacity(pending.inserted.count + pending.updated.count)
+        for (index, row) in pending.inserted.enumerated() { saved[row.objectID] = index }
+        for (index, row) in pending.updated.enumerated() { saved[row.objectID] = pending.inserted.count + index }
+        let deleted = Set(pending.deleted)
+        var relisted: [ObjectID: Snapshot] = [:]
+        for move in moves {
+            for (destination, joins) in [(move.from, false), (move.to, true)] {
+                guard let destination, !deleted.contains(destination) else { continue }
+                if let index = saved[destination] {
+                    let inserted = index < pending.inserted.count
+                    let sent = inserted ? request.inserted[index] : request.updated[index - pending.inserted.count]
+                    guard let slot = sent.layout.index(of: move.inverse), !sent.values[slot].isLoaded else { continue }
+                    if inserted {
+                        Self.relist(move.member, joining: joins, in: &pending.inserted[index], slot: slot)
+                    } else {
+                        Self.relist(move.member, joining: joins, in: &pending.updated[index - pending.inserted.count], slot: slot)
+                    }
+                } else if var row = relisted[destination] ?? table.row(for: destination), let slot = row.layout.index(of: move.inverse) {
+                    Self.relist(move.member, joining: joins, in: &row, slot: slot)
+                    relisted[destination] = row
+                }
+            }
+        }
+        pending.relisted = relisted.keys.sorted().compactMap { relisted[$0] }
+    }
+
+    /// The destination a to-one value names, if any.
+    private static func destination(in value: SnapshotValue) -> ObjectID? {
+        if case .object(let id) = value { return id }
+        return nil
+    }
+
+    /// Adds `member` to (or removes it from) the list in `slot` of `row`. A list never stored
+    /// stays unloaded: it is read from the inverse values (``RowTable/destinations(ofSlot:in:)``).
+    private static func relist(_ member: ObjectID, joining: Bool, in row: inout Snapshot, slot: Int) {
+        guard case .objects(var ids) = row.values[slot] else { return }
+        if joining {
+            guard !ids.contains(member) else { return }
+            ids.append(member)
+        } else {
+            guard let position = ids.firstIndex(of: member) else { return }
+            ids.remove(at: position)
+        }
+        row.values[slot] = .objects(ids)
     }
 }

@@ -30,6 +30,9 @@ final class RowTable {
         var root: ObjectIdentifier
         /// The slots of properties that are not stored (transient ones).
         var unstoredSlots: [Int]
+        /// The stored to-one relationships whose inverse is a stored to-many relationship, by
+        /// slot, with the inverse's name: the lists a save keeps in step with these values.
+        var listedToOnes: [(slot: Int, inverse: String)]
         fileprivate var constraints: [Constraint]
     }
 
@@ -140,8 +143,14 @@ final class RowTable {
             guard slots.count == names.count else { return nil }
             return Constraint(owner: ObjectIdentifier(entity.uniquenessConstraintOwner(of: names) ?? entity), properties: names, slots: slots)
         }
+        let listedToOnes = layout.properties.indices.compactMap { slot -> (slot: Int, inverse: String)? in
+            guard let relationship = layout.properties[slot] as? RelationshipDescription, relationship.isStored, !relationship.isToMany,
+                  let inverse = relationship.inverseRelationship, inverse.isStored, inverse.isToMany else { return nil }
+            return (slot, inverse.name)
+        }
         let info = EntityInfo(root: ObjectIdentifier(entity.rootEntity),
                               unstoredSlots: layout.properties.indices.filter { !layout.properties[$0].isStored },
+                              listedToOnes: listedToOnes,
                               constraints: constraints)
         infoByEntity[ObjectIdentifier(entity)] = info
         return info
