@@ -12,8 +12,8 @@ struct ObjectGraphTool: ParsableCommand {
         abstract: "Developer tool for ObjectGraph models, predicates, stores and generated classes.",
         discussion: """
             Exit codes: 0 success; 1 the input was read but is invalid (a model error, a \
-            predicate error); 64 usage error; 66 a file, folder or model version was not found, \
-            or PATH is not a model; 73 an output file could not be written.
+            predicate error); 64 usage error; 66 a file, folder or model version was not found or \
+            cannot be read, or PATH is not a model; 73 an output file could not be written.
             """,
         version: objectGraphFrameworkVersion,
         subcommands: [ModelCommand.self, PredicateCommand.self, StoreCommand.self, CodegenCommand.self]
