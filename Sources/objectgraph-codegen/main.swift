@@ -22,7 +22,7 @@ do {
 } catch {
     report("error: \(error)")
     switch error {
-    case .fileNotFound, .notAModel, .unknownVersion: exit(66)
+    case .fileNotFound, .notAModel, .unreadableFile, .unknownVersion: exit(66)
     case .invalidModel, .mergeConflict, .invalidTemplate: exit(1)
     }
 }

@@ -37,8 +37,8 @@ struct CodegenCommand: ParsableCommand {
               objectgraph codegen Data/Organizer.xcdatamodeld --output Generated --single-file --access internal
 
             Exit codes: 0 written; 1 the model has errors, or a property or class name cannot be \
-            generated; 64 usage error; 66 MODEL or the version was not found, or MODEL is not a \
-            model; 73 a file could not be written.
+            generated; 64 usage error; 66 MODEL or the version was not found, or MODEL cannot be \
+            read or is not a model; 73 a file could not be written.
             """
     )
 

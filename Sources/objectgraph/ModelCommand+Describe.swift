@@ -34,7 +34,7 @@ extension ModelCommand {
                   objectgraph model describe Data/Organizer.xcdatamodeld --version Organizer --json
 
                 Exit codes: 0 described; 1 the model has errors (listed on standard error); \
-                64 usage error; 66 PATH or the version was not found, or PATH is not a model.
+                64 usage error; 66 PATH or the version was not found, or PATH cannot be read or is not a model.
                 """
         )
 

@@ -24,7 +24,7 @@ extension ModelCommand {
                   objectgraph model graph Data/Organizer.xcdatamodeld --version Organizer > model.dot
 
                 Exit codes: 0 drawn; 1 the model has errors (listed on standard error); 64 usage \
-                error; 66 PATH or the version was not found, or PATH is not a model.
+                error; 66 PATH or the version was not found, or PATH cannot be read or is not a model.
                 """
         )
 

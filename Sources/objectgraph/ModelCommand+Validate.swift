@@ -26,7 +26,7 @@ extension ModelCommand {
 
                 Exit codes: 0 every version of every PATH is valid (warnings allowed); 1 some \
                 version has errors; 64 usage error; 66 some PATH (or a version's contents file) \
-                was not found or is not a model, which wins over 1.
+                was not found, cannot be read or is not a model, which wins over 1.
                 """
         )
 

@@ -16,7 +16,8 @@ struct ModelCommand: ParsableCommand {
             warnings and errors go to standard error as `file:line: error: Entity.property: message`.
 
             Exit codes: 0 success; 1 a model has errors; 64 usage error (bad arguments); \
-            66 a file, folder or model version was not found, or PATH is not a model.
+            66 a file, folder or model version was not found or cannot be read, or PATH is not a \
+            model.
             """,
         subcommands: [Validate.self, Describe.self, Graph.self]
     )
@@ -25,7 +26,8 @@ struct ModelCommand: ParsableCommand {
 extension ExitCode {
     /// A model was read but has errors.
     static let invalidModel = ExitCode(1)
-    /// A file, folder or model version was not found, or a path is not a model (`EX_NOINPUT`).
+    /// A file, folder or model version was not found or cannot be read, or a path is not a model
+    /// (`EX_NOINPUT`).
     static let noInput = ExitCode(66)
 }
 
@@ -33,7 +35,7 @@ extension ModelError {
     /// The exit code that reports this error: 66 when the input is missing, 1 when it is invalid.
     var exitCode: ExitCode {
         switch self {
-        case .fileNotFound, .notAModel, .unknownVersion: .noInput
+        case .fileNotFound, .notAModel, .unreadableFile, .unknownVersion: .noInput
         case .invalidModel, .mergeConflict, .invalidTemplate: .invalidModel
         }
     }

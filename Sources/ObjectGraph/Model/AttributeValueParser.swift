@@ -20,9 +20,7 @@ enum AttributeValueParser {
         case .integer32: return integer(trimmed, type, Int32.self)
         case .integer64: return integer(trimmed, type, Int64.self)
         case .decimal:
-            guard let value = Decimal(string: trimmed), trimmed.contains(where: \.isNumber) else {
-                return .invalid(reason: "is not a Decimal")
-            }
+            guard let value = decimal(trimmed) else { return .invalid(reason: "is not a Decimal") }
             return .value(value)
         case .double:
             guard let value = Double(trimmed) else { return .invalid(reason: "is not a Double") }
@@ -57,6 +55,14 @@ enum AttributeValueParser {
         case .undefined, .transformable, .objectID, .composite:
             return .lenient(text, note: "is kept as a string: \(type.xcodeName) attributes have no default value form")
         }
+    }
+
+    /// `text` as a decimal number when all of it is one: an optional sign, digits with an
+    /// optional fraction, an optional exponent (`-12`, `0.5`, `.5`, `1e3`). `Decimal(string:)`
+    /// alone reads the longest number that starts the text, so "12abc" would be 12 and "0x10" 0.
+    static func decimal(_ text: String) -> Decimal? {
+        guard text.wholeMatch(of: /[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?/) != nil else { return nil }
+        return Decimal(string: text)
     }
 
     private static func integer<T: FixedWidthInteger & Sendable>(_ text: String, _ type: AttributeType, _: T.Type) -> Outcome {

@@ -52,6 +52,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// ``declaredUniquenessConstraints``) and property, when read from a model file: errors
     /// about them point at that line. Not part of the entity's equality.
     public var uniquenessConstraintLocations: [Int: [String: ModelSourceLocation]] = [:]
+    /// Where each compound index's properties were named, by index (its position in
+    /// ``compoundIndexes``) and property, as for uniqueness constraints.
+    public var compoundIndexLocations: [Int: [String: ModelSourceLocation]] = [:]
     /// The model the entity belongs to; set when the entity is added to a model.
     public internal(set) weak var model: ManagedObjectModel?
     /// The slot layout, built when the model is frozen.
@@ -260,6 +263,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         copy.codeGenerationType = codeGenerationType
         copy.sourceLocation = sourceLocation
         copy.uniquenessConstraintLocations = uniquenessConstraintLocations
+        copy.compoundIndexLocations = compoundIndexLocations
         return copy
     }
 }

@@ -1,6 +1,8 @@
 // Validating a model as a whole: names unique, parents and destinations exist, inverses point
-// back, references from configurations, templates, constraints and indexes resolve. Every issue
-// is collected, so one run reports all the problems of a model, each with its file and line.
+// back, bounds and patterns can hold a value, references from configurations, templates,
+// constraints and indexes resolve. Every issue is collected, so one run reports all the problems
+// of a model, each with its file and line.
+import Foundation
 
 extension ManagedObjectModel {
     /// Every problem of the model, errors and warnings, in the model's order.
@@ -45,7 +47,10 @@ extension ManagedObjectModel {
             } else {
                 templateNames[template.name] = template
             }
-            if entityByName[template.entityName] == nil {
+            if template.entityName.isEmpty {
+                issues.append(ModelIssue(.error, .unknownEntityReference, "fetch request \"\(template.name)\" names no entity",
+                                         location: template.sourceLocation))
+            } else if entityByName[template.entityName] == nil {
                 issues.append(ModelIssue(.error, .unknownEntityReference,
                                          "fetch request \"\(template.name)\" fetches entity \"\(template.entityName)\", which does not exist",
                                          location: template.sourceLocation))
@@ -55,23 +60,37 @@ extension ManagedObjectModel {
                                          location: template.sourceLocation))
             }
         }
+        var compositeNames: [String: CompositeTypeDescription] = [:]
         for composite in compositeTypes {
+            if let first = compositeNames[composite.name] {
+                issues.append(duplicate("composite type", composite.name, first.sourceLocation, at: composite.sourceLocation))
+            } else {
+                compositeNames[composite.name] = composite
+            }
+            var declared: Set<String> = []
             for attribute in composite.attributes {
+                if !declared.insert(attribute.name).inserted {
+                    issues.append(duplicateProperty(attribute, of: composite.name, declaredAt: composite.sourceLocation))
+                }
                 validateAttribute(attribute, entityName: composite.name, into: &issues)
             }
         }
         return issues
     }
 
-    /// What is wrong with a model's predicate text (nil when it parses or there is none). Variables
-    /// stay unsubstituted: templates take `$NAME`, fetched properties `$FETCH_SOURCE`.
+    /// What is wrong with a model's predicate text (nil when it parses or there is none), in one
+    /// line: the position in words, not the caret display of ``PredicateError/description``.
+    /// Variables stay unsubstituted: templates take `$NAME`, fetched properties `$FETCH_SOURCE`.
     static func predicateProblem(_ format: String?) -> String? {
         guard let format, !format.isEmpty else { return nil }
         do {
             _ = try Predicate(format: format)
             return nil
         } catch {
-            return "the predicate \"\(format)\" does not parse: \(error)"
+            let reason = (error as? PredicateError).map { error in
+                error.message + (error.offset.map { " at character \($0)" } ?? "")
+            } ?? "\(error)"
+            return "the predicate \(ConstantValue.quoted(format)) does not parse: \(reason)"
         }
     }
 
@@ -79,6 +98,14 @@ extension ManagedObjectModel {
                            entity: String? = nil) -> ModelIssue {
         let firstPlace = first.map { " (first declared at line \($0.line))" } ?? ""
         return ModelIssue(.error, .duplicateName, "\(kind) \"\(name)\" is declared twice\(firstPlace)", location: location, entity: entity)
+    }
+
+    /// The error for a second property of one name in an entity or a composite type (`owner`),
+    /// at the second declaration.
+    private func duplicateProperty(_ property: PropertyDescription, of owner: String,
+                                   declaredAt ownerLocation: ModelSourceLocation?) -> ModelIssue {
+        ModelIssue(.error, .duplicateProperty, "property \"\(property.name)\" is declared twice",
+                   location: property.sourceLocation ?? ownerLocation, entity: owner, property: property.name)
     }
 
     /// Whether the model has no errors (warnings allowed).
@@ -114,9 +141,7 @@ extension ManagedObjectModel {
                                    uniquingKeysWith: { first, _ in first })
         for property in entity.declaredProperties {
             if declared[property.name] != nil {
-                issues.append(ModelIssue(.error, .duplicateProperty, "property \"\(property.name)\" is declared twice",
-                                         location: property.sourceLocation ?? entity.sourceLocation,
-                                         entity: entity.name, property: property.name))
+                issues.append(duplicateProperty(property, of: entity.name, declaredAt: entity.sourceLocation))
             } else if let original = inherited[property.name] {
                 issues.append(ModelIssue(.error, .redeclaredInheritedProperty,
                                          "redeclares \"\(property.name)\", inherited from \(original.entity?.name ?? "a parent entity")",
@@ -131,7 +156,11 @@ extension ManagedObjectModel {
             case let relationship as RelationshipDescription:
                 validateRelationship(relationship, of: entity, entityByName: entityByName, into: &issues)
             case let fetched as FetchedPropertyDescription:
-                if entityByName[fetched.fetchRequest.entityName] == nil {
+                if fetched.fetchRequest.entityName.isEmpty {
+                    issues.append(ModelIssue(.error, .unknownEntityReference, "its fetch request names no entity",
+                                             location: fetched.fetchRequest.sourceLocation ?? fetched.sourceLocation,
+                                             entity: entity.name, property: fetched.name))
+                } else if entityByName[fetched.fetchRequest.entityName] == nil {
                     issues.append(ModelIssue(.error, .unknownEntityReference,
                                              "fetches entity \"\(fetched.fetchRequest.entityName)\", which does not exist",
                                              location: fetched.sourceLocation, entity: entity.name, property: fetched.name))
@@ -178,6 +207,24 @@ extension ManagedObjectModel {
             issues.append(ModelIssue(.error, .invalidValue, "minimum \(minimum) is greater than maximum \(maximum)",
                                      location: attribute.sourceLocation, entity: entityName, property: attribute.name))
         }
+        if let earliest = attribute.minimumDate, let latest = attribute.maximumDate, earliest > latest {
+            issues.append(ModelIssue(.error, .invalidValue,
+                                     "earliest date \(Self.dateText(earliest)) is after latest date \(Self.dateText(latest))",
+                                     location: attribute.sourceLocation, entity: entityName, property: attribute.name))
+        }
+        // Compiled as the save-time rule compiles it (PropertyRules), so that a pattern accepted
+        // here is one every save can check.
+        if let pattern = attribute.regularExpression, (try? ValueComparison.compileRegex(pattern, [])) == nil {
+            issues.append(ModelIssue(.error, .invalidValue,
+                                     "the regular expression \(ConstantValue.quoted(pattern)) is not valid",
+                                     location: attribute.sourceLocation, entity: entityName, property: attribute.name))
+        }
+    }
+
+    /// A date bound in ISO 8601, UTC, with the fraction of a second when it has one.
+    private static func dateText(_ date: Date) -> String {
+        let seconds = date.timeIntervalSinceReferenceDate
+        return date.formatted(seconds.rounded(.down) == seconds ? .iso8601 : Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// A derived attribute's derivation must be one the stores compute (``Derivation``), over
@@ -201,6 +248,11 @@ extension ManagedObjectModel {
             issues.append(ModelIssue(.error, .invalidCount,
                                      "minimum count \(relationship.minCount) is greater than maximum count \(relationship.maxCount)",
                                      location: place, entity: entity.name, property: relationship.name))
+        }
+        guard !relationship.destinationEntityName.isEmpty else {
+            issues.append(ModelIssue(.error, .unknownDestinationEntity, "has no destination entity",
+                                     location: place, entity: entity.name, property: relationship.name))
+            return
         }
         guard let destination = entityByName[relationship.destinationEntityName] else {
             issues.append(ModelIssue(.error, .unknownDestinationEntity,
@@ -232,7 +284,9 @@ extension ManagedObjectModel {
         }
         let inverseDestination = entityByName[inverse.destinationEntityName]
         let pointsAtThisEntity = inverseDestination.map { entity.isKind(of: $0) || $0.isKind(of: entity) } ?? false
-        if !pointsAtThisEntity || (inverse.inverseName != nil && inverse.inverseName != relationship.name) {
+        // An inverse must name this relationship back: with no inverse of its own, graph upkeep
+        // would run one way only (setting this side sets the other, not the reverse).
+        if !pointsAtThisEntity || inverse.inverseName != relationship.name {
             let back = inverse.inverseName.map { "\"\(inverse.destinationEntityName).\($0)\"" } ?? "nothing"
             issues.append(ModelIssue(.error, .inverseMismatch,
                                      "inverse \"\(inverseOwnerName).\(inverseName)\" does not point back (its inverse is \(back))",
@@ -243,11 +297,20 @@ extension ManagedObjectModel {
     private func validateReferences(of entity: EntityDescription, into issues: inout [ModelIssue]) {
         let names = Set(entity.properties.map(\.name))
         for (position, constraint) in entity.declaredUniquenessConstraints.enumerated() {
-            for name in constraint where !names.contains(name) {
-                issues.append(ModelIssue(.error, .unknownPropertyReference,
-                                         "uniqueness constraint names \"\(name)\", which is not a property of \(entity.name)",
-                                         location: entity.uniquenessConstraintLocations[position]?[name] ?? entity.sourceLocation,
-                                         entity: entity.name))
+            for name in constraint {
+                let place = entity.uniquenessConstraintLocations[position]?[name] ?? entity.sourceLocation
+                guard let property = entity.propertiesByName[name] else {
+                    issues.append(ModelIssue(.error, .unknownPropertyReference,
+                                             "uniqueness constraint names \"\(name)\", which is not a property of \(entity.name)",
+                                             location: place, entity: entity.name))
+                    continue
+                }
+                if let kind = Self.unconstrainableKind(of: property) {
+                    issues.append(ModelIssue(.error, .unsupportedConstraint,
+                                             "uniqueness constraint names \"\(name)\", \(kind); a constraint takes stored "
+                                                + "attributes and to-one relationships",
+                                             location: place, entity: entity.name))
+                }
             }
         }
         var indexNames: [String: FetchIndexDescription] = [:]
@@ -266,12 +329,25 @@ extension ManagedObjectModel {
                 }
             }
         }
-        for index in entity.compoundIndexes {
+        for (position, index) in entity.compoundIndexes.enumerated() {
             for name in index where !names.contains(name) {
                 issues.append(ModelIssue(.error, .unknownPropertyReference,
                                          "compound index names \"\(name)\", which is not a property of \(entity.name)",
-                                         location: entity.sourceLocation, entity: entity.name))
+                                         location: entity.compoundIndexLocations[position]?[name] ?? entity.sourceLocation,
+                                         entity: entity.name))
             }
+        }
+    }
+
+    /// What `property` is when it has no stored value a uniqueness constraint could compare (as
+    /// in Core Data, constraints name attributes and to-one relationships); nil when it has one.
+    private static func unconstrainableKind(of property: PropertyDescription) -> String? {
+        switch property {
+        case is FetchedPropertyDescription: "a fetched property"
+        case let relationship as RelationshipDescription where relationship.isToMany: "a to-many relationship"
+        case is RelationshipDescription where property.isTransient: "a transient relationship"
+        case _ where property.isTransient: "a transient attribute"
+        default: nil
         }
     }
 }

@@ -10,6 +10,8 @@ public enum ModelError: Error, Sendable, CustomStringConvertible, Equatable {
     case fileNotFound(path: String)
     /// The path is not a `.xcdatamodeld`, a `.xcdatamodel` or a `contents` file.
     case notAModel(path: String, reason: String)
+    /// The file is there but cannot be read (no permission, say).
+    case unreadableFile(path: String, reason: String)
     /// A model bundle has no version of that name.
     case unknownVersion(path: String, name: String, available: [String])
     /// Two merged models declare an entity of the same name.
@@ -33,6 +35,8 @@ public enum ModelError: Error, Sendable, CustomStringConvertible, Equatable {
             return "\(path): no such file or directory"
         case let .notAModel(path, reason):
             return "\(path): not a model: \(reason)"
+        case let .unreadableFile(path, reason):
+            return "\(path): cannot be read: \(reason)"
         case let .unknownVersion(path, name, available):
             return "\(path): no version named \"\(name)\" (versions: \(available.joined(separator: ", ")))"
         case let .mergeConflict(entity):

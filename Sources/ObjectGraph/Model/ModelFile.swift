@@ -106,11 +106,14 @@ public struct ModelFile: Sendable {
     public func read(version name: String? = nil) throws(ModelError) -> ReadResult {
         let version = try version(named: name)
         let path = version.contentsURL.path
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .fileNotFound(path: path)
-        }
+        let data = try Self.contents(of: path)
         let result = ModelFileReader.readAndValidate(data, path: path)
         if let issue = result.issues.first(where: { $0.kind == .notAModel }) { throw .notAModel(path: path, reason: issue.message) }
+        // A file given by another name than `contents` is a model only if it is XML: a README
+        // passed by mistake is not a model with a syntax error.
+        if version.contentsURL.lastPathComponent != "contents", let issue = result.issues.first(where: { $0.kind == .malformedXML }) {
+            throw .notAModel(path: path, reason: "not a .xcdatamodeld, a .xcdatamodel or a contents file, and not XML (\(issue.message))")
+        }
         result.model?.sourceURL = version.contentsURL
         result.model?.versionName = version.name
         return result
@@ -124,6 +127,19 @@ public struct ModelFile: Sendable {
             throw .invalidModel(path: result.path, issues: result.issues)
         }
         return model
+    }
+
+    /// The bytes of a version's XML file, or why there are none: missing, a folder, unreadable.
+    private static func contents(of path: String) throws(ModelError) -> Data {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .fileNotFound(path: path) }
+        guard !isDirectory.boolValue else { throw .notAModel(path: path, reason: "a contents file must be a file, not a folder") }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            let reason = FileManager.default.isReadableFile(atPath: path) ? error.localizedDescription : "permission denied"
+            throw .unreadableFile(path: path, reason: reason)
+        }
     }
 
     /// The version `.xccurrentversion` names, if it names one.

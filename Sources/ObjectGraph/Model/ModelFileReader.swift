@@ -109,8 +109,9 @@ enum ModelFileReader {
         }
 
         mutating func fetchRequest(from element: XMLTreeElement, entity: String?) -> FetchRequestTemplate {
+            // A missing entity is left to validate(), which names the template or fetched property.
             var template = FetchRequestTemplate(name: element[attribute: "name"] ?? "",
-                                                entityName: required("entity", of: element, entity: entity),
+                                                entityName: element[attribute: "entity"] ?? "",
                                                 predicateFormat: element[attribute: "predicateString"])
             if template.name.isEmpty && entity == nil {
                 report(.error, .missingElement, "<fetchRequest> has no name", at: element)
@@ -159,18 +160,14 @@ enum ModelFileReader {
                 case "fetchedProperty": properties.append(fetchedProperty(from: child, entity: name))
                 case "fetchIndex": entity.fetchIndexes.append(fetchIndex(from: child, entity: name))
                 case "compoundIndexes":
-                    entity.compoundIndexes += child.children(named: "compoundIndex").map { index in
-                        index.children(named: "index").compactMap { $0[attribute: "value"] }
+                    for index in child.children(named: "compoundIndex") {
+                        let (names, locations) = propertyNames(in: index, named: "index")
+                        entity.compoundIndexLocations[entity.compoundIndexes.count] = locations
+                        entity.compoundIndexes.append(names)
                     }
                 case "uniquenessConstraints":
                     for constraint in child.children(named: "uniquenessConstraint") {
-                        var locations: [String: ModelSourceLocation] = [:]
-                        var names: [String] = []
-                        for element in constraint.children(named: "constraint") {
-                            guard let value = element[attribute: "value"] else { continue }
-                            names.append(value)
-                            if locations[value] == nil { locations[value] = location(element) }
-                        }
+                        let (names, locations) = propertyNames(in: constraint, named: "constraint")
                         entity.uniquenessConstraintLocations[entity.declaredUniquenessConstraints.count] = locations
                         entity.declaredUniquenessConstraints.append(names)
                     }
@@ -181,6 +178,19 @@ enum ModelFileReader {
             }
             entity.declaredProperties = properties
             return entity
+        }
+
+        /// The property names of a compound index or a uniqueness constraint (the `value` of each
+        /// child element named `name`), with the line where each name first appears.
+        func propertyNames(in element: XMLTreeElement, named name: String) -> ([String], [String: ModelSourceLocation]) {
+            var names: [String] = []
+            var locations: [String: ModelSourceLocation] = [:]
+            for child in element.children(named: name) {
+                guard let value = child[attribute: "value"] else { continue }
+                names.append(value)
+                if locations[value] == nil { locations[value] = location(child) }
+            }
+            return (names, locations)
         }
 
         mutating func fetchIndex(from element: XMLTreeElement, entity: String) -> FetchIndexDescription {
@@ -302,7 +312,7 @@ enum ModelFileReader {
             }
             for (key, isMinimum) in [("minValueString", true), ("maxValueString", false)] {
                 guard let text = element[attribute: key] else { continue }
-                guard let bound = Decimal(string: text.trimmingCharacters(in: .whitespaces)), text.contains(where: \.isNumber) else {
+                guard let bound = AttributeValueParser.decimal(text.trimmingCharacters(in: .whitespaces)) else {
                     report(.error, .invalidValue, "\(key) \"\(text)\" is not a number",
                            at: element, entity: entity, property: attribute.name)
                     continue
@@ -313,10 +323,8 @@ enum ModelFileReader {
 
         mutating func relationship(from element: XMLTreeElement, entity: String) -> RelationshipDescription {
             let name = required("name", of: element, entity: entity)
+            // A missing destination is left to validate(), which reports it once for every model.
             let destination = element[attribute: "destinationEntity"] ?? ""
-            if destination.isEmpty {
-                report(.error, .missingElement, "relationship has no destinationEntity", at: element, entity: entity, property: name)
-            }
             var rule = DeleteRule.nullify
             if let text = element[attribute: "deletionRule"] {
                 if let known = DeleteRule(xcodeName: text) {

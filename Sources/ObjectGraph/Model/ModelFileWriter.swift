@@ -226,10 +226,11 @@ struct XMLOutput {
     }
 
     /// Escapes text for a double-quoted attribute value; newlines and tabs survive a re-read.
+    /// Scalar by scalar: "\r\n" is one Character, which would match neither line break.
     static func escape(_ value: String) -> String {
         var result = ""
-        for character in value {
-            switch character {
+        for scalar in value.unicodeScalars {
+            switch scalar {
             case "&": result += "&amp;"
             case "<": result += "&lt;"
             case ">": result += "&gt;"
@@ -237,7 +238,7 @@ struct XMLOutput {
             case "\n": result += "&#10;"
             case "\r": result += "&#13;"
             case "\t": result += "&#9;"
-            default: result.append(character)
+            default: result.unicodeScalars.append(scalar)
             }
         }
         return result

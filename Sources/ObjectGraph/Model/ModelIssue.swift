@@ -36,8 +36,12 @@ public struct ModelIssue: Sendable, Hashable, CustomStringConvertible {
         case invalidPredicate
         /// A derived attribute whose derivation expression the stores do not compute.
         case unsupportedDerivation
-        /// Two fetch request templates, configurations or fetch indexes of one name.
+        /// Two fetch request templates, configurations, fetch indexes or composite types of one
+        /// name.
         case duplicateName
+        /// A uniqueness constraint naming a property with no stored value to compare: a to-many
+        /// relationship, a fetched property or a transient one.
+        case unsupportedConstraint
         /// The file is XML, but not a model (its root element is not `<model>`).
         case notAModel
     }
@@ -63,7 +67,9 @@ public struct ModelIssue: Sendable, Hashable, CustomStringConvertible {
         self.property = property
     }
 
-    /// `file:line: severity: Entity.property: message`, leaving out what is unknown.
+    /// `file:line: severity: Entity.property: message`, leaving out what is unknown, on one line:
+    /// a line break in a value the message quotes is shown as `\n` or `\r`, so that each issue
+    /// is one line of a tool's output.
     public var description: String {
         var text = ""
         if let location { text += "\(location): " }
@@ -74,6 +80,13 @@ public struct ModelIssue: Sendable, Hashable, CustomStringConvertible {
         case let (nil, property?): text += "\(property): "
         case (nil, nil): break
         }
-        return text + message
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
     }
 }

@@ -100,6 +100,79 @@ final class ModelFileChecksTests: XCTestCase {
         XCTAssertEqual(found.first?.location?.line, 5, "\(found)")
     }
 
+    func testTwoCompositeTypesOfOneNameAreAnError() {
+        // An attribute names its composite type: a second of the same name would be unreachable.
+        let found = errors("""
+            <composite name="Point"><attribute name="x" optional="YES" attributeType="Double"/></composite>
+            <composite name="Point"><attribute name="y" optional="YES" attributeType="Double"/></composite>
+            """)
+        XCTAssertEqual(found.map(\.kind), [.duplicateName], "\(found)")
+        XCTAssertEqual(found.first?.location?.line, 4, "\(found)")
+    }
+
+    // MARK: Each mistake reported once
+
+    func testTemplateAndFetchedPropertyWithoutEntityAreEachOneErrorNamingThem() {
+        let found = errors("""
+            <entity name="Person">
+                <fetchedProperty name="recent" optional="YES">
+                    <fetchRequest name="fetchedPropertyFetchRequest" predicateString="TRUEPREDICATE"/>
+                </fetchedProperty>
+            </entity>
+            <fetchRequest name="everyone" predicateString="TRUEPREDICATE"/>
+            """)
+        XCTAssertEqual(found.map(\.description), [
+            "\(path):5: error: Person.recent: its fetch request names no entity",
+            "\(path):8: error: fetch request \"everyone\" names no entity",
+        ])
+    }
+
+    // MARK: Bounds, patterns and constraints that cannot work
+
+    func testBoundsThatOnlyStartWithANumberAreErrors() {
+        let found = errors("""
+            <entity name="Item">
+                <attribute name="a" optional="YES" attributeType="Integer 32" minValueString="1,5"/>
+                <attribute name="b" optional="YES" attributeType="Integer 32" maxValueString="0x10"/>
+                <attribute name="c" optional="YES" attributeType="Double" minValueString="-.5" maxValueString="1e3"/>
+            </entity>
+            """)
+        XCTAssertEqual(found.map(\.message), ["minValueString \"1,5\" is not a number", "maxValueString \"0x10\" is not a number"])
+    }
+
+    func testUniquenessConstraintOnATransientAttributeOrAFetchedPropertyIsAnError() {
+        // Core Data's constraints name attributes and to-one relationships: stored values that a
+        // store can compare. A to-one relationship is accepted.
+        let found = errors("""
+            <entity name="Person">
+                <attribute name="draft" optional="YES" transient="YES" attributeType="String"/>
+                <relationship name="team" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="team" inverseEntity="Person"/>
+                <fetchedProperty name="namesakes" optional="YES">
+                    <fetchRequest name="fetchedPropertyFetchRequest" entity="Person" predicateString="TRUEPREDICATE"/>
+                </fetchedProperty>
+                <uniquenessConstraints>
+                    <uniquenessConstraint>
+                        <constraint value="draft"/>
+                        <constraint value="team"/>
+                        <constraint value="namesakes"/>
+                    </uniquenessConstraint>
+                </uniquenessConstraints>
+            </entity>
+            """)
+        XCTAssertEqual(found.map(\.kind), [.unsupportedConstraint, .unsupportedConstraint], "\(found)")
+        XCTAssertEqual(found.map { $0.location?.line ?? 0 }, [11, 13], "\(found)")
+    }
+
+    func testIssueWithALineBreakInItsValueIsOneLine() {
+        let found = read("""
+            <entity name="Item">
+                <attribute name="count" optional="YES" attributeType="Integer 32" defaultValueString="x&#10;y"/>
+            </entity>
+            """).issues
+        XCTAssertEqual(found.map(\.description),
+                       ["\(path):4: warning: Item.count: defaultValueString \"x\\ny\" is not an Integer 32; read as 0, as Core Data does"])
+    }
+
     // MARK: Lines of the offending element
 
     func testUnknownUniquenessConstraintPropertyIsReportedAtTheConstraintLine() {
