@@ -67,7 +67,7 @@ extension SQLiteStore {
             guard let value = constant.anyValue.flatMap(StorableValues.modelValue) else {
                 throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): \(constant) cannot be stored")
             }
-            return [(column, try SQLiteValueCoding.encode(AttributeValueParser.coerce(value, to: attribute.attributeType), of: attribute))]
+            return [(column, try SQLiteValueCoding.encode(try batchValue(value, for: attribute, in: "batch update"), of: attribute))]
         case .foreignKey(let column, let entityColumn, let orderColumn)?:
             // The row's place in its new owner's ordered list is unknown: it goes first.
             var values: [(String, SQLiteValue)] = orderColumn.map { [($0, .null)] } ?? []
@@ -87,6 +87,25 @@ extension SQLiteStore {
         default:
             throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): only attributes and to-one relationships can be set")
         }
+    }
+
+    /// `value` taken as `attribute`'s type, refusing an integer the type cannot hold: batch
+    /// requests skip validation, and SQLite would keep the whole number in a column that reads
+    /// back narrowed. `operation` names the request in the error.
+    private func batchValue(_ value: ModelValue, for attribute: AttributeDescription, in operation: String) throws -> ModelValue {
+        let coerced = AttributeValueParser.coerce(value, to: attribute.attributeType)
+        guard let integer = coerced as? any BinaryInteger else { return coerced }
+        let fits: Bool
+        switch attribute.attributeType {
+        case .integer16: fits = Int16(exactly: integer) != nil
+        case .integer32: fits = Int32(exactly: integer) != nil
+        case .integer64: fits = Int64(exactly: integer) != nil
+        default: fits = true
+        }
+        guard fits else {
+            throw StoreError.unsupportedRequest("\(operation) of \(attribute.qualifiedName): \(integer) does not fit \(attribute.attributeType.rawValue)")
+        }
+        return coerced
     }
 
     /// The violation a batch update of `values` causes: the first constraint of `entity` whose
@@ -257,7 +276,7 @@ extension SQLiteStore {
             guard let storable = StorableValues.modelValue(value) else {
                 throw StoreError.unsupportedRequest("batch insert: \(attribute.qualifiedName) cannot store a value of type \(Swift.type(of: value))")
             }
-            return .value(AttributeValueParser.coerce(storable, to: attribute.attributeType))
+            return .value(try batchValue(storable, for: attribute, in: "batch insert"))
         case let relationship as RelationshipDescription where relationship.isToMany:
             guard value == nil else { throw StoreError.unsupportedRequest("batch insert: \(relationship.qualifiedName) is to-many; set it through saves") }
             return .objects([])
@@ -268,6 +287,11 @@ extension SQLiteStore {
             }
             guard let id = value as? ObjectID else {
                 throw StoreError.unsupportedRequest("batch insert: \(property.qualifiedName) takes an object ID, not a value of type \(Swift.type(of: value))")
+            }
+            // As in a batch update: a key of another entity's table would name an unrelated row.
+            guard let destination = (property as? RelationshipDescription)?.destinationEntity, id.entity.isKind(of: destination) else {
+                let expected = (property as? RelationshipDescription)?.destinationEntity?.name ?? "its destination"
+                throw StoreError.unsupportedRequest("batch insert: \(property.qualifiedName) points at \(expected), not at \(id.entity.name) (\(id))")
             }
             return .object(id)
         }
