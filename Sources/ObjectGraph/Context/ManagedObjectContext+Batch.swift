@@ -34,13 +34,23 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Runs a batch insert in the store that holds new objects of its entity.
+    /// Runs a batch insert in the store that holds new objects of its entity. Rows that collide
+    /// with stored ones on a uniqueness constraint are resolved by the request's merge policy,
+    /// or else by the context's (``mergePolicy``), as Core Data's batch inserts are: with
+    /// `.mergeByPropertyObjectTrump` the stored rows take the inserted values (an upsert).
+    ///
+    /// ```swift
+    /// context.mergePolicy = .mergeByPropertyObjectTrump
+    /// try context.execute(BatchInsertRequest(entity: productEntity, objects: [["serial": "A1", "name": "Lamp"]]))
+    /// ```
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
         assertOnQueue()
         guard let coordinator = persistentStoreCoordinator,
               let store = coordinator.store(forNewObjectOf: request.entity) as? any BatchExecutingStore else {
             throw StoreError.unsupportedRequest("batch inserts of \(request.entity.name) need a store that runs batch requests (SQLite)")
         }
+        var request = request
+        request.mergePolicy = request.mergePolicy ?? mergePolicy
         return try runBatch(in: (coordinator, [store]), resultType: request.resultType) {
             var request = request
             request.resultType = $1
