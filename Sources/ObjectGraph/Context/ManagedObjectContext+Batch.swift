@@ -16,27 +16,50 @@ extension ManagedObjectContext {
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
         var request = request
         request.predicate = request.predicate.map(Self.replacingObjectsWithIDs)
-        return try runBatch(on: request.entity) { try $0.execute(request) }
+        return try runBatch(in: try batchStores(holding: request.entity), resultType: request.resultType) {
+            var request = request
+            request.resultType = $1
+            return try $0.execute(request)
+        }
     }
 
     /// Runs a batch delete in the stores holding its entity (delete rules applied in the store).
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         var request = request
         request.predicate = request.predicate.map(Self.replacingObjectsWithIDs)
-        return try runBatch(on: request.entity) { try $0.execute(request) }
+        return try runBatch(in: try batchStores(holding: request.entity), resultType: request.resultType) {
+            var request = request
+            request.resultType = $1
+            return try $0.execute(request)
+        }
     }
 
-    /// Runs a batch insert in the store that holds new objects of its entity.
+    /// Runs a batch insert in the store that holds new objects of its entity. Rows that collide
+    /// with stored ones on a uniqueness constraint are resolved by the request's merge policy,
+    /// or else by the context's (``mergePolicy``), as Core Data's batch inserts are: with
+    /// `.mergeByPropertyObjectTrump` the stored rows take the inserted values (an upsert).
+    ///
+    /// ```swift
+    /// context.mergePolicy = .mergeByPropertyObjectTrump
+    /// try context.execute(BatchInsertRequest(entity: productEntity, objects: [["serial": "A1", "name": "Lamp"]]))
+    /// ```
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
         assertOnQueue()
         guard let coordinator = persistentStoreCoordinator,
               let store = coordinator.store(forNewObjectOf: request.entity) as? any BatchExecutingStore else {
             throw StoreError.unsupportedRequest("batch inserts of \(request.entity.name) need a store that runs batch requests (SQLite)")
         }
-        return try coordinator.withStores { try store.execute(request) }
+        var request = request
+        request.mergePolicy = request.mergePolicy ?? mergePolicy
+        return try runBatch(in: (coordinator, [store]), resultType: request.resultType) {
+            var request = request
+            request.resultType = $1
+            return try $0.execute(request)
+        }
     }
 
-    private func runBatch(on entity: EntityDescription, _ body: (any BatchExecutingStore) throws -> BatchResult) throws -> BatchResult {
+    /// The coordinator and its stores holding `entity`, each of which must run batch requests.
+    private func batchStores(holding entity: EntityDescription) throws -> (PersistentStoreCoordinator, [any BatchExecutingStore]) {
         assertOnQueue()
         guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: entity.name) }
         let stores = coordinator.stores(for: entity)
@@ -44,23 +67,40 @@ extension ManagedObjectContext {
         guard !stores.isEmpty, batchStores.count == stores.count else {
             throw StoreError.unsupportedRequest("batch requests on \(entity.name) need stores that run them (SQLite)")
         }
+        return (coordinator, batchStores)
+    }
+
+    /// Runs a batch request in each of the coordinator's `stores` and answers with `resultType`
+    /// for them all.
+    ///
+    /// The coordinator's row cache must not serve the rows a request changed, whatever result
+    /// the caller asked for: while the cache holds rows, each store is asked for the IDs it
+    /// touched, which the cache forgets. An update or a delete with delete rules reads those IDs
+    /// anyway; a delete that empties a whole table (one statement) is asked for them only when
+    /// the cache holds rows that could be among them.
+    private func runBatch(in stores: (coordinator: PersistentStoreCoordinator, stores: [any BatchExecutingStore]), resultType: BatchResultType,
+                          _ body: (any BatchExecutingStore, BatchResultType) throws -> BatchResult) throws -> BatchResult {
+        let coordinator = stores.coordinator
         var ids: [ObjectID] = []
         var count = 0
-        var lastResult = BatchResult.status(true)
-        for store in batchStores {
-            let result = try coordinator.withStores { try body(store) }
+        for store in stores.stores {
+            let result = try coordinator.withStores { () -> BatchResult in
+                let result = try body(store, coordinator.rowCache.count > 0 ? .objectIDs : resultType)
+                if case .objectIDs(let touched) = result { coordinator.rowCache.invalidate(touched) }
+                return result
+            }
             switch result {
-            case .objectIDs(let found): ids += found
-            case .count(let found): count += found
+            case .objectIDs(let touched):
+                ids += touched
+                count += touched.count
+            case .count(let touched): count += touched
             case .status: break
             }
-            lastResult = result
         }
-        coordinator.rowCache.invalidate(ids)
-        switch lastResult {
+        switch resultType {
         case .objectIDs: return .objectIDs(ids)
         case .count: return .count(count)
-        case .status: return .status(true)
+        case .statusOnly: return .status(true)
         }
     }
 }

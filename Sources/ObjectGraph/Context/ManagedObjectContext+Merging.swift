@@ -43,10 +43,17 @@ extension ManagedObjectContext {
             }
         }
         var cascaded: [ManagedObject] = []
+        var deletedObjects: [ManagedObject] = []
         for id in local.deletedObjectIDs.sorted() {
             guard let object = registry[id]?.object else { continue }
             cascaded += newCascadeDestinations(of: object)
-            detachDeletedElsewhere(object)
+            detachFromDestinations(object)
+            deletedObjects.append(object)
+        }
+        // Rows deleted there that no object here stands for (never accessed, or a batch delete's)
+        // may still be held by ID in the objects here.
+        detachHolders(of: local.deletedObjectIDs, objects: deletedObjects)
+        for object in deletedObjects {
             object.isDeleted = true
             event.deleted[ObjectKey(object)] = object
             unregister(object)
@@ -110,23 +117,16 @@ extension ManagedObjectContext {
     /// Removes an object deleted by another context from the relationships of the objects
     /// registered here (so that unsaved references to it do not point at a missing row).
     func detachDeletedElsewhere(_ object: ManagedObject) {
+        detachFromDestinations(object)
+        detachHolders(of: [object.objectID], objects: [object])
+    }
+
+    /// The destinations `object` (deleted elsewhere) holds let it go: the other sides of the
+    /// relationships it has loaded. A fault holds none: its values are gone with its row.
+    private func detachFromDestinations(_ object: ManagedObject) {
+        guard !object.isFault else { return }
         undoManager?.disableUndoRegistration()
         defer { undoManager?.enableUndoRegistration() }
-        if object.isFault {
-            // Its values are gone with its row: find who points at it among loaded objects.
-            for case let other? in registry.values.map(\.object) where !other.isFault && other !== object {
-                for index in other.layout.relationshipIndexes {
-                    if let storage = other.slots[index] as? ToManyStorage, storage.objects.contains(object) {
-                        other.removePrimitive(object, fromSlot: index)
-                    } else if other.slots[index] as? ManagedObject === object
-                                || (other.slots[index] as? ObjectID) == object.objectID {
-                        other.changePrimitive(slot: index, to: nil)
-                        adoptStoredNullification(of: other, slot: index)
-                    }
-                }
-            }
-            return
-        }
         for index in object.layout.relationshipIndexes {
             guard let relationship = object.layout.properties[index] as? RelationshipDescription,
                   let inverse = relationship.inverseRelationship else { continue }
@@ -143,10 +143,32 @@ extension ManagedObjectContext {
                 }
             }
         }
-        for case let other? in registry.values.map(\.object) where !other.isFault && other !== object {
-            for index in other.layout.relationshipIndexes where (other.slots[index] as? ObjectID) == object.objectID {
-                other.changePrimitive(slot: index, to: nil)
-                adoptStoredNullification(of: other, slot: index)
+    }
+
+    /// The loaded objects registered here let go of the rows `deleted` elsewhere that they still
+    /// hold, which their destinations could not tell them of (unloaded relationships, faults, or
+    /// rows with no object here): a to-one holding one, as an object or an ID, becomes nil and
+    /// takes the store's nullification; a to-many drops those of `objects` (the registered ones
+    /// among them; only registered objects are members of to-many relationships). One pass over
+    /// the registry whatever the number of rows.
+    private func detachHolders(of deleted: Set<ObjectID>, objects: [ManagedObject]) {
+        guard !deleted.isEmpty else { return }
+        undoManager?.disableUndoRegistration()
+        defer { undoManager?.enableUndoRegistration() }
+        for case let other? in registry.values.map(\.object) where !other.isFault && !deleted.contains(other.objectID) {
+            for index in other.layout.relationshipIndexes {
+                switch other.slots[index] {
+                case let storage as ToManyStorage:
+                    for object in objects where storage.objects.contains(object) { other.removePrimitive(object, fromSlot: index) }
+                case let destination as ManagedObject where deleted.contains(destination.objectID):
+                    other.changePrimitive(slot: index, to: nil)
+                    adoptStoredNullification(of: other, slot: index)
+                case let id as ObjectID where deleted.contains(id):
+                    other.changePrimitive(slot: index, to: nil)
+                    adoptStoredNullification(of: other, slot: index)
+                default:
+                    break
+                }
             }
         }
     }

@@ -2,8 +2,9 @@
 // one UPDATE over the rows a translated predicate selects; a delete selects its rows, follows the
 // delete rules level by level (cascade adds rows, deny refuses, nullify clears the inverse's
 // foreign keys), then deletes and cleans join tables and external files; an insert turns its
-// dictionaries into rows and saves them as a save would. Results name the rows touched, so
-// callers can refresh the contexts that hold them.
+// dictionaries into rows and saves them as a save would (rows that collide with stored ones on
+// a uniqueness constraint updating them or dropped, as its merge policy says). Results name the
+// rows touched, so callers can refresh the contexts that hold them.
 import Foundation
 
 extension SQLiteStore {
@@ -67,7 +68,7 @@ extension SQLiteStore {
             guard let value = constant.anyValue.flatMap(StorableValues.modelValue) else {
                 throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): \(constant) cannot be stored")
             }
-            return [(column, try SQLiteValueCoding.encode(AttributeValueParser.coerce(value, to: attribute.attributeType), of: attribute))]
+            return [(column, try SQLiteValueCoding.encode(try batchValue(value, for: attribute, in: "batch update"), of: attribute))]
         case .foreignKey(let column, let entityColumn, let orderColumn)?:
             // The row's place in its new owner's ordered list is unknown: it goes first.
             var values: [(String, SQLiteValue)] = orderColumn.map { [($0, .null)] } ?? []
@@ -87,6 +88,25 @@ extension SQLiteStore {
         default:
             throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): only attributes and to-one relationships can be set")
         }
+    }
+
+    /// `value` taken as `attribute`'s type, refusing an integer the type cannot hold: batch
+    /// requests skip validation, and SQLite would keep the whole number in a column that reads
+    /// back narrowed. `operation` names the request in the error.
+    private func batchValue(_ value: ModelValue, for attribute: AttributeDescription, in operation: String) throws -> ModelValue {
+        let coerced = AttributeValueParser.coerce(value, to: attribute.attributeType)
+        guard let integer = coerced as? any BinaryInteger else { return coerced }
+        let fits: Bool
+        switch attribute.attributeType {
+        case .integer16: fits = Int16(exactly: integer) != nil
+        case .integer32: fits = Int32(exactly: integer) != nil
+        case .integer64: fits = Int64(exactly: integer) != nil
+        default: fits = true
+        }
+        guard fits else {
+            throw StoreError.unsupportedRequest("\(operation) of \(attribute.qualifiedName): \(integer) does not fit \(attribute.attributeType.rawValue)")
+        }
+        return coerced
     }
 
     /// The violation a batch update of `values` causes: the first constraint of `entity` whose
@@ -225,7 +245,8 @@ extension SQLiteStore {
     /// Inserts one row per dictionary, all in one transaction: values are taken as the
     /// attributes' types, missing attributes get their defaults, to-one relationships take
     /// object IDs. Throws naming an unknown property, a to-many relationship, a value of the
-    /// wrong type or a missing required value; uniqueness constraints hold as in a save.
+    /// wrong type or a missing required value; uniqueness constraints hold as in a save, or
+    /// resolve rows that collide as the request's ``BatchInsertRequest/mergePolicy`` says.
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
         let entity = request.entity
         try lock.withLock {
@@ -238,9 +259,77 @@ extension SQLiteStore {
             }
             return try layout.properties.indices.map { slot in try batchInsertValue(object[layout.properties[slot].name], slot: slot, of: layout) }
         }
-        let ids = try obtainPermanentIDs(for: rows.map { _ in ObjectID.temporary(for: entity) })
-        _ = try save(StoreSaveRequest(inserted: zip(ids, rows).map { Snapshot(objectID: $0, version: 0, values: $1) }))
-        return BatchResult(request.resultType, ids)
+        let policy = request.mergePolicy ?? .error
+        guard policy != .error, !entity.uniquenessConstraints.isEmpty else {
+            let ids = try obtainPermanentIDs(for: rows.map { _ in ObjectID.temporary(for: entity) })
+            _ = try save(StoreSaveRequest(inserted: zip(ids, rows).map { Snapshot(objectID: $0, version: 0, values: $1) }))
+            return BatchResult(request.resultType, ids)
+        }
+        let resolved = try resolveCollisions(of: rows, of: entity, incomingWins: policy == .mergeByPropertyObjectTrump || policy == .overwrite)
+        let ids = try obtainPermanentIDs(for: resolved.inserted.map { _ in ObjectID.temporary(for: entity) })
+        _ = try save(StoreSaveRequest(inserted: zip(ids, resolved.inserted).map { Snapshot(objectID: $0, version: 0, values: $1) },
+                                      updated: resolved.updated))
+        return BatchResult(request.resultType, ids + resolved.updated.map(\.objectID))
+    }
+
+    /// Batch-inserted `rows` of `entity` sorted into the rows to insert and the stored rows to
+    /// update, for a merge policy that resolves uniqueness collisions. A row whose constrained
+    /// values (all non-nil) a stored row holds becomes an update of that row at its stored
+    /// version when `incomingWins` (an upsert, Core Data's object trump), and is dropped
+    /// otherwise (store trump); a row that collides with an earlier row of the request replaces
+    /// it, or is dropped, the same way. Updates leave to-many relationships as stored. The save
+    /// that writes the result checks the versions read here and the UNIQUE indexes again, so a
+    /// writer that changes a holder meanwhile makes it fail rather than write a duplicate.
+    private func resolveCollisions(of rows: [[SnapshotValue]], of entity: EntityDescription,
+                                   incomingWins: Bool) throws -> (inserted: [[SnapshotValue]], updated: [Snapshot]) {
+        enum Target { case inserted(Int), updated(Int), kept }
+        let layout = entity.layout
+        let constraints = entity.uniquenessConstraints.map { names in (names, names.compactMap { layout.index(of: $0) }) }
+        let toManySlots = layout.properties.indices.filter { (layout.properties[$0] as? RelationshipDescription)?.isToMany == true }
+        func updating(_ row: [SnapshotValue]) -> [SnapshotValue] {
+            var values = row
+            for slot in toManySlots { values[slot] = .unloaded }
+            return values
+        }
+        var inserted: [[SnapshotValue]] = []
+        var updated: [Snapshot] = []
+        // By constraint number and stored values: the row of the request that holds them.
+        var targets: [[SQLiteValue]: Target] = [:]
+        try lock.withLock {
+            for row in rows {
+                var keys: [[SQLiteValue]] = []
+                var target: Target?
+                var holder: (objectID: ObjectID, version: Int64)?
+                for (number, (names, slots)) in constraints.enumerated() {
+                    let values = try slots.map { try encodeForComparison(row[$0], of: layout.properties[$0]) }
+                    guard !values.contains(.null) else { continue }
+                    let key = [SQLiteValue.integer(Int64(number))] + values
+                    keys.append(key)
+                    if target == nil { target = targets[key] }
+                    if target == nil, holder == nil { holder = try storedHolderVersions(of: names, values: values, in: entity).first }
+                    if let found = holder, found.objectID.entity !== entity {
+                        // The row cannot take another entity's values: the collision stands.
+                        throw StoreError.uniquenessViolation(entity: entity.name, properties: names, objectIDs: [found.objectID])
+                    }
+                }
+                switch target {
+                case .inserted(let index)? where incomingWins: inserted[index] = row
+                case .updated(let index)? where incomingWins: updated[index].values = updating(row)
+                case nil:
+                    if let holder {
+                        guard incomingWins else { target = .kept; break }
+                        updated.append(Snapshot(objectID: holder.objectID, version: holder.version, values: updating(row)))
+                        target = .updated(updated.count - 1)
+                    } else {
+                        inserted.append(row)
+                        target = .inserted(inserted.count - 1)
+                    }
+                default: break
+                }
+                for key in keys { targets[key] = target }
+            }
+        }
+        return (inserted, updated)
     }
 
     /// The snapshot value of slot `slot` of a batch-inserted row given `given` (nil: not given).
@@ -257,7 +346,7 @@ extension SQLiteStore {
             guard let storable = StorableValues.modelValue(value) else {
                 throw StoreError.unsupportedRequest("batch insert: \(attribute.qualifiedName) cannot store a value of type \(Swift.type(of: value))")
             }
-            return .value(AttributeValueParser.coerce(storable, to: attribute.attributeType))
+            return .value(try batchValue(storable, for: attribute, in: "batch insert"))
         case let relationship as RelationshipDescription where relationship.isToMany:
             guard value == nil else { throw StoreError.unsupportedRequest("batch insert: \(relationship.qualifiedName) is to-many; set it through saves") }
             return .objects([])
@@ -268,6 +357,11 @@ extension SQLiteStore {
             }
             guard let id = value as? ObjectID else {
                 throw StoreError.unsupportedRequest("batch insert: \(property.qualifiedName) takes an object ID, not a value of type \(Swift.type(of: value))")
+            }
+            // As in a batch update: a key of another entity's table would name an unrelated row.
+            guard let destination = (property as? RelationshipDescription)?.destinationEntity, id.entity.isKind(of: destination) else {
+                let expected = (property as? RelationshipDescription)?.destinationEntity?.name ?? "its destination"
+                throw StoreError.unsupportedRequest("batch insert: \(property.qualifiedName) points at \(expected), not at \(id.entity.name) (\(id))")
             }
             return .object(id)
         }

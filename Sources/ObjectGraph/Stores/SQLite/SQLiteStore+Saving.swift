@@ -265,7 +265,7 @@ extension SQLiteStore {
     // MARK: Uniqueness
 
     /// A slot's value as it is stored, for comparing constraint values (`.null` when unloaded).
-    private func encodeForComparison(_ value: SnapshotValue, of property: PropertyDescription) throws -> SQLiteValue {
+    func encodeForComparison(_ value: SnapshotValue, of property: PropertyDescription) throws -> SQLiteValue {
         switch (value, property) {
         case (.value, let attribute as AttributeDescription): return try SQLiteValueCoding.encode(value, of: attribute)
         case (.object(let id), _): return .integer(id.primaryKey ?? 0)
@@ -276,18 +276,23 @@ extension SQLiteStore {
     /// The stored rows bound by `entity`'s constraint `names` (rows of the entity that declares
     /// it and of its sub-entities) that hold `values`.
     func storedHolders(of names: [String], values: [SQLiteValue], in entity: EntityDescription) throws -> [ObjectID] {
+        try storedHolderVersions(of: names, values: values, in: entity).map(\.objectID)
+    }
+
+    /// ``storedHolders(of:values:in:)`` with the version each holder is stored at.
+    func storedHolderVersions(of names: [String], values: [SQLiteValue], in entity: EntityDescription) throws -> [(objectID: ObjectID, version: Int64)] {
         let q = SQLiteSchema.quoted
         let table = schema.table(of: entity)
         let owner = entity.uniquenessConstraintOwner(of: names) ?? entity
         let holders = owner.selfAndDescendants.filter { !$0.isAbstract }
         let columns = names.compactMap { schema.column(of: $0, in: entity) }
-        let sql = "SELECT Z_PK, Z_ENT FROM \(q(table.name)) WHERE " + columns.map { "\(q($0)) = ?" }.joined(separator: " AND ")
+        let sql = "SELECT Z_PK, Z_ENT, Z_OPT FROM \(q(table.name)) WHERE " + columns.map { "\(q($0)) = ?" }.joined(separator: " AND ")
             + " AND Z_ENT IN (" + holders.map { String(schema.number(of: $0)) }.joined(separator: ", ") + ")"
         let storeTag = self.storeTag
-        var result: [ObjectID] = []
+        var result: [(objectID: ObjectID, version: Int64)] = []
         try connection.forEachRow(sql, values) { statement in
             guard let holder = schema.entitiesByNumber[statement.int64(1)] else { return }
-            result.append(ObjectID(entity: holder, storeTag: storeTag, primaryKey: statement.int64(0)))
+            result.append((ObjectID(entity: holder, storeTag: storeTag, primaryKey: statement.int64(0)), statement.int64(2)))
         }
         return result
     }
