@@ -70,6 +70,7 @@ extension InMemoryStore {
         try checkUniqueness(of: inserted + updated, replacing: Set(request.updated.map(\.objectID) + deletedIDs))
         var pending = PendingSave(inserted: inserted, updated: updated, deleted: deletedIDs)
         keepInverseLists(of: &pending, sent: request)
+        dropDeletedMembers(of: &pending)
         return derivingValues(of: pending)
     }
 
@@ -206,6 +207,53 @@ extension InMemoryStore {
             }
         }
         pending.relisted = relisted.keys.sorted().compactMap { relisted[$0] }
+    }
+
+    /// Takes each deleted row out of the stored many-to-many lists that name it
+    /// (``RowTable/EntityInfo/listedToManys``), as the SQLite store deletes its join-table rows:
+    /// whatever the delete rule, and also from a list the save sends (a no-action rule leaves
+    /// the deleted object in the context's list, never in the store's). The rows out of the save
+    /// change in `relisted`, at their versions. Lock held.
+    private func dropDeletedMembers(of pending: inout PendingSave) {
+        var relisted: [ObjectID: Snapshot] = [:]
+        for row in pending.relisted { relisted[row.objectID] = row }
+        var saved: [ObjectID: Int]?
+        var deleted: Set<ObjectID>?
+        var changed = false
+        for id in pending.deleted {
+            let listed = table.info(for: id.entity).listedToManys
+            guard !listed.isEmpty, let old = table.row(for: id) else { continue }
+            for (slot, inverse) in listed {
+                guard case .objects(let members) = old.values[slot] else { continue }
+                if deleted == nil { deleted = Set(pending.deleted) }
+                for member in members where !deleted.unsafelyUnwrapped.contains(member) {
+                    if saved == nil {
+                        var index: [ObjectID: Int] = [:]
+                        for (position, row) in pending.inserted.enumerated() { index[row.objectID] = position }
+                        for (position, row) in pending.updated.enumerated() { index[row.objectID] = pending.inserted.count + position }
+                        saved = index
+                    }
+                    if let position = saved?[member] {
+                        if position < pending.inserted.count {
+                            Self.drop(id, from: &pending.inserted[position], listNamed: inverse)
+                        } else {
+                            Self.drop(id, from: &pending.updated[position - pending.inserted.count], listNamed: inverse)
+                        }
+                    } else if var row = relisted[member] ?? table.row(for: member) {
+                        Self.drop(id, from: &row, listNamed: inverse)
+                        relisted[member] = row
+                        changed = true
+                    }
+                }
+            }
+        }
+        if changed { pending.relisted = relisted.keys.sorted().compactMap { relisted[$0] } }
+    }
+
+    /// Takes `member` out of the list named `name` in `row`, if it is there.
+    private static func drop(_ member: ObjectID, from row: inout Snapshot, listNamed name: String) {
+        guard let slot = row.layout.index(of: name) else { return }
+        relist(member, joining: false, in: &row, slot: slot)
     }
 
     /// The destination a to-one value names, if any.

@@ -33,6 +33,9 @@ final class RowTable {
         /// The stored to-one relationships whose inverse is a stored to-many relationship, by
         /// slot, with the inverse's name: the lists a save keeps in step with these values.
         var listedToOnes: [(slot: Int, inverse: String)]
+        /// The stored to-many relationships whose inverse is a stored to-many relationship
+        /// (many-to-many), by slot, with the inverse's name: the lists a deleted row leaves.
+        var listedToManys: [(slot: Int, inverse: String)]
         fileprivate var constraints: [Constraint]
     }
 
@@ -148,9 +151,15 @@ final class RowTable {
                   let inverse = relationship.inverseRelationship, inverse.isStored, inverse.isToMany else { return nil }
             return (slot, inverse.name)
         }
+        let listedToManys = layout.properties.indices.compactMap { slot -> (slot: Int, inverse: String)? in
+            guard let relationship = layout.properties[slot] as? RelationshipDescription, relationship.isStored, relationship.isToMany,
+                  let inverse = relationship.inverseRelationship, inverse.isStored, inverse.isToMany else { return nil }
+            return (slot, inverse.name)
+        }
         let info = EntityInfo(root: ObjectIdentifier(entity.rootEntity),
                               unstoredSlots: layout.properties.indices.filter { !layout.properties[$0].isStored },
                               listedToOnes: listedToOnes,
+                              listedToManys: listedToManys,
                               constraints: constraints)
         infoByEntity[ObjectIdentifier(entity)] = info
         return info
