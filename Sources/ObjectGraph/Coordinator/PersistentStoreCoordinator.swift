@@ -95,7 +95,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Loads and adds a store made by the caller (a store type of one's own).
     public func addPersistentStore(_ store: any PersistentStore) throws {
         try lock.withLock {
-            if let url = store.url, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+            if let url = store.url, stores.contains(where: { $0.url?.resolvingSymlinksInPath().standardizedFileURL == url.resolvingSymlinksInPath().standardizedFileURL }) {
                 throw StoreError.unknownStore("a store at \(url.path) is already added")
             }
             try store.load(model: managedObjectModel)
@@ -113,7 +113,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// The store at `url`, if added.
     public func persistentStore(for url: URL) -> (any PersistentStore)? {
-        lock.withLock { stores.first { $0.url?.standardizedFileURL == url.standardizedFileURL } }
+        lock.withLock { stores.first { $0.url?.resolvingSymlinksInPath().standardizedFileURL == url.resolvingSymlinksInPath().standardizedFileURL } }
     }
 
     /// The store with the identifier `identifier`, if added.

@@ -129,10 +129,17 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         model.freeze()
         let schema = try SQLiteSchema(model: model, configuration: configurationName)
         try lock.withLock {
-            if try Self.readMetadata(connection) == nil { try refuseForeignDatabase() }
-            try connection.enableWriteAheadLog(within: busyTimeout)
             let hashes = Dictionary(schema.entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
             let propertyHashes = model.propertyVersionHashesByEntityName.filter { hashes[$0.key] != nil }
+            // A store the model cannot open is refused before WAL is switched on: the file's
+            // journal mode is part of it, and a refused open leaves the file as it was. (The
+            // check runs again under the write lock below, for a file made meanwhile.)
+            if let existing = try Self.readMetadata(connection) {
+                try checkCompatibility(of: existing, hashes: hashes, schema: schema, model: model)
+            } else {
+                try refuseForeignDatabase()
+            }
+            try connection.enableWriteAheadLog(within: busyTimeout)
             try connection.transaction {
                 if let current = try Self.readMetadata(connection) {
                     storedMetadata = current
@@ -141,15 +148,8 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                         storedIdentity.withLock { $0 = identity }
                     }
                 }
-                if let stored = storedMetadata[Self.versionHashesKey] as? [String: Data] {
-                    guard stored == hashes || model.isCompatible(storedHashes: stored, entities: schema.entities) else {
-                        let held = Set(hashes.keys)
-                        let storedProperties = storedMetadata[Self.propertyVersionHashesKey] as? [String: [String: Data]] ?? [:]
-                        let differences = model.versionHashDifferences(from: stored, propertyHashes: storedProperties).filter { line in
-                            !model.entities.contains { !held.contains($0.name) && line == "entity \($0.name) was added" }
-                        }
-                        throw StoreError.incompatibleModel(path: fileURL.path, differences: differences)
-                    }
+                if storedMetadata[Self.versionHashesKey] is [String: Data] {
+                    try checkCompatibility(of: storedMetadata, hashes: hashes, schema: schema, model: model)
                     // Triggers of derived attributes the file lacks are created now: their
                     // columns are computed once for the rows already stored.
                     let lacking = try schema.derivedColumns.filter { derived in
@@ -180,6 +180,26 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             writePlans = [:]
             lastWritePlan = nil
         }
+    }
+
+    /// Throws ``StoreError/incompatibleModel(path:differences:)`` when the version hashes in
+    /// `metadata` are not `hashes` (the entities of the store's configuration in `model`),
+    /// naming the entities and properties that changed, and the stored entities the
+    /// configuration leaves out. Metadata without hashes passes (a new file's).
+    private func checkCompatibility(of metadata: [String: any Sendable], hashes: [String: Data],
+                                    schema: SQLiteSchema, model: ManagedObjectModel) throws {
+        guard let stored = metadata[Self.versionHashesKey] as? [String: Data],
+              stored != hashes, !model.isCompatible(storedHashes: stored, entities: schema.entities) else { return }
+        let held = Set(hashes.keys)
+        let storedProperties = metadata[Self.propertyVersionHashesKey] as? [String: [String: Data]] ?? [:]
+        var differences = model.versionHashDifferences(from: stored, propertyHashes: storedProperties).filter { line in
+            !model.entities.contains { !held.contains($0.name) && line == "entity \($0.name) was added" }
+        }
+        let modelNames = Set(model.entities.map(\.name))
+        for name in stored.keys.sorted() where !held.contains(name) && modelNames.contains(name) {
+            differences.append("entity \(name) is in the store but not in configuration \(configurationName ?? "Default")")
+        }
+        throw StoreError.incompatibleModel(path: fileURL.path, differences: differences)
     }
 
     // MARK: Metadata
