@@ -1,5 +1,5 @@
 // Opening SQLite stores: model mismatches (a refused open leaves the file as it was, journal
-// mode included), configurations, damaged files, and one file added twice.
+// mode included), configurations, damaged files, the read-only option, and one file added twice.
 import Foundation
 import XCTest
 @testable import ObjectGraph
@@ -90,6 +90,41 @@ final class StoreOpeningTests: XCTestCase {
         }
         XCTAssertTrue(coordinator.persistentStores.isEmpty)
         XCTAssertEqual(try Data(contentsOf: f.url), Data(cut))
+    }
+
+    // MARK: Read-only option
+
+    /// With Core Data's NSReadOnlyPersistentStoreOption, fetches work; a save and a batch
+    /// request throw naming the option and write nothing; the file is left as it was.
+    func testReadOnlyOptionAllowsFetchesAndRefusesWrites() throws {
+        let (f, _) = try closedStore()
+        let before = try Data(contentsOf: f.url)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: f.model)
+        try coordinator.addPersistentStore(type: .sqlite, at: f.url, options: [SQLiteStore.readOnlyOption: true])
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        XCTAssertEqual(try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")).count, 3)
+        let eve = ManagedObject(entity: f.entity("Person"), insertInto: context)
+        eve.setValue("Eve", forKey: "name")
+        XCTAssertThrowsError(try context.save(), "a save into a read-only store succeeded") { error in
+            XCTAssertTrue("\(error)".contains("read-only"), "\(error)")
+        }
+        XCTAssertThrowsError(try context.execute(BatchDeleteRequest(entity: f.entity("Person")))) { error in
+            XCTAssertTrue("\(error)".contains("read-only"), "\(error)")
+        }
+        XCTAssertEqual(try personCount(at: f.url), 3, "the read-only store was written")
+        XCTAssertEqual(try Data(contentsOf: f.url), before)
+    }
+
+    /// A read-only store needs a store to read: a missing file is not created.
+    func testReadOnlyOptionDoesNotCreateAStore() throws {
+        let f = try SQLiteStoreFixture()
+        let url = f.url.deletingLastPathComponent().appendingPathComponent("missing.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: f.model)
+        XCTAssertThrowsError(try coordinator.addPersistentStore(type: .sqlite, at: url, options: [SQLiteStore.readOnlyOption: true])) { error in
+            XCTAssertTrue("\(error)".contains(url.path), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
     }
 
     // MARK: One file added twice

@@ -14,7 +14,8 @@ extension SQLiteStore {
     /// one. Throws naming a property that cannot be set this way (to-many relationships, values
     /// that are not constants, nil for a required attribute, data stored in external files).
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
-        try lock.withLock {
+        try refuseWritingIfReadOnly("a batch update")
+        return try lock.withLock {
             let entity = request.entity
             guard schema.holds(entity) else { throw unheld(entity) }
             let q = SQLiteSchema.quoted
@@ -129,7 +130,8 @@ extension SQLiteStore {
     /// deletes the destinations too (and so on), nullify clears the foreign keys that pointed at
     /// the deleted rows, deny refuses the whole request while a destination would survive.
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
-        try lock.withLock {
+        try refuseWritingIfReadOnly("a batch delete")
+        return try lock.withLock {
             guard schema.holds(request.entity) else { throw unheld(request.entity) }
             if let table = wholeTable(deletedBy: request) {
                 // Every row of the table goes and nothing else needs their keys: one statement,
@@ -248,6 +250,7 @@ extension SQLiteStore {
     /// wrong type or a missing required value; uniqueness constraints hold as in a save, or
     /// resolve rows that collide as the request's ``BatchInsertRequest/mergePolicy`` says.
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
+        try refuseWritingIfReadOnly("a batch insert")
         let entity = request.entity
         try lock.withLock {
             guard schema.holds(entity), !entity.isAbstract else { throw unheld(entity) }

@@ -58,6 +58,12 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     var externalFilesReplaced: [String] = []
     /// How long a call waits for another connection's lock.
     let busyTimeout: TimeInterval
+    /// Whether the store was opened with ``readOnlyOption``: fetches only; saves and batch
+    /// requests throw before writing.
+    public let isReadOnly: Bool
+    /// The option (Core Data's `NSReadOnlyPersistentStoreOption`) that opens an existing store
+    /// for reading only.
+    public static let readOnlyOption = "NSReadOnlyPersistentStoreOption"
     /// Whether a save's transaction is open (``prepareSave(_:)``), and whether the metadata
     /// needed writing when it began (restored if it rolls back).
     var hasPreparedSave = false
@@ -71,7 +77,8 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// `configurationName`. Options: `"identifier"` (String) names a new store;
     /// `"busyTimeout"` (seconds) bounds how long a call waits for another writer;
     /// `"externalStorageThreshold"` (bytes, 100 KiB by default) is the size from which values of
-    /// attributes allowing external storage go to files beside the store.
+    /// attributes allowing external storage go to files beside the store;
+    /// ``readOnlyOption`` (true) opens an existing store for reading only.
     public init(configurationName: String? = nil, url: URL, options: [String: any Sendable] = [:]) throws {
         fileURL = url
         self.configurationName = configurationName
@@ -79,7 +86,11 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         let timeout = (options["busyTimeout"] as? Double) ?? (options["busyTimeout"] as? Int).map(Double.init) ?? 10
         // WAL is a lasting property of the file: it is switched on in load, once the file is
         // known to be new or a store (a database of another program is refused untouched).
-        connection = try SQLiteConnection(path: url.path, busyTimeout: timeout, writeAheadLog: false)
+        isReadOnly = options[Self.readOnlyOption] as? Bool ?? false
+        if isReadOnly, !FileManager.default.fileExists(atPath: url.path) {
+            throw StoreError.io(path: url.path, reason: "there is no store to open read-only")
+        }
+        connection = try SQLiteConnection(path: url.path, busyTimeout: timeout, readOnly: isReadOnly, writeAheadLog: false)
         busyTimeout = timeout
         let stored = try Self.readMetadata(connection)
         let identifier = stored?[Self.uuidKey] as? String ?? options["identifier"] as? String ?? UUID().uuidString
@@ -138,6 +149,17 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                 try checkCompatibility(of: existing, hashes: hashes, schema: schema, model: model)
             } else {
                 try refuseForeignDatabase()
+                if isReadOnly { throw StoreError.io(path: fileURL.path, reason: "the file holds no store to open read-only") }
+            }
+            if isReadOnly {
+                // Nothing is created or switched on: the file is read as it is.
+                storedMetadata = try Self.readMetadata(connection) ?? storedMetadata
+                self.schema = schema
+                self.model = model
+                readers = [:]
+                writePlans = [:]
+                lastWritePlan = nil
+                return
             }
             try connection.enableWriteAheadLog(within: busyTimeout)
             try connection.transaction {
@@ -180,6 +202,11 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             writePlans = [:]
             lastWritePlan = nil
         }
+    }
+
+    /// Throws when the store was opened read-only: `what` (a save, a batch update...) would write.
+    func refuseWritingIfReadOnly(_ what: String) throws {
+        if isReadOnly { throw StoreError.io(path: fileURL.path, reason: "the store is read-only (\(Self.readOnlyOption)): \(what) cannot write to it") }
     }
 
     /// Throws ``StoreError/incompatibleModel(path:differences:)`` when the version hashes in
@@ -261,7 +288,8 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// `Z_PRIMARYKEY`, committed at once so that other coordinators never hand out the same.
     /// IDs that are already permanent come back unchanged.
     public func obtainPermanentIDs(for temporaryIDs: [ObjectID]) throws -> [ObjectID] {
-        try lock.withLock {
+        if isReadOnly, temporaryIDs.contains(where: \.isTemporaryID) { try refuseWritingIfReadOnly("new objects") }
+        return try lock.withLock {
             // Per table (root entity), how many keys it hands out; then the first of them. IDs
             // come in runs of one entity: each run looks its table up once, by the entity's
             // identity (comparing references would retain the ID's entity each time).
