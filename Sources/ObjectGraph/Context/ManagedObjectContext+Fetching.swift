@@ -593,7 +593,11 @@ extension ManagedObjectContext {
         let groups = faults.allSatisfy { $0.objectID.storeTag == firstStore }
             ? [firstStore: faults] : Dictionary(grouping: faults, by: \.objectID.storeTag)
         for group in groups.values {
-            guard let store = coordinator.store(for: group[0].objectID) else { continue }
+            // A saved object whose store left the coordinator cannot be read: it is not deleted
+            // (Core Data: "persistent store is not reachable from this context's coordinator").
+            guard let store = coordinator.store(for: group[0].objectID) else {
+                throw StoreError.unknownStore("the store of \(group[0].objectID) is not in the context's coordinator (removed?)")
+            }
             var snapshots = try coordinator.withStores { try store.snapshotsInOrder(for: group.map(\.objectID)) }
             // Each row moves out of the store's answer to its fault, not copied: a copy of a
             // row is a retain and a release of its values, several per row on this path.

@@ -1,5 +1,5 @@
 // Opening SQLite stores: model mismatches (a refused open leaves the file as it was, journal
-// mode included), configurations, damaged files, the read-only option, and one file added twice.
+// mode included), configurations, damaged files, the read-only option, one file added twice, and faults of a removed store.
 import Foundation
 import XCTest
 @testable import ObjectGraph
@@ -155,6 +155,27 @@ final class StoreOpeningTests: XCTestCase {
         XCTAssertEqual(coordinator.persistentStores.count, 1)
     }
 
+
+    // MARK: Removing a store under a context
+
+    /// Firing a fault of an object whose store was removed fails clearly (Core Data: "persistent
+    /// store is not reachable"): as for an unreadable store, empty values and the context's
+    /// faultingError, not a silent deletion.
+    func testAFaultOfARemovedStoreFailsWithoutATrap() throws {
+        let (f, d) = try closedStore()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: f.model)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: f.url)
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        let fault = context.object(with: d.bob.withStore(store.identifier))
+        XCTAssertTrue(fault.isFault)
+        try coordinator.remove(store)
+        XCTAssertNil(fault.value(forKey: "name"))
+        XCTAssertNotNil(context.faultingError)
+        XCTAssertFalse(fault.isDeleted)
+        let tasks = fault.value(forKey: "tasks") as? Set<ManagedObject>
+        XCTAssertTrue(tasks?.isEmpty ?? true)
+    }
 }
 
 private extension ObjectID {
