@@ -55,6 +55,15 @@ extension InMemoryStore {
         var deleted: [ObjectID]
         var relisted: [Snapshot] = []
         var derived: [Snapshot] = []
+
+        /// The position of each saved row: inserted rows at their index, updated ones after them.
+        var positions: [ObjectID: Int] {
+            var positions: [ObjectID: Int] = [:]
+            positions.reserveCapacity(inserted.count + updated.count)
+            for (index, row) in inserted.enumerated() { positions[row.objectID] = index }
+            for (index, row) in updated.enumerated() { positions[row.objectID] = inserted.count + index }
+            return positions
+        }
     }
 
     /// `request`'s rows at their new versions, once every check passed. Lock held.
@@ -181,11 +190,7 @@ extension InMemoryStore {
             noteMoves(of: nil, replacing: table.row(for: id))
         }
         guard !moves.isEmpty else { return }
-        // The save's rows by ID: inserted ones at their index, updated ones after them.
-        var saved: [ObjectID: Int] = [:]
-        saved.reserveCapacity(pending.inserted.count + pending.updated.count)
-        for (index, row) in pending.inserted.enumerated() { saved[row.objectID] = index }
-        for (index, row) in pending.updated.enumerated() { saved[row.objectID] = pending.inserted.count + index }
+        let saved = pending.positions
         let deleted = Set(pending.deleted)
         var relisted: [ObjectID: Snapshot] = [:]
         for move in moves {
@@ -227,12 +232,7 @@ extension InMemoryStore {
                 guard case .objects(let members) = old.values[slot] else { continue }
                 if deleted == nil { deleted = Set(pending.deleted) }
                 for member in members where !deleted.unsafelyUnwrapped.contains(member) {
-                    if saved == nil {
-                        var index: [ObjectID: Int] = [:]
-                        for (position, row) in pending.inserted.enumerated() { index[row.objectID] = position }
-                        for (position, row) in pending.updated.enumerated() { index[row.objectID] = pending.inserted.count + position }
-                        saved = index
-                    }
+                    if saved == nil { saved = pending.positions }
                     if let position = saved?[member] {
                         if position < pending.inserted.count {
                             Self.drop(id, from: &pending.inserted[position], listNamed: inverse)
