@@ -10,7 +10,7 @@ import ObjectGraph
 /// | 0 | success |
 /// | 1 | nothing matched (an empty list, nothing to undo or redo) |
 /// | 2 | usage or parse error (bad option, date, duration, rule, predicate) |
-/// | 3 | no record has that id, number or name |
+/// | 3 | no record has that id, number or name; no occurrence of a repeating event starts then |
 /// | 4 | the id, number or name matches several records |
 /// | 5 | conflict: the record changed in another pim run since this one read it |
 /// | 6 | not confirmed: a delete without `--yes` and no terminal to ask on, or answered no |
@@ -37,6 +37,8 @@ public enum PIMError: Error, CustomStringConvertible {
     case predicate(ObjectGraph.PredicateError, option: String)
     case notFound(kind: RecordKind, reference: String)
     case ambiguous(kind: RecordKind, reference: String, candidates: [String])
+    /// No occurrence of a repeating event starts when the text said (or it is skipped already).
+    case noOccurrence(String)
     case conflict(String)
     case notConfirmed(String)
     case invalid(String)
@@ -47,7 +49,7 @@ public enum PIMError: Error, CustomStringConvertible {
         switch self {
         case .noMatch: .noMatch
         case .usage, .date, .recurrence, .predicate: .usage
-        case .notFound: .notFound
+        case .notFound, .noOccurrence: .notFound
         case .ambiguous: .ambiguous
         case .conflict: .conflict
         case .notConfirmed: .notConfirmed
@@ -58,7 +60,8 @@ public enum PIMError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noMatch(let message), .usage(let message), .conflict(let message), .notConfirmed(let message), .invalid(let message):
+        case .noMatch(let message), .usage(let message), .conflict(let message), .notConfirmed(let message), .invalid(let message),
+             .noOccurrence(let message):
             return message
         case .date(let error): return error.description
         case .recurrence(let error): return error.description

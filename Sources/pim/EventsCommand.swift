@@ -114,24 +114,62 @@ struct EventsCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The calendar.", valueName: "name")) var calendar: String?
         @Option(help: ArgumentHelp("Attendees, comma-separated (replaces them all).", valueName: "contacts")) var attendees: String?
         @Option(help: "Notes.") var notes: String?
+        @Option(parsing: .unconditional,
+                help: ArgumentHelp("The occurrences a repeating event skips, comma-separated dates or dates and times (replaces them all; '' skips none).",
+                                   valueName: "whens"))
+        var skipped: String?
 
         func run() throws {
             let values: [String: String?] = [
                 "title": title, "start": start, "end": end, "location": location, "repeat": repeatRule, "status": status,
-                "calendar": calendar, "attendees": attendees, "notes": notes,
+                "calendar": calendar, "attendees": attendees, "notes": notes, "skipped": skipped,
             ]
             try RecordCommands.edit(id, kind: .event, values: values.compactMapValues { $0 }, global: global)
         }
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete events (their tasks stay).", aliases: ["rm"])
+        static let configuration = CommandConfiguration(
+            abstract: "Delete events (their tasks stay), or skip occurrences of a repeating one.",
+            discussion: "With --occurrence, the event stays and only the occurrences named are skipped (RFC 5545 EXDATE): "
+                + "a date and time names the occurrence starting then, a date alone the one starting that day. "
+                + "`events edit N --skipped ''` brings them all back; `pim undo` the last skip.",
+            aliases: ["rm"])
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The events.") var ids: [String]
+        @Option(name: .customLong("occurrence"), parsing: .unconditionalSingleValue,
+                help: ArgumentHelp("Skip only the occurrence starting then (repeatable; one repeating event).", valueName: "when"))
+        var occurrences: [String] = []
         @Flag(name: [.long, .customShort("y")], help: "Do not ask for confirmation.") var yes = false
 
-        func run() throws { try RecordCommands.delete(ids, kind: .event, yes: yes, global: global) }
+        func run() throws {
+            if occurrences.isEmpty {
+                try RecordCommands.delete(ids, kind: .event, yes: yes, global: global)
+            } else {
+                try skip(occurrences)
+            }
+        }
+
+        /// Skips the occurrences `texts` name of the one event named, after one confirmation.
+        private func skip(_ texts: [String]) throws {
+            guard ids.count == 1 else { throw PIMError.usage("--occurrence skips occurrences of one event; name one, not \(ids.count)") }
+            let session = try Session(global)
+            guard let event = try RecordResolver(store: session.store).resolve(ids[0], as: .event) as? Event else { return }
+            var skipped: [Date] = []
+            for text in texts {
+                let start = try session.store.skipOccurrence(of: event, named: text)
+                if !skipped.contains(start) { skipped.append(start) }
+            }
+            let count = skipped.count
+            try session.confirm("Skip \(count) \(count == 1 ? "occurrence" : "occurrences") of event \(event.number) (\(event.title ?? ""))?",
+                                refusal: "not skipping \(count) \(count == 1 ? "occurrence" : "occurrences") without --yes (no terminal to ask on)",
+                                yes: yes)
+            try session.commit()
+            try session.printChanged([event], kind: .event, verb: "Edited") { _ in
+                skipped.sorted().map { "skipped \(session.store.describeOccurrence($0, of: event))" }
+            }
+        }
     }
 
     struct Search: ParsableCommand {

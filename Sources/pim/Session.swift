@@ -103,12 +103,16 @@ struct Session {
 
     /// Asks before deleting `count` records: on a terminal, once; without one, only `--yes` will do.
     func confirmDeletion(count: Int, kind: RecordKind, yes: Bool) throws(PIMError) {
+        let records = "\(count) \(count == 1 ? kind.singular : kind.plural)"
+        try confirm("Delete \(records)?", refusal: "not deleting \(records) without --yes (no terminal to ask on)",
+                    declined: "nothing deleted", yes: yes)
+    }
+
+    /// Asks `question` on a terminal unless `yes`; without a terminal, throws `refusal` (exit 6),
+    /// and `declined` when the answer is no.
+    func confirm(_ question: String, refusal: String, declined: String = "nothing changed", yes: Bool) throws(PIMError) {
         if yes { return }
-        guard Console.stdinIsTerminal else {
-            throw PIMError.notConfirmed("not deleting \(count) \(count == 1 ? kind.singular : kind.plural) without --yes (no terminal to ask on)")
-        }
-        guard Console.confirm("Delete \(count) \(count == 1 ? kind.singular : kind.plural)?") else {
-            throw PIMError.notConfirmed("nothing deleted")
-        }
+        guard Console.stdinIsTerminal else { throw PIMError.notConfirmed(refusal) }
+        guard Console.confirm(question) else { throw PIMError.notConfirmed(declined) }
     }
 }

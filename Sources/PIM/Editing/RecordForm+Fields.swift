@@ -69,6 +69,15 @@ extension RecordForm {
                 guard let event = record as? Event else { return }
                 event.recurrenceRule = text.isEmpty ? nil : try PIMStore.ruleText(text)
             },
+            FormField("skipped", "occurrences of a repeating event it skips, comma-separated: 2026-12-04, 2026-12-11 09:00", read: { record, store in
+                guard let event = record as? Event else { return "" }
+                return event.skippedOccurrences.map { start in
+                    event.allDay ? OutputFormat.day(start) : OutputFormat.local(start, timeZone: store.timeZone)
+                }.joined(separator: ", ")
+            }) { record, text, store throws(PIMError) in
+                guard let event = record as? Event else { return }
+                try store.setSkippedOccurrences(of: event, to: text)
+            },
             FormField("status", "tentative, confirmed or cancelled", read: { record, _ in (record as? Event)?.status ?? "" }) { record, text, _ throws(PIMError) in
                 try Event.checkStatus(text)
                 (record as? Event)?.status = text

@@ -77,14 +77,21 @@ extension Event {
     /// all-day occurrence starts at the start of its first day in `calendar`'s time zone and
     /// lasts the event's whole days.
     public func occurrences(in window: Range<Date>, calendar: Calendar) -> [Date] {
-        if let days = days(fallback: calendar) { return occurrences(of: days, in: window, calendar: calendar) }
+        occurrences(in: window, calendar: calendar, includingSkipped: false)
+    }
+
+    /// ``occurrences(in:calendar:)``, with the skipped ones too when `includingSkipped`.
+    func occurrences(in window: Range<Date>, calendar: Calendar, includingSkipped: Bool) -> [Date] {
+        if let days = days(fallback: calendar) {
+            return occurrences(of: days, in: window, calendar: calendar, includingSkipped: includingSkipped)
+        }
         guard let start else { return [] }
         let length = (end ?? start).timeIntervalSince(start)
         guard let rule else {
             return start < window.upperBound && start.addingTimeInterval(max(length, 1)) > window.lowerBound ? [start] : []
         }
         let earliest = window.lowerBound.addingTimeInterval(-max(length, 0))
-        let exceptions = Set(exceptionInstants)
+        let exceptions = includingSkipped ? [] : Set(exceptionInstants)
         return rule.occurrences(from: start, in: earliest..<window.upperBound, calendar: zonedCalendar(fallback: calendar))
             .filter { $0.addingTimeInterval(max(length, 1)) > window.lowerBound && !exceptions.contains($0) }
     }
@@ -92,13 +99,13 @@ extension Event {
     /// An all-day event's occurrences that meet `window`, as the starts of their first days in
     /// `calendar`'s time zone. The rule is expanded over days of no time zone (in UTC, where
     /// each day has 24 hours), so that a clock change neither moves nor lengthens a day.
-    private func occurrences(of days: EventDays, in window: Range<Date>, calendar: Calendar) -> [Date] {
+    private func occurrences(of days: EventDays, in window: Range<Date>, calendar: Calendar, includingSkipped: Bool) -> [Date] {
         var firsts = [days.first]
         if let rule {
             // The days the window touches, and the days before it of occurrences still running.
             let from = calendar.midnightUTC(ofDayHolding: window.lowerBound).addingTimeInterval(-Double(days.count) * EventDays.length)
             let to = calendar.midnightUTC(ofDayHolding: window.upperBound).addingTimeInterval(EventDays.length)
-            let exceptions = Set(exceptionInstants.map { Calendar.utc.startOfDay(for: $0) })
+            let exceptions = includingSkipped ? [] : Set(skippedDays)
             firsts = rule.occurrences(from: days.first, in: from..<to, calendar: .utc).filter { !exceptions.contains($0) }
         }
         return firsts.compactMap { first in
@@ -110,12 +117,18 @@ extension Event {
     }
 
     /// The event's repeat rule, when it has one pim reads.
-    private var rule: RecurrenceRule? {
+    var rule: RecurrenceRule? {
         recurrenceRule.flatMap { try? RecurrenceRule($0) }
     }
 
     /// The instants of the exception dates.
-    private var exceptionInstants: [Date] {
-        (exceptionDates ?? "").split(separator: ",").compactMap { RecurrenceRule.untilDate(String($0)) }
+    var exceptionInstants: [Date] {
+        (exceptionDates ?? "").split(separator: ",").compactMap { RecurrenceRule.untilDate(String($0.trimmingCharacters(in: .whitespaces))) }
+    }
+
+    /// The days an all-day event skips, as midnight UTC: the UTC day of each exception date (a
+    /// DATE value reads as its last second, a DATE-TIME as its instant).
+    var skippedDays: [Date] {
+        exceptionInstants.map { Calendar.utc.startOfDay(for: $0) }
     }
 }

@@ -122,6 +122,10 @@ public struct RecordField {
         RecordField("location") { string($0, "location") },
         RecordField("status") { string($0, "status") },
         RecordField("repeat") { string($0, "recurrenceRule") },
+        RecordField("skipped") { record in
+            guard let event = record as? Event else { return .array([]) }
+            return .array(event.skippedOccurrences.map { event.allDay ? .day($0) : .date($0, dateOnly: false) })
+        },
         RecordField("calendar") { string($0, "calendar") },
         RecordField("organizer", reading: ["organizer"]) { record in .from((record as? Event)?.organizer) { reference($0) } },
         RecordField("attendees", reading: ["attendees"]) { record in .array(references((record as? Event)?.attendees)) },

@@ -1,0 +1,112 @@
+// Skipping occurrences of a repeating event: `pim events delete N --occurrence WHEN` and the
+// `skipped` field of `pim events edit`. A skipped occurrence is an RFC 5545 exception date
+// (EXDATE), kept in the event's `exceptionDates` as iCalendar writes them, comma-separated: a
+// timed occurrence by its start in UTC (`20261204T090000Z`), an all-day one by its day
+// (`20261204`). The agenda and `events list --from/--to` leave them out (Event+Days.swift).
+import Foundation
+
+extension Event {
+    /// The starts of the occurrences the event skips, sorted: for an all-day event, midnight UTC
+    /// of each skipped day (a day of no time zone, as ``EventDays`` keeps it); for a timed one,
+    /// the skipped instants.
+    public var skippedOccurrences: [Date] {
+        Array(Set(allDay ? skippedDays : exceptionInstants)).sorted()
+    }
+
+    /// How an exception date for the occurrence starting at `start` is written: its UTC day for
+    /// an all-day event (`start` is midnight UTC of that day), its UTC instant otherwise.
+    func exceptionText(_ start: Date) -> String {
+        allDay ? OutputFormat.string(from: start, format: "yyyyMMdd", timeZone: TimeZone(secondsFromGMT: 0)!)
+               : RecurrenceRule.untilText(start)
+    }
+}
+
+extension PIMStore {
+    /// The start of the occurrence of the repeating `event` that `text` names, skipped or not:
+    /// a date and time names the occurrence starting then; a date alone, the one starting that
+    /// day. For an all-day event the day is the occurrence's
+    /// first, returned as midnight UTC (as ``Event/skippedOccurrences`` lists it).
+    ///
+    /// ```swift
+    /// let start = try store.occurrence(of: standup, named: "2026-12-04")   // that day's standup
+    /// ```
+    ///
+    /// Throws a usage error for an event that does not repeat (or whose imported rule pim does not
+    /// read), `noOccurrence` when none matches.
+    public func occurrence(of event: Event, named text: String) throws(PIMError) -> Date {
+        guard let ruleText = event.recurrenceRule, let start = event.start else {
+            throw PIMError.usage("event \(event.number) does not repeat: delete the event, or give it a rule with --repeat")
+        }
+        guard let rule = event.rule else {
+            throw PIMError.usage("event \(event.number) repeats by a rule pim does not read (\(ruleText)): its occurrences cannot be named")
+        }
+        let parser = dateParser
+        let parsed = try readParsedDate(text, with: parser)
+        let reference = "event \(event.number)"
+        if let days = event.days(fallback: parser.calendar) {
+            let day = parser.calendar.midnightUTC(ofDayHolding: parsed.date)
+            let firsts = rule.occurrences(from: days.first, in: day..<day.addingTimeInterval(EventDays.length), calendar: .utc)
+            guard firsts.contains(day) else {
+                throw PIMError.noOccurrence("\(reference) (\(event.title ?? "")) has no occurrence starting \(OutputFormat.day(day, weekday: true))")
+            }
+            return day
+        }
+        let zoned = event.zonedCalendar(fallback: parser.calendar)
+        let dayStart = parser.calendar.startOfDay(for: parsed.date)
+        let dayEnd = parser.adding(days: 1, to: dayStart)
+        let sameDay = rule.occurrences(from: start, in: dayStart..<dayEnd, calendar: zoned).filter { $0 >= dayStart }
+        if parsed.hasTime {
+            guard sameDay.contains(parsed.date) else {
+                let hint = sameDay.isEmpty ? "" : "; that day it starts at " + sameDay.map { echoTime($0) }.joined(separator: ", ")
+                throw PIMError.noOccurrence("\(reference) (\(event.title ?? "")) has no occurrence starting \(echoTime(parsed.date))\(hint)")
+            }
+            return parsed.date
+        }
+        // The rules pim reads start at most one occurrence a day (BYHOUR and BYMINUTE take one
+        // value each, FREQ is at least DAILY), so a day names one.
+        guard let only = sameDay.first else {
+            throw PIMError.noOccurrence("\(reference) (\(event.title ?? "")) has no occurrence on \(OutputFormat.echo(dayStart, timeZone: timeZone, dateOnly: true))")
+        }
+        return only
+    }
+
+    /// Skips the occurrence of `event` that `text` names (``occurrence(of:named:)``) and returns
+    /// its start; one skipped already is not found again.
+    @discardableResult
+    public func skipOccurrence(of event: Event, named text: String) throws(PIMError) -> Date {
+        let start = try occurrence(of: event, named: text)
+        guard !event.skippedOccurrences.contains(start) else {
+            throw PIMError.noOccurrence("the occurrence of event \(event.number) on \(describeOccurrence(start, of: event)) is skipped already")
+        }
+        let written = (event.exceptionDates ?? "").split(separator: ",").map(String.init) + [event.exceptionText(start)]
+        event.exceptionDates = written.joined(separator: ",")
+        return start
+    }
+
+    /// Makes the occurrences `text` names, comma-separated, the ones `event` skips; an empty text
+    /// skips none. Each must name an occurrence (``occurrence(of:named:)``).
+    public func setSkippedOccurrences(of event: Event, to text: String) throws(PIMError) {
+        let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !items.isEmpty else {
+            event.exceptionDates = nil
+            return
+        }
+        var starts: [Date] = []
+        for item in items {
+            let start = try occurrence(of: event, named: item)
+            if !starts.contains(start) { starts.append(start) }
+        }
+        event.exceptionDates = starts.sorted().map(event.exceptionText).joined(separator: ",")
+    }
+
+    /// An occurrence's start as pim prints it: the day of an all-day one, the local date and
+    /// time of a timed one.
+    public func describeOccurrence(_ start: Date, of event: Event) -> String {
+        event.allDay ? OutputFormat.day(start, weekday: true) : echoTime(start)
+    }
+
+    /// A timed occurrence's start in the store's time zone, with its weekday.
+    private func echoTime(_ date: Date) -> String {
+        OutputFormat.echo(date, timeZone: timeZone)
+    }
+}
