@@ -125,4 +125,19 @@ final class EventSkippingTests: PIMStoreTestCase {
         XCTAssertNil(try exceptionDates(of: standup))
         XCTAssertEqual(try occurrences(of: standup).count, 5)
     }
+
+    /// An exception names its occurrence by its start: a series moved to 10:00 would bring back
+    /// the occurrence skipped at 09:15. The skipped days stay skipped, at the new time, and as
+    /// days when the move makes the event all-day.
+    func testMovingTheSeriesKeepsItsSkippedDays() throws {
+        let standup = try add("Standup", start: "2026-11-30 09:15", duration: "15m", repeat: "weekdays")
+        try run("skip") { store in try store.skipOccurrence(of: try event(standup, store), named: "2026-12-02") }
+        try run("move") { store in try store.moveEvent(try event(standup, store), toStart: "2026-11-30 10:00") }
+        XCTAssertEqual(try exceptionDates(of: standup), "20261202T090000Z")
+        XCTAssertEqual(try occurrences(of: standup).map { String($0.suffix(5)) }, Array(repeating: "10:00", count: 4))
+        XCTAssertFalse(try occurrences(of: standup).contains("2026-12-02 10:00"))
+        try run("move") { store in try store.moveEvent(try event(standup, store), toStart: "2026-11-30") }
+        XCTAssertEqual(try exceptionDates(of: standup), "20261202")
+        XCTAssertEqual(try occurrences(of: standup).map { String($0.prefix(10)) }, ["2026-11-30", "2026-12-01", "2026-12-03", "2026-12-04"])
+    }
 }

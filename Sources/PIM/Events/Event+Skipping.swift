@@ -13,6 +13,37 @@ extension Event {
         Array(Set(allDay ? skippedDays : exceptionInstants)).sorted()
     }
 
+    /// The days of the skipped occurrences in the event's own time zone (an all-day event's are
+    /// days already): what a move keeps skipped (``keepSkipping(_:fallback:)``).
+    func skippedDaysBeforeMove(fallback: Calendar) -> [DateComponents] {
+        let calendar = allDay ? Calendar.utc : zonedCalendar(fallback: fallback)
+        return skippedOccurrences.map { calendar.dateComponents([.year, .month, .day], from: $0) }
+    }
+
+    /// After a move, skips the occurrences on `days` again (``skippedDaysBeforeMove(fallback:)``):
+    /// a timed occurrence at its new time, an all-day one by its day. A day the moved event does
+    /// not occur on any more is dropped. RFC 5545 names an exception by its occurrence's start,
+    /// so without this a new time would bring every skipped occurrence back.
+    func keepSkipping(_ days: [DateComponents], fallback: Calendar) {
+        guard !days.isEmpty, let rule, let start else { return }
+        var starts: [Date] = []
+        if allDay {
+            guard let first = self.days(fallback: fallback)?.first else { return }
+            for day in days {
+                guard let midnight = Calendar.utc.date(from: day) else { continue }
+                starts += rule.occurrences(from: first, in: midnight..<midnight.addingTimeInterval(EventDays.length), calendar: .utc)
+            }
+        } else {
+            let calendar = zonedCalendar(fallback: fallback)
+            for day in days {
+                guard let dayStart = calendar.date(from: day),
+                      let dayEnd = calendar.date(byAdding: .day, value: 1, to: dayStart) else { continue }
+                starts += rule.occurrences(from: start, in: dayStart..<dayEnd, calendar: calendar).filter { $0 >= dayStart }.prefix(1)
+            }
+        }
+        exceptionDates = starts.isEmpty ? nil : Array(Set(starts)).sorted().map(exceptionText).joined(separator: ",")
+    }
+
     /// How an exception date for the occurrence starting at `start` is written: its UTC day for
     /// an all-day event (`start` is midnight UTC of that day), its UTC instant otherwise.
     func exceptionText(_ start: Date) -> String {

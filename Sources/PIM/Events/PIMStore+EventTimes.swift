@@ -13,9 +13,13 @@ extension PIMStore {
     /// try store.moveEvent(meeting, toStart: "2026-11-30")   // all day on Monday 2026-11-30
     /// try store.moveEvent(meeting, toStart: "fri 9:00")     // 9:00 on Friday, as long as before
     /// ```
+    ///
+    /// A repeating event's skipped occurrences stay skipped on their days, at the new time.
     public func moveEvent(_ event: Event, toStart text: String) throws(PIMError) {
         let parser = dateParser
         let parsed = try readParsedDate(text, with: parser)
+        let skippedDays = event.skippedDaysBeforeMove(fallback: parser.calendar)
+        defer { event.keepSkipping(skippedDays, fallback: parser.calendar) }
         if event.allDay || !parsed.hasTime {
             let count = event.coveredDays(fallback: parser.calendar)?.count ?? 1
             event.setDays(EventDays(first: parser.calendar.midnightUTC(ofDayHolding: parsed.date), count: count), fallback: parser.calendar)
