@@ -26,8 +26,17 @@ struct Session {
         colored = options.color.isEnabled(isTerminal: Console.stdoutIsTerminal, environment: environment)
     }
 
-    /// The command line as the journal names it: `tasks add Buy milk --due fri`.
-    var commandLine: String { CommandLine.arguments.dropFirst().joined(separator: " ") }
+    /// The command line as the journal names it, each argument quoted as a shell would need it
+    /// to be typed again: `tasks add Buy milk --due 'fri 17:00'`.
+    var commandLine: String { CommandLine.arguments.dropFirst().map(Self.shellQuoted).joined(separator: " ") }
+
+    /// `argument` as a POSIX shell reads it back: as it is when it holds only characters no shell
+    /// treats specially, else in single quotes (a quote inside written `'\''`).
+    static func shellQuoted(_ argument: String) -> String {
+        let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-")
+        if !argument.isEmpty, argument.allSatisfy(plain.contains) { return argument }
+        return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
 
     func presenter(_ kind: RecordKind) -> RecordPresenter {
         RecordPresenter(kind: kind, now: store.now, timeZone: store.timeZone, colored: colored)

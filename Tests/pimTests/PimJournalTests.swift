@@ -121,7 +121,9 @@ final class PimJournalTests: PimTestCase {
         for index in stride(from: commands.count, to: 0, by: -1) {
             let undo = try pimArray(["undo"], now: "2026-11-26T09:00:00")
             XCTAssertEqual(undo.status, 0, "undo of \(commands[index - 1]): \(undo.stderr)")
-            XCTAssertTrue(undo.stdout.hasPrefix("Undid \"\(commands[index - 1].joined(separator: " "))"), undo.stdout)
+            // Arguments with spaces are quoted (testUndoNamesTheCommandWithItsArgumentsQuoted).
+            let typed = commands[index - 1].map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
+            XCTAssertTrue(undo.stdout.hasPrefix("Undid \"\(typed)"), undo.stdout)
             XCTAssertEqual(try snapshot(), snapshots[index - 1], "after undoing \(commands[index - 1])")
         }
         XCTAssertEqual(try pim("undo").status, 1)
@@ -148,6 +150,15 @@ final class PimJournalTests: PimTestCase {
         XCTAssertTrue(undo.stdout.hasPrefix("Undid \"tasks add B"), undo.stdout)
         XCTAssertEqual(try snapshot(), afterA)
         XCTAssertEqual(try pim("contacts", "group", "list").status, 1)
+    }
+
+    /// The journal names a command as it could be typed again: an argument with spaces, quotes
+    /// or shell characters is quoted, so that `--due 'fri 17:00'` does not read as two words.
+    func testUndoNamesTheCommandWithItsArgumentsQuoted() throws {
+        try must(["tasks", "add", "Ada's", "talk", "--due", "fri 17:00", "--project", "a&b"])
+        let undo = try XCTUnwrap(try pim("undo", "--json").json() as? [String: Any])
+        XCTAssertEqual(undo["command"] as? String,
+                       "tasks add 'Ada'\\''s' talk --due 'fri 17:00' --project 'a&b' --store \(store.path)")
     }
 
     /// What undo and redo print, as text and JSON; a new change drops the redo.
