@@ -221,12 +221,29 @@ extension ManagedObject {
 }
 
 extension ManagedObjectContext {
-    /// Loads the attributes a partial fetch left out (keeping values changed since).
+    /// Loads the attributes a partial fetch left out (keeping values changed since). When the row
+    /// changed since the partial fetch, its other unchanged attributes take the new row's values
+    /// too: the object then agrees with its committed snapshot, which is the new row. A row that
+    /// is gone makes the object an inaccessible fault (``shouldDeleteInaccessibleFaults``), as
+    /// firing a whole fault does; a store that cannot be read leaves the missing values nil and
+    /// keeps the failure (``faultingError``).
     func completePartialObject(_ object: ManagedObject) {
         guard let missing = object.missingSlots else { return }
         object.missingSlots = nil
-        guard let snapshot = try? snapshotFromStore(for: object.objectID) else { return }
-        for index in missing where !object.changedSlots[index] {
+        let found: Snapshot?
+        do {
+            found = try snapshotFromStore(for: object.objectID)
+        } catch {
+            if faultingError == nil { faultingError = error }
+            return
+        }
+        guard let snapshot = found else {
+            handleInaccessibleFault(object)
+            return
+        }
+        var reloaded = Set(missing)
+        if snapshot.version != object.committedVersion { reloaded.formUnion(object.layout.storedAttributeIndexes) }
+        for index in reloaded.sorted() where !object.changedSlots[index] {
             switch snapshot.values[index] {
             case .value(let value): object.slots[index] = value
             case .object(let id): object.slots[index] = id

@@ -343,6 +343,7 @@ extension ManagedObjectContext {
         var newUsers: [Int] = []
         var newRows: [Snapshot] = []
         var refetched: [Int] = []
+        var newerRows: [Snapshot] = []
         newUsers.reserveCapacity(chunk)
         newRows.reserveCapacity(chunk)
         var runEntity: EntityDescription?
@@ -394,11 +395,17 @@ extension ManagedObjectContext {
                         newUsers.append(index)
                     } else if !asFault {
                         refetched.append(index)
+                    } else if snapshots[index].version > object.committedVersion {
+                        // A fault fetched again, with a newer row than it holds: the row goes to
+                        // the cache, which the fault fires from ("fills the row cache ... When
+                        // the fault is fired, Core Data retrieves the data from the row cache").
+                        newerRows.append(snapshots[index].moveOut())
                     }
                 }
                 objects.append(object)
             }
             registry.endReservation()
+            if !newerRows.isEmpty { cache.with { $0.update(taking: &newerRows) } }
             let allCurrent = cache.with { $0.retain(taking: &newRows, expecting: snapshots.count - start) }
             if !allCurrent {
                 for index in newUsers { objects[index].committedSnapshotGeneration = 0 }

@@ -193,6 +193,7 @@ extension ManagedObject {
 
     /// Inserts into a to-many slot with undo and change tracking, no inverse.
     func insertPrimitive(_ object: ManagedObject, inSlot index: Int, at position: Int?) {
+        completeBeforeChange()
         let storage = toManyStorage(atSlot: index)
         recordBaseline(of: storage, slot: index)
         let old = eventOldValue(of: storage, slot: index)
@@ -204,6 +205,7 @@ extension ManagedObject {
 
     /// Removes from a to-many slot with undo and change tracking, no inverse.
     func removePrimitive(_ object: ManagedObject, fromSlot index: Int) {
+        completeBeforeChange()
         let storage = toManyStorage(atSlot: index)
         guard let position = storage.objects.firstIndex(of: object) else { return }
         recordBaseline(of: storage, slot: index)

@@ -518,12 +518,22 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// Sets slot `index` to `value` with undo and change tracking (no inverse maintenance).
     @usableFromInline
     func changePrimitive(slot index: Int, to value: Any?) {
+        completeBeforeChange()
         let oldValue = slots[index]
         slots[index] = value
         contextReference?.with { context in
             context.objectDidChange(self, slot: index, oldValue: oldValue,
                                     undo: { object in object.changePrimitive(slot: index, to: oldValue) })
         }
+    }
+
+    /// Loads the values a partial fetch left out before the object's first change (WWDC 2009,
+    /// talk 001: "if you change any values on your managed object that'll cause a fetch to fill
+    /// in those values too"), so that they are the values of the row the change is made to.
+    @usableFromInline
+    final func completeBeforeChange() {
+        guard missingSlots != nil, !isAwakingFromFetch else { return }
+        contextReference?.with { $0.completePartialObject(self) }
     }
 
     /// Converts numbers to the attribute's own type (`Int` to `Int16`...), so that stored values

@@ -14,21 +14,6 @@ import XCTest
 final class MergeConsistencyTests: XCTestCase {
     // MARK: Helpers
 
-    /// Contexts of other coordinators, kept for the test's life: managed objects do not keep
-    /// their context alive.
-    private var otherContexts: [ManagedObjectContext] = []
-
-    /// A new coordinator with a SQLite store on `stack`'s file and a main-queue context on it:
-    /// another process's view of the same file.
-    private func secondCoordinator(_ stack: Stack) throws -> ManagedObjectContext {
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: stack.model)
-        try coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL)
-        let context = ManagedObjectContext(concurrencyType: .mainQueue)
-        context.persistentStoreCoordinator = coordinator
-        otherContexts.append(context)
-        return context
-    }
-
     /// The object of `id` (an ID of `stack`'s coordinator) in `context` of another coordinator.
     private func counterpart(of id: ObjectID, in context: ManagedObjectContext) throws -> ManagedObject {
         let local = try XCTUnwrap(context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: id.uriRepresentation))
@@ -37,7 +22,7 @@ final class MergeConsistencyTests: XCTestCase {
 
     /// The object `id` as a fresh coordinator on `stack`'s file reads it (nil when it has no row).
     private func fresh(_ stack: Stack, _ id: ObjectID) throws -> ManagedObject? {
-        try? counterpart(of: id, in: try secondCoordinator(stack))
+        try? counterpart(of: id, in: try stack.otherProcessContext())
     }
 
     /// Z_OPT of `id`'s row in `table`, read with a connection of its own.
@@ -65,7 +50,7 @@ final class MergeConsistencyTests: XCTestCase {
         let stack = try Stack(storeType: .sqlite)
         let ada = stack.person("Ada", "Lovelace")
         try stack.context.save()
-        let other = try secondCoordinator(stack)
+        let other = try stack.otherProcessContext()
         let b = stack.newContext()
         let adaInB = try b.existingObject(with: ada.objectID)
         try counterpart(of: ada.objectID, in: other).setValue("Byron", forKey: "lastName")
@@ -87,7 +72,7 @@ final class MergeConsistencyTests: XCTestCase {
         }
         XCTAssertEqual(try version(stack, ada.objectID, table: "ZPERSON"), 2)
         XCTAssertEqual(try fresh(stack, ada.objectID)?.value(forKey: "firstName") as? String, "Ada")
-        XCTAssertEqual(try stack.fetch("Person", in: try secondCoordinator(stack)).count, 1, "Carol was not inserted")
+        XCTAssertEqual(try stack.fetch("Person", in: try stack.otherProcessContext()).count, 1, "Carol was not inserted")
         XCTAssertTrue(b.hasChanges)
         XCTAssertEqual(b.updatedObjects, [adaInB])
         XCTAssertEqual(b.insertedObjects, [carol])
@@ -115,7 +100,7 @@ final class MergeConsistencyTests: XCTestCase {
         let stack = try Stack(storeType: .sqlite)
         let ada = stack.person("Ada", "Lovelace")
         try stack.context.save()
-        let other = try secondCoordinator(stack)
+        let other = try stack.otherProcessContext()
         let b = stack.newContext()
         b.mergePolicy = .rollback
         let adaInB = try b.existingObject(with: ada.objectID)
@@ -149,7 +134,7 @@ final class MergeConsistencyTests: XCTestCase {
         let b = stack.newContext()
         let adaInB = try b.existingObject(with: ada.objectID)
         let meetingInB = try b.existingObject(with: meeting.objectID)
-        let other = try secondCoordinator(stack)
+        let other = try stack.otherProcessContext()
         try counterpart(of: meeting.objectID, in: other).mutableSetValue(forKey: "attendees").insert(try counterpart(of: ada.objectID, in: other))
         try other.save()
         XCTAssertEqual(try version(stack, ada.objectID, table: "ZPERSON"), 2)
@@ -201,12 +186,12 @@ final class MergeConsistencyTests: XCTestCase {
         XCTAssertTrue(people.allSatisfy { $0.objectID.isTemporaryID && $0.isInserted })
         XCTAssertEqual(stack.context.deletedObjects, [bob])
         XCTAssertEqual(stack.context.updatedObjects, [ada])
-        XCTAssertEqual(Set(try stack.fetch("Person", in: try secondCoordinator(stack)).compactMap { $0.value(forKey: "firstName") as? String }),
+        XCTAssertEqual(Set(try stack.fetch("Person", in: try stack.otherProcessContext()).compactMap { $0.value(forKey: "firstName") as? String }),
                        ["Ada", "Bob"])
         people[2].setValue("new2@example.org", forKey: "email")
         XCTAssertNoThrow(try stack.context.save())
         XCTAssertTrue(people.allSatisfy { !$0.objectID.isTemporaryID })
-        XCTAssertEqual(Set(try stack.fetch("Person", in: try secondCoordinator(stack)).compactMap { $0.value(forKey: "firstName") as? String }),
+        XCTAssertEqual(Set(try stack.fetch("Person", in: try stack.otherProcessContext()).compactMap { $0.value(forKey: "firstName") as? String }),
                        Set(["Augusta"] + (0..<5).map { "New \($0)" }))
     }
 
@@ -540,14 +525,14 @@ final class MergeConsistencyTests: XCTestCase {
         let stack = try Stack(storeType: .sqlite)
         let ada = stack.person("Ada"), bob = stack.person("Bob")
         try stack.context.save()
-        let other = try secondCoordinator(stack)
+        let other = try stack.otherProcessContext()
         let b = stack.newContext()
         b.delete(try b.existingObject(with: ada.objectID))
         try b.existingObject(with: bob.objectID).setValue("Robert", forKey: "firstName")
         other.delete(try counterpart(of: ada.objectID, in: other))
         ManagedObjectContext.mergeChanges(fromRemoteContextSave: try savePayload(of: other), into: [b])
         XCTAssertNoThrow(try b.save())
-        XCTAssertEqual(try stack.fetch("Person", in: try secondCoordinator(stack)).compactMap { $0.value(forKey: "firstName") as? String }, ["Robert"])
+        XCTAssertEqual(try stack.fetch("Person", in: try stack.otherProcessContext()).compactMap { $0.value(forKey: "firstName") as? String }, ["Robert"])
     }
 
     // MARK: Refreshing
@@ -560,7 +545,7 @@ final class MergeConsistencyTests: XCTestCase {
         let stack = try Stack(storeType: .sqlite)
         let ada = stack.person("Ada", "Lovelace")
         try stack.context.save()
-        let other = try secondCoordinator(stack)
+        let other = try stack.otherProcessContext()
         let theirs = try counterpart(of: ada.objectID, in: other)
         theirs.setValue("Byron", forKey: "lastName")
         theirs.setValue("Augusta", forKey: "firstName")

@@ -45,6 +45,18 @@ final class Stack {
         return other
     }
 
+    /// A main-queue context of a second coordinator with a SQLite store on the stack's file:
+    /// another process writing the same file (its saves do not pass through the stack's
+    /// coordinator). Alive as long as the stack.
+    func otherProcessContext() throws -> ManagedObjectContext {
+        let other = PersistentStoreCoordinator(managedObjectModel: model)
+        try other.addPersistentStore(type: .sqlite, at: storeURL)
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = other
+        otherContexts.append(context)
+        return context
+    }
+
     /// A new object of `entity` with `values`, in `context` (the stack's by default).
     @discardableResult
     func insert(_ entity: String, _ values: [String: Any] = [:], into context: ManagedObjectContext? = nil) -> ManagedObject {
