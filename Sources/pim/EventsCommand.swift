@@ -57,8 +57,8 @@ struct EventsCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
-        @Option(parsing: .unconditional, help: ArgumentHelp("Only events not over by then.", valueName: "when")) var from: String?
-        @Option(parsing: .unconditional, help: ArgumentHelp("Only events starting before then.", valueName: "when")) var to: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Only events not over by then (repeating ones: an occurrence).", valueName: "when")) var from: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Only events starting before then (repeating ones: an occurrence).", valueName: "when")) var to: String?
         @Option(help: ArgumentHelp("Only events of this calendar.", valueName: "name")) var calendar: String?
 
         func run() throws {
@@ -69,6 +69,7 @@ struct EventsCommand: ParsableCommand {
             filter.calendar = calendar
             var query = list.query(.event)
             query.filters = try session.store.predicates(for: filter)
+            query.occurring = try session.store.occurrenceWindow(for: filter)
             try session.printList(query, fieldNames: list.fieldNames)
         }
     }
@@ -156,18 +157,14 @@ struct EventsCommand: ParsableCommand {
             guard ids.count == 1 else { throw PIMError.usage("--occurrence skips occurrences of one event; name one, not \(ids.count)") }
             let session = try Session(global)
             guard let event = try RecordResolver(store: session.store).resolve(ids[0], as: .event) as? Event else { return }
-            var skipped: [Date] = []
-            for text in texts {
-                let start = try session.store.skipOccurrence(of: event, named: text)
-                if !skipped.contains(start) { skipped.append(start) }
-            }
+            let skipped = try session.store.skipOccurrences(of: event, named: texts)
             let count = skipped.count
             try session.confirm("Skip \(count) \(count == 1 ? "occurrence" : "occurrences") of event \(event.number) (\(event.title ?? ""))?",
                                 refusal: "not skipping \(count) \(count == 1 ? "occurrence" : "occurrences") without --yes (no terminal to ask on)",
                                 yes: yes)
             try session.commit()
             try session.printChanged([event], kind: .event, verb: "Edited") { _ in
-                skipped.sorted().map { "skipped \(session.store.describeOccurrence($0, of: event))" }
+                skipped.map { "skipped \(session.store.describeOccurrence($0, of: event))" }
             }
         }
     }

@@ -8,23 +8,6 @@ import XCTest
 final class EventsEdgeTests: PimTestCase {
     // MARK: Helpers
 
-    /// The event items of `pim events agenda --days <days> --json` as (day, title, start).
-    func agendaEvents(days: Int, environment: [String: String] = [:]) throws -> [(day: String, title: String, start: String)] {
-        let run = try pim("events", "agenda", "--days", String(days), "--json", environment: environment)
-        XCTAssertEqual(run.status, 0, run.stderr)
-        let json = try XCTUnwrap(run.json() as? [[String: Any]], run.stdout)
-        return json.flatMap { day in
-            (day["items"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "event" }.map {
-                (day["date"] as? String ?? "", $0["title"] as? String ?? "", $0["start"] as? String ?? "")
-            }
-        }
-    }
-
-    /// The agenda days `title` shows on.
-    func agendaDays(of title: String, days: Int, environment: [String: String] = [:]) throws -> [String] {
-        try agendaEvents(days: days, environment: environment).filter { $0.title == title }.map(\.day)
-    }
-
     /// `pim events show <id> --json`.
     func event(_ id: String, environment: [String: String] = [:]) throws -> [String: Any] {
         let run = try pim("events", "show", id, "--json", environment: environment)

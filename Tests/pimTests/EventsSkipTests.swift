@@ -6,16 +6,6 @@ import Foundation
 import XCTest
 
 final class EventsSkipTests: PimTestCase {
-    /// The days `title` shows on in `pim events agenda --days <days> --json`.
-    func agendaDays(of title: String, days: Int = 14) throws -> [String] {
-        let run = try pim("events", "agenda", "--days", String(days), "--json")
-        XCTAssertEqual(run.status, 0, run.stderr)
-        let json = try XCTUnwrap(run.json() as? [[String: Any]], run.stdout)
-        return json.filter { day in
-            (day["items"] as? [[String: Any]] ?? []).contains { $0["type"] as? String == "event" && $0["title"] as? String == title }
-        }.compactMap { $0["date"] as? String }
-    }
-
     /// The `skipped` field of `pim events show <id> --json`.
     func skipped(_ id: String) throws -> [String] {
         let run = try pim("events", "show", id, "--json")
@@ -116,5 +106,20 @@ final class EventsSkipTests: PimTestCase {
         XCTAssertTrue(try String(contentsOf: form, encoding: .utf8).contains("\nskipped:   2026-12-05\n"))
         XCTAssertEqual(try agendaDays(of: "Market", days: 21), ["2026-11-28", "2026-12-05"])
         XCTAssertEqual(try skipped("1"), ["2026-12-12"])
+    }
+
+    /// `events list --from/--to` lists a repeating event when one of its occurrences meets the
+    /// range (pim-events(1)): not one whose rule ended before it, nor one that starts after it.
+    func testListFromToListsRepeatingEventsByTheirOccurrences() throws {
+        try addGym()
+        XCTAssertEqual(try pim("events", "add", "Course", "--start", "2026-11-26 19:00", "--repeat", "FREQ=DAILY;COUNT=3").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Later", "--start", "2026-12-20 19:00", "--repeat", "weekly").status, 0)
+        func titles(_ arguments: String...) throws -> [String] {
+            let run = try pim(arguments: ["events", "list", "--json"] + arguments)
+            return (try run.json() as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+        }
+        XCTAssertEqual(try titles("--from", "2026-12-01", "--to", "2026-12-10"), ["Gym"])
+        XCTAssertEqual(try titles("--from", "2026-11-28"), ["Course", "Gym", "Later"])
+        XCTAssertEqual(try titles("--to", "2026-11-27"), ["Course"])
     }
 }

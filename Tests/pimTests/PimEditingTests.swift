@@ -63,7 +63,7 @@ final class PimEditingTests: PimTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("vi-ran").path), "vi ran")
         let undo = try pim("undo")
-        XCTAssertTrue(undo.stdout.contains("contacts add Ann Lee"), "the last step to undo is not the add: \(undo.stdout)")
+        XCTAssertTrue(undo.stdout.contains("contacts add 'Ann Lee'"), "the last step to undo is not the add: \(undo.stdout)")
     }
 
     func testEditorReopensTheFormOnInvalidInput() throws {

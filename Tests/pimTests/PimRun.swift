@@ -47,6 +47,12 @@ class PimTestCase: XCTestCase {
     /// Wednesday 2026-11-25 10:30 in Berlin; stdin is empty, so pim sees no terminal.
     @discardableResult
     func pim(_ arguments: String..., useStoreOption: Bool = true, environment extra: [String: String] = [:]) throws -> PimRun {
+        try pim(arguments: arguments, useStoreOption: useStoreOption, environment: extra)
+    }
+
+    /// ``pim(_:useStoreOption:environment:)`` with the arguments in an array.
+    @discardableResult
+    func pim(arguments: [String], useStoreOption: Bool = true, environment extra: [String: String] = [:]) throws -> PimRun {
         var environment = testEnvironment()
         environment.merge(extra) { $1 }
         let outputURL = folder.appendingPathComponent("stdout-\(UUID().uuidString)")
@@ -73,5 +79,22 @@ class PimTestCase: XCTestCase {
         return PimRun(status: process.terminationStatus,
                       stdout: try String(contentsOf: outputURL, encoding: .utf8),
                       stderr: try String(contentsOf: errorURL, encoding: .utf8))
+    }
+
+    /// The event items of `pim events agenda --days <days> --json` as (day, title, start).
+    func agendaEvents(days: Int, environment: [String: String] = [:]) throws -> [(day: String, title: String, start: String)] {
+        let run = try pim("events", "agenda", "--days", String(days), "--json", environment: environment)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let json = try XCTUnwrap(run.json() as? [[String: Any]], run.stdout)
+        return json.flatMap { day in
+            (day["items"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "event" }.map {
+                (day["date"] as? String ?? "", $0["title"] as? String ?? "", $0["start"] as? String ?? "")
+            }
+        }
+    }
+
+    /// The agenda days `title` shows on.
+    func agendaDays(of title: String, days: Int, environment: [String: String] = [:]) throws -> [String] {
+        try agendaEvents(days: days, environment: environment).filter { $0.title == title }.map(\.day)
     }
 }

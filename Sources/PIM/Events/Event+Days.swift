@@ -80,10 +80,19 @@ extension Event {
         occurrences(in: window, calendar: calendar, includingSkipped: false)
     }
 
-    /// ``occurrences(in:calendar:)``, with the skipped ones too when `includingSkipped`.
-    func occurrences(in window: Range<Date>, calendar: Calendar, includingSkipped: Bool) -> [Date] {
+    /// Whether an occurrence of the event, not skipped, meets `window` (`events list --from/--to`).
+    /// Looks no further than the first one.
+    func occurs(in window: Range<Date>, calendar: Calendar) -> Bool {
+        // The expansion stops after this many starts: one per skipped occurrence, and a few that
+        // end before the window or start after it once read in `calendar`'s zone.
+        !occurrences(in: window, calendar: calendar, includingSkipped: false, atMost: exceptionInstants.count + 3).isEmpty
+    }
+
+    /// ``occurrences(in:calendar:)``, with the skipped ones too when `includingSkipped`; the
+    /// rule's expansion stops after `atMost` starts (before skipped ones are left out).
+    func occurrences(in window: Range<Date>, calendar: Calendar, includingSkipped: Bool, atMost: Int = .max) -> [Date] {
         if let days = days(fallback: calendar) {
-            return occurrences(of: days, in: window, calendar: calendar, includingSkipped: includingSkipped)
+            return occurrences(of: days, in: window, calendar: calendar, includingSkipped: includingSkipped, atMost: atMost)
         }
         guard let start else { return [] }
         let length = (end ?? start).timeIntervalSince(start)
@@ -92,21 +101,22 @@ extension Event {
         }
         let earliest = window.lowerBound.addingTimeInterval(-max(length, 0))
         let exceptions = includingSkipped ? [] : Set(exceptionInstants)
-        return rule.occurrences(from: start, in: earliest..<window.upperBound, calendar: zonedCalendar(fallback: calendar))
+        return rule.occurrences(from: start, in: earliest..<window.upperBound, calendar: zonedCalendar(fallback: calendar), maximumCount: atMost)
             .filter { $0.addingTimeInterval(max(length, 1)) > window.lowerBound && !exceptions.contains($0) }
     }
 
     /// An all-day event's occurrences that meet `window`, as the starts of their first days in
     /// `calendar`'s time zone. The rule is expanded over days of no time zone (in UTC, where
     /// each day has 24 hours), so that a clock change neither moves nor lengthens a day.
-    private func occurrences(of days: EventDays, in window: Range<Date>, calendar: Calendar, includingSkipped: Bool) -> [Date] {
+    private func occurrences(of days: EventDays, in window: Range<Date>, calendar: Calendar, includingSkipped: Bool,
+                             atMost: Int) -> [Date] {
         var firsts = [days.first]
-        if let rule {
+        if let rule = dayRule(fallback: calendar) {
             // The days the window touches, and the days before it of occurrences still running.
             let from = calendar.midnightUTC(ofDayHolding: window.lowerBound).addingTimeInterval(-Double(days.count) * EventDays.length)
             let to = calendar.midnightUTC(ofDayHolding: window.upperBound).addingTimeInterval(EventDays.length)
             let exceptions = includingSkipped ? [] : Set(skippedDays)
-            firsts = rule.occurrences(from: days.first, in: from..<to, calendar: .utc).filter { !exceptions.contains($0) }
+            firsts = rule.occurrences(from: days.first, in: from..<to, calendar: .utc, maximumCount: atMost).filter { !exceptions.contains($0) }
         }
         return firsts.compactMap { first in
             let occurrence = EventDays(first: first, count: days.count)
@@ -119,6 +129,21 @@ extension Event {
     /// The event's repeat rule, when it has one pim reads.
     var rule: RecurrenceRule? {
         recurrenceRule.flatMap { try? RecurrenceRule($0) }
+    }
+
+    /// An all-day event's rule as its days are expanded (over UTC midnights): an UNTIL written as
+    /// a UTC time ends the rule with the day holding that instant in the event's own time zone
+    /// (RFC 5545 3.3.10: UNTIL bounds the occurrences' starts, and a day starts at its midnight
+    /// there), not with the UTC day holding it. An UNTIL written as a date is a day already.
+    /// A time of day in the rule (BYHOUR, BYMINUTE, BYSECOND, kept from when the event was timed)
+    /// is no part of a day.
+    func dayRule(fallback: Calendar) -> RecurrenceRule? {
+        guard var rule else { return nil }
+        (rule.byHour, rule.byMinute, rule.bySecond) = (nil, nil, nil)
+        if let until = rule.until {
+            rule.until = zonedCalendar(fallback: fallback).midnightUTC(ofDayHolding: until).addingTimeInterval(EventDays.length - 1)
+        }
+        return rule
     }
 
     /// The instants of the exception dates.

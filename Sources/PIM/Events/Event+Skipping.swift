@@ -25,7 +25,7 @@ extension Event {
     /// not occur on any more is dropped. RFC 5545 names an exception by its occurrence's start,
     /// so without this a new time would bring every skipped occurrence back.
     func keepSkipping(_ days: [DateComponents], fallback: Calendar) {
-        guard !days.isEmpty, let rule, let start else { return }
+        guard !days.isEmpty, let rule = allDay ? dayRule(fallback: fallback) : rule, let start else { return }
         var starts: [Date] = []
         if allDay {
             guard let first = self.days(fallback: fallback)?.first else { return }
@@ -68,7 +68,7 @@ extension PIMStore {
         guard let ruleText = event.recurrenceRule, let start = event.start else {
             throw PIMError.usage("event \(event.number) does not repeat: delete the event, or give it a rule with --repeat")
         }
-        guard let rule = event.rule else {
+        guard let rule = event.allDay ? event.dayRule(fallback: dateParser.calendar) : event.rule else {
             throw PIMError.usage("event \(event.number) repeats by a rule pim does not read (\(ruleText)): its occurrences cannot be named")
         }
         let parser = dateParser
@@ -105,13 +105,26 @@ extension PIMStore {
     /// its start; one skipped already is not found again.
     @discardableResult
     public func skipOccurrence(of event: Event, named text: String) throws(PIMError) -> Date {
-        let start = try occurrence(of: event, named: text)
-        guard !event.skippedOccurrences.contains(start) else {
-            throw PIMError.noOccurrence("the occurrence of event \(event.number) on \(describeOccurrence(start, of: event)) is skipped already")
+        try skipOccurrences(of: event, named: [text])[0]
+    }
+
+    /// Skips the occurrences of `event` that `texts` name, each once however many texts name it,
+    /// and returns their starts in order. One skipped before is not found again, and then none
+    /// is skipped.
+    @discardableResult
+    public func skipOccurrences(of event: Event, named texts: [String]) throws(PIMError) -> [Date] {
+        var starts: [Date] = []
+        for text in texts {
+            let start = try occurrence(of: event, named: text)
+            if !starts.contains(start) { starts.append(start) }
         }
-        let written = (event.exceptionDates ?? "").split(separator: ",").map(String.init) + [event.exceptionText(start)]
+        let skipped = Set(event.skippedOccurrences)
+        if let again = starts.first(where: skipped.contains) {
+            throw PIMError.noOccurrence("the occurrence of event \(event.number) on \(describeOccurrence(again, of: event)) is skipped already")
+        }
+        let written = (event.exceptionDates ?? "").split(separator: ",").map(String.init) + starts.map(event.exceptionText)
         event.exceptionDates = written.joined(separator: ",")
-        return start
+        return starts.sorted()
     }
 
     /// Makes the occurrences `text` names, comma-separated, the ones `event` skips; an empty text

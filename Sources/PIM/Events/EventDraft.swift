@@ -81,10 +81,14 @@ extension PIMStore {
         return event
     }
 
-    /// Reads a date typed for an event, as a usage error naming it when it is not one.
+    /// Reads a date typed for an event, as a usage error naming it when it is not one; to the
+    /// whole second (iCalendar's precision): "in 2 hours" on the clock would carry its fraction
+    /// of a second, and a repeating event's occurrences have none.
     func readParsedDate(_ text: String, with parser: DateParser) throws(PIMError) -> ParsedDate {
         do {
-            return try parser.parse(text)
+            var parsed = try parser.parse(text)
+            parsed.date = Date(timeIntervalSinceReferenceDate: parsed.date.timeIntervalSinceReferenceDate.rounded(.down))
+            return parsed
         } catch {
             throw PIMError.date(error)
         }

@@ -27,7 +27,23 @@ extension PIMStore {
             let start = event.start ?? parsed.date
             event.end = parsed.date.addingTimeInterval((event.end ?? start).timeIntervalSince(start))
             event.start = parsed.date
+            retime(event, clock: parsed.clock, calendar: parser.calendar)
         }
+    }
+
+    /// A moved repeating event's rule takes its time from the new start: a time of day in the
+    /// rule (BYHOUR, BYMINUTE, BYSECOND: written by pim for a start its day skips, or typed) goes,
+    /// and a new start at a time its day skips keeps the time typed for the later days, as `add`
+    /// does (RFC 5545 3.3.5 and 3.3.10).
+    private func retime(_ event: Event, clock: DateComponents?, calendar: Calendar) {
+        guard let before = event.rule, let start = event.start else { return }
+        var rule = before
+        (rule.byHour, rule.byMinute, rule.bySecond) = (nil, nil, nil)
+        let zoned = event.zonedCalendar(fallback: calendar)
+        if let clock, zoned.timeZone == calendar.timeZone { rule.keepTime(clock, of: start, in: zoned) }
+        // A rule with no time of day before or after keeps its text as the user typed it.
+        guard (rule.byHour, rule.byMinute, rule.bySecond) != (before.byHour, before.byMinute, before.bySecond) else { return }
+        event.recurrenceRule = rule.description
     }
 
     /// Sets the end of `event` to `text`: for an all-day event, its last day (the day an end with

@@ -1,6 +1,6 @@
 // The friendly filters of `pim events list` and `pim contacts list`: events in a time range (a
-// repeating event is listed once if it starts before the range ends) or of a calendar; contacts
-// of a group.
+// repeating event is listed once if one of its occurrences, not skipped, meets the range) or of a
+// calendar; contacts of a group.
 import Foundation
 import ObjectGraph
 
@@ -27,6 +27,15 @@ extension PIMStore {
         } catch {
             throw PIMError.wrapping(error, storePath: url.path)
         }
+    }
+
+    /// The window `filter`'s `from` and `to` make for repeating events (``RecordQuery/occurring``):
+    /// nil without either.
+    public func occurrenceWindow(for filter: EventFilter) throws(PIMError) -> Range<Date>? {
+        guard filter.from != nil || filter.to != nil else { return nil }
+        let from = try filter.from.map { text throws(PIMError) in try readDate(text, with: dateParser) } ?? .distantPast
+        let to = try filter.to.map { text throws(PIMError) in try readDate(text, with: dateParser) } ?? .distantFuture
+        return from < to ? from..<to : from..<from
     }
 
     /// The predicate of the contacts in the group `reference` names.

@@ -18,6 +18,10 @@ public struct RecordQuery {
     /// Relationships to load with the records (key paths), one request per relationship: what
     /// the printed fields read. Sorting by urgency adds what urgency reads.
     public var relationshipKeyPaths: [String] = []
+    /// Events only: a repeating event is kept only when one of its occurrences, not skipped,
+    /// meets this window (`events list --from/--to`; the filters' predicate keeps every
+    /// repeating event, which the store cannot expand).
+    public var occurring: Range<Date>?
 
     public init(kind: RecordKind) { self.kind = kind }
 
@@ -69,7 +73,15 @@ extension PIMStore {
         } catch {
             throw PIMError.wrapping(error, storePath: url.path)
         }
-        let sorted = try sort(records, by: sortKeys, kind: query.kind)
+        var kept = records
+        if let window = query.occurring {
+            let calendar = self.calendar
+            kept = records.filter { record in
+                guard let event = record as? Event, event.rule != nil else { return true }
+                return event.occurs(in: window, calendar: calendar)
+            }
+        }
+        let sorted = try sort(kept, by: sortKeys, kind: query.kind)
         if let limit = query.limit { return Array(sorted.prefix(max(limit, 0))) }
         return sorted
     }

@@ -18,8 +18,13 @@ extension RecurrenceRule {
     /// or take the rule's BYHOUR, BYMINUTE and BYSECOND; one a day skips is read with the offset
     /// before the change (RFC 5545 3.3.5: 02:30 on a spring-forward day is 03:30).
     /// At most `limit` periods are examined, so a rule that never matches (`BYMONTH=2;BYMONTHDAY=30`)
-    /// ends.
-    public func occurrences(from start: Date, in window: Range<Date>, calendar: Calendar, limit: Int = 100_000) -> [Date] {
+    /// ends; at most `maximumCount` occurrences are returned (the first ones in the window).
+    ///
+    /// Occurrences have whole seconds (iCalendar's precision): a start with a fraction of a second
+    /// (typed as "in 2 hours" on the clock) is the first occurrence at its whole second.
+    public func occurrences(from start: Date, in window: Range<Date>, calendar: Calendar, limit: Int = 100_000,
+                            maximumCount: Int = .max) -> [Date] {
+        let start = Date(timeIntervalSinceReferenceDate: start.timeIntervalSinceReferenceDate.rounded(.down))
         let until = untilDate(in: calendar)
         var time = calendar.dateComponents([.hour, .minute, .second], from: start)
         if let byHour { time.hour = byHour }
@@ -39,7 +44,10 @@ extension RecurrenceRule {
                 emitted += 1
                 if let count, emitted > count { return result }
                 if occurrence >= window.upperBound { return result }
-                if occurrence >= window.lowerBound { result.append(occurrence) }
+                if occurrence >= window.lowerBound {
+                    result.append(occurrence)
+                    if result.count >= maximumCount { return result }
+                }
             }
         }
         return result
