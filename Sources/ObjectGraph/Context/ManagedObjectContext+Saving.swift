@@ -17,13 +17,27 @@ extension ManagedObjectContext {
         defer { isSaving = false }
         post(.willSave)
         var changes = changedObjectsInOrder()
-        for object in changes { object.willSave() }
-        // What willSave changed shows in the event, or (after a rollback or reset, which end
-        // their own event) in the counts; otherwise the same objects are to be saved.
-        let changedWhileSaving = !event.isEmpty || !pendingDeletions.isEmpty
-        processPendingChanges()
-        if changedWhileSaving || changes.count != insertedByID.count + updatedByID.count + deletedByID.count {
-            changes = changedObjectsInOrder()
+        // Each object changed by a willSave (its own or another's) gets willSave again before it is
+        // saved, as in Core Data ("Core Data will observe the resultant change notification and
+        // so will invoke willSave again"), until a round changes nothing.
+        var hooked = changes
+        var rounds = 0
+        while true {
+            for object in hooked { object.willSave() }
+            rounds += 1
+            // What willSave changed shows in the event, or (after a rollback or reset, which end
+            // their own event) in the counts; otherwise the same objects are to be saved.
+            let changedWhileSaving = !event.isEmpty || !pendingDeletions.isEmpty
+            let changedInRound = changedWhileSaving ? objectsChangedInEvent() : []
+            processPendingChanges()
+            if changedWhileSaving || changes.count != insertedByID.count + updatedByID.count + deletedByID.count {
+                changes = changedObjectsInOrder()
+            }
+            if changedInRound.isEmpty { break }
+            let saved = Set(changes.map(ObjectIdentifier.init))
+            hooked = changedInRound.filter { saved.contains(ObjectIdentifier($0)) }
+            if hooked.isEmpty { break }
+            guard rounds < Self.willSaveRounds else { throw ContextError.willSaveKeepsChanging(hooked.map(\.objectID)) }
         }
         try validateChanges(changes)
         guard let coordinator = persistentStoreCoordinator else {
@@ -54,6 +68,24 @@ extension ManagedObjectContext {
     }
 
     /// Inserted, updated and deleted objects, in a stable order.
+    /// How many rounds of willSave a save makes at most (``ContextError/willSaveKeepsChanging(_:)``).
+    static let willSaveRounds = 100
+
+    /// The objects the current event (not yet processed) inserted, changed or deleted, each once.
+    private func objectsChangedInEvent() -> [ManagedObject] {
+        var seen: Set<ObjectIdentifier> = []
+        var objects: [ManagedObject] = []
+        func add(_ object: ManagedObject) {
+            if seen.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+        }
+        for object in event.inserted where object.insertedInEvent == eventSequence { add(object) }
+        for object in event.updated where object.eventOldValuesEvent == eventSequence { add(object) }
+        for object in event.deleted.values { add(object) }
+        for object in event.refreshedDirty.values { add(object) }
+        for object in pendingDeletions { add(object) }
+        return objects
+    }
+
     func changedObjectsInOrder() -> [ManagedObject] {
         // Sorted as (sequence, object) pairs, each object's sequence read once: comparing the
         // objects' own fields read two objects, out of the processor's cache in a large save,

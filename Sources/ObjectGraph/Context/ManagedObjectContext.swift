@@ -554,6 +554,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             object.isUnsavedOutOfContext = true
             retainedObjects[object.objectID] = nil
             object.isInserted = false
+            // Not reported inserted by the event that ends now: it "is simply removed".
+            object.insertedInEvent = 0
         }
     }
 
@@ -609,6 +611,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @inline(__always)
     private func beginChange(of object: ManagedObject, slot: Int) {
         object.changedSlots[slot] = true
+        if !event.discarded.isEmpty { event.discarded[ObjectKey(object)] = nil }
         // A new object that left the context unsaved (its insertion undone) has no row to update.
         if !object.isInserted && !object.isDeleted && !object.isUnsavedOutOfContext {
             setUpdated(object)
@@ -677,7 +680,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             // The sets are built only when someone observes.
             if !observers.isEmpty {
                 // Objects whose change an undone insertion took back out of the event are stale.
-                let updated = Set(finished.updated.lazy.filter { $0.eventOldValuesEvent == finishedSequence })
+                // An object deleted in the event is reported deleted only; one refreshed with its
+                // unsaved changes kept is reported updated (it stays dirty), not refreshed.
+                var updated = Set(finished.updated.lazy.filter {
+                    $0.eventOldValuesEvent == finishedSequence && finished.deleted[ObjectKey($0)] == nil
+                        && finished.discarded[ObjectKey($0)] == nil
+                })
+                updated.formUnion(finished.refreshedDirty.values)
                 let inserted = Set(finished.inserted.lazy.filter { $0.insertedInEvent == finishedSequence })
                 let changes = ObjectsDidChange(inserted: inserted, updated: updated,
                                                deleted: Set(finished.deleted.values), refreshed: Set(finished.refreshed.values),
@@ -738,6 +747,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         for object in Array(deletedByID.values) + Array(updatedByID.values) {
             object.isDeleted = false
             discardChanges(of: object, event: .rollback)
+            // Back to its saved values: reported refreshed (not updated, not deleted).
+            event.refreshed[ObjectKey(object)] = object
         }
         clearInserted()
         clearUpdated()
@@ -800,8 +811,18 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         } else if !object.isInserted {
             discardChanges(of: object, event: .refresh)
             updatedByID[ObjectKey(object)] = nil
+            // Its changes are gone: it is not reported updated unless it changes again.
+            if object.eventOldValuesEvent == eventSequence { event.discarded[ObjectKey(object)] = object }
         }
-        event.refreshed[ObjectKey(object)] = object
+        let key = ObjectKey(object)
+        if object.isInserted {
+            // A new object has nothing stored to refresh from: it is reported inserted only.
+        } else if object.hasChanges {
+            event.refreshedDirty[key] = object
+        } else {
+            event.refreshedDirty[key] = nil
+            event.refreshed[key] = object
+        }
     }
 
     /// Refreshes every registered object, keeping unsaved changes and transient values (Core
@@ -834,6 +855,9 @@ public enum ContextError: Error, Sendable, CustomStringConvertible, Equatable {
     case unknownEntity(String)
     /// A fault's row was deleted by someone else, and the context does not delete inaccessible faults.
     case inaccessibleFault(ObjectID)
+    /// willSave kept changing objects: each change calls willSave again (as in Core Data), and a
+    /// hook that always sets a new value never lets the save begin. Nothing was written.
+    case willSaveKeepsChanging([ObjectID])
 
     public var description: String {
         switch self {
@@ -841,6 +865,9 @@ public enum ContextError: Error, Sendable, CustomStringConvertible, Equatable {
         case .noStore(let entity): return "no persistent store holds entity \(entity)"
         case .unknownEntity(let name): return "the model has no entity \"\(name)\""
         case .inaccessibleFault(let id): return "\(id) was deleted by another context or process"
+        case .willSaveKeepsChanging(let ids):
+            return "willSave kept changing \(ids.map(\.description).joined(separator: ", ")) after \(ManagedObjectContext.willSaveRounds) rounds; "
+                + "a willSave that sets a value must first check that it differs (each change calls willSave again)"
         }
     }
 }
@@ -867,11 +894,19 @@ struct EventChanges {
     /// change (an array: appended once per object, without hashing).
     var updated: [ManagedObject] = []
     var deleted: [ObjectKey: ManagedObject] = [:]
+    /// Objects refreshed without unsaved changes (Core Data's NSRefreshedObjectsKey: "refreshed
+    /// but were not dirtied in the scope of this context").
     var refreshed: [ObjectKey: ManagedObject] = [:]
+    /// Objects refreshed that kept unsaved changes: reported updated.
+    var refreshedDirty: [ObjectKey: ManagedObject] = [:]
+    /// Objects changed in the event whose changes a refresh then discarded (not changed since):
+    /// not reported updated.
+    var discarded: [ObjectKey: ManagedObject] = [:]
     var invalidated: [ObjectKey: ManagedObject] = [:]
     var invalidatedAll = false
 
     var isEmpty: Bool {
-        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty && !invalidatedAll
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && refreshedDirty.isEmpty
+            && invalidated.isEmpty && !invalidatedAll
     }
 }

@@ -585,7 +585,10 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     /// Called when the object's values are set from a snapshot for other reasons (undo, redo,
     /// refresh, rollback).
     open func awake(fromSnapshotEvents events: SnapshotEvents) {}
-    /// Called before the object is saved (inserted, updated or deleted).
+    /// Called before the object is saved (inserted, updated or deleted). A change made here (to
+    /// this object or another that is saved) calls willSave again on the changed object, as in
+    /// Core Data, until a round changes nothing: set a value only when it differs, or the save
+    /// fails with ``ContextError/willSaveKeepsChanging(_:)``.
     open func willSave() {}
     /// Called after the object was saved.
     open func didSave() {}

@@ -29,9 +29,13 @@ final class HookedNote: ManagedObject {
         Self.snapshotEvents.append(events)
         Self.log.append("awakeFromSnapshotEvents")
     }
+    /// Run by every willSave, when set (a test's own hook).
+    nonisolated(unsafe) static var willSaveAction: ((ManagedObject) -> Void)?
+
     override func willSave() {
         super.willSave()
         Self.log.append("willSave")
+        Self.willSaveAction?(self)
         // Changes made in willSave are saved too (guarded so the loop ends).
         if !isDeleted, let text = value(forKey: "text") as? String, text != text.uppercased() {
             setValue(text.uppercased(), forKey: "text")
@@ -437,7 +441,29 @@ final class ObjectStateTests: XCTestCase {
             let note = stack.context.insertNewObject(forEntityName: "HookedNote")
             note.setValue("hello", forKey: "text")
             try stack.context.save()
-            XCTAssertEqual(HookedNote.log, ["awakeFromInsert", "willSave", "validateForInsert", "didSave"])
+            // willSave upper-cases the text: that change calls willSave again (Apple, willSave():
+            // "Core Data will observe the resultant change notification and so will invoke
+            // willSave again"), which changes nothing, and the save goes on.
+            XCTAssertEqual(HookedNote.log, ["awakeFromInsert", "willSave", "willSave", "validateForInsert", "didSave"])
+        }
+    }
+
+    /// A willSave that sets a new value every time would call willSave for ever (it hangs Core
+    /// Data); the save stops after ``ManagedObjectContext/willSaveRounds`` rounds with an error
+    /// naming the object, and writes nothing.
+    func testAWillSaveThatAlwaysChangesItsObjectFailsTheSaveAndWritesNothing() throws {
+        try forEachStore(model: Self.hookModel) { stack in
+            let note = stack.context.insertNewObject(forEntityName: "HookedNote")
+            note.setValue("a", forKey: "text")
+            HookedNote.willSaveAction = { object in
+                object.setValue((object.value(forKey: "text") as? String ?? "") + "a", forKey: "text")
+            }
+            defer { HookedNote.willSaveAction = nil }
+            XCTAssertThrowsError(try stack.context.save()) { error in
+                XCTAssertEqual(error as? ContextError, .willSaveKeepsChanging([note.objectID]), "\(stack.storeType)")
+            }
+            XCTAssertEqual(try stack.newContext().count(for: FetchRequest<ManagedObject>(entityName: "HookedNote")), 0)
+            XCTAssertTrue(note.isInserted)
         }
     }
 
