@@ -23,7 +23,57 @@ final class ReviewLedger: ManagedObject {
     }
 }
 
+/// An object whose willSave() records its name and, while ``armed``, deletes its `target`.
+final class ReviewDemolisher: ManagedObject {
+    nonisolated(unsafe) static var willSaveCalls: [String] = []
+    nonisolated(unsafe) static var armed = false
+
+    override func willSave() {
+        super.willSave()
+        Self.willSaveCalls.append(value(forKey: "name") as? String ?? "?")
+        if Self.armed, !isDeleted, let target = value(forKey: "target") as? ManagedObject, !target.isDeleted {
+            managedObjectContext?.delete(target)
+        }
+    }
+}
+
 final class NotificationReviewTests: XCTestCase {
+    static let demolitionModel = ManagedObjectModel {
+        Entity("ReviewDemolisher", class: "ReviewDemolisher") {
+            Attribute("name", .string)
+            Attribute("note", .string)
+            Relationship("target", to: "ReviewDemolisher", inverse: "targetOf")
+            Relationship("targetOf", to: "ReviewDemolisher", inverse: "target", toMany: true)
+            Relationship("parts", to: "ReviewDemolisher", inverse: "whole", toMany: true, deleteRule: .cascade)
+            Relationship("whole", to: "ReviewDemolisher", inverse: "parts")
+        }
+    }
+
+    /// willSave(): a change made in willSave makes Core Data "invoke willSave again before saving
+    /// the object"; objects a willSave deletes, and those their cascade deletes, are saved
+    /// (their rows removed), so each gets its own willSave before that.
+    func testObjectsACascadeFromAWillSaveDeletesGetTheirOwnWillSave() throws {
+        ObjectClasses.register(ReviewDemolisher.self)
+        try forEachStore(model: Self.demolitionModel) { stack in
+            ReviewDemolisher.armed = false
+            defer { ReviewDemolisher.armed = false }
+            func make(_ name: String) -> ManagedObject { stack.insert("ReviewDemolisher", ["name": name]) }
+            let trigger = make("trigger"), house = make("house"), roof = make("roof"), door = make("door")
+            trigger.setValue(house, forKey: "target")
+            roof.setValue(house, forKey: "whole")
+            door.setValue(house, forKey: "whole")
+            try stack.context.save()
+            ReviewDemolisher.willSaveCalls = []
+            ReviewDemolisher.armed = true
+            trigger.setValue("go", forKey: "note")
+            try stack.context.save()
+            XCTAssertEqual(ReviewDemolisher.willSaveCalls.first, "trigger", "\(stack.storeType)")
+            XCTAssertEqual(Set(ReviewDemolisher.willSaveCalls.dropFirst()), ["house", "roof", "door", "trigger"], "\(stack.storeType)")
+            let names = try stack.newContext().fetch(FetchRequest<ManagedObject>(entityName: "ReviewDemolisher")).compactMap { $0.value(forKey: "name") as? String }
+            XCTAssertEqual(names, ["trigger"], "\(stack.storeType)")
+        }
+    }
+
     static let ledgerModel = ManagedObjectModel {
         Entity("ReviewLedger", class: "ReviewLedger") {
             Attribute("name", .string)

@@ -25,6 +25,9 @@ extension ManagedObjectContext {
         while true {
             for object in hooked { object.willSave() }
             rounds += 1
+            // Deletions made by the round cascade first, so that the objects they delete get
+            // their willSave in the next round.
+            propagatePendingDeletions()
             // What willSave changed shows in the event, or (after a rollback or reset, which end
             // their own event) in the counts; otherwise the same objects are to be saved.
             let changedWhileSaving = !event.isEmpty || !pendingDeletions.isEmpty
@@ -82,7 +85,6 @@ extension ManagedObjectContext {
         for object in event.updated where object.eventOldValuesEvent == eventSequence { add(object) }
         for object in event.deleted.values { add(object) }
         for object in event.refreshedDirty.values { add(object) }
-        for object in pendingDeletions { add(object) }
         return objects
     }
 

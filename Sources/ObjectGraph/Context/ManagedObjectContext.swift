@@ -658,6 +658,16 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object.insertedInEvent = eventSequence
     }
 
+    /// Runs the delete rules of the objects deleted since they last ran, and of the objects
+    /// those rules delete.
+    func propagatePendingDeletions() {
+        while !pendingDeletions.isEmpty {
+            let batch = pendingDeletions
+            pendingDeletions = []
+            for object in batch { propagateDeletion(of: object) }
+        }
+    }
+
     /// Ends the current event: runs the delete rules of objects deleted in it, posts
     /// objectsDidChange with what changed, and closes the undo group.
     public func processPendingChanges() {
@@ -666,11 +676,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         isProcessingPendingChanges = true
         defer { isProcessingPendingChanges = false }
         if !mergedInsertions.isEmpty { mergedInsertions = [] }
-        while !pendingDeletions.isEmpty {
-            let batch = pendingDeletions
-            pendingDeletions = []
-            for object in batch { propagateDeletion(of: object) }
-        }
+        propagatePendingDeletions()
         forgetDeletedNewObjects()
         let finishedSequence = eventSequence
         eventSequence += 1
