@@ -237,6 +237,30 @@ final class NotificationReviewTests: XCTestCase {
         }
     }
 
+    /// `NSRefreshedObjectsKey`: objects "refreshed but were not dirtied in the scope of this
+    /// context". An object refreshed clean and then, in the same event, changed and refreshed
+    /// keeping its change is dirty when the event ends: reported updated, not refreshed. One
+    /// refreshed keeping its change and then deleted is reported deleted only.
+    func testAnObjectRefreshedCleanThenDirtyInOneEventIsReportedUpdatedOnly() throws {
+        try forEachStore { stack in
+            let ada = stack.person("Ada")
+            let bob = stack.person("Bob")
+            try stack.context.save()
+            let recorder = Recorder(stack.context)
+            stack.context.refresh(ada, mergeChanges: true)
+            ada.setValue("Augusta", forKey: "firstName")
+            stack.context.refresh(ada, mergeChanges: true)
+            bob.setValue("Robert", forKey: "firstName")
+            stack.context.refresh(bob, mergeChanges: true)
+            stack.context.delete(bob)
+            stack.context.processPendingChanges()
+            let changes = recorder.changes.last
+            XCTAssertEqual(changes?.refreshed, [], "\(stack.storeType)")
+            XCTAssertEqual(changes?.updated, [ada], "\(stack.storeType)")
+            XCTAssertEqual(changes?.deleted, [bob], "\(stack.storeType)")
+        }
+    }
+
     /// Kept (passes): `mergeChanges(fromContextDidSave:)` "refreshes any objects which have been
     /// updated in the other context, faults in any newly-inserted objects, and invokes delete(_:)
     /// on those which have been deleted", and the receiving context posts objectsDidChange with

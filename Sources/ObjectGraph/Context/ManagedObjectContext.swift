@@ -692,7 +692,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
                     $0.eventOldValuesEvent == finishedSequence && finished.deleted[ObjectKey($0)] == nil
                         && finished.discarded[ObjectKey($0)] == nil
                 })
-                updated.formUnion(finished.refreshedDirty.values)
+                updated.formUnion(finished.refreshedDirty.lazy.filter { finished.deleted[$0.key] == nil }.map(\.value))
                 let inserted = Set(finished.inserted.lazy.filter { $0.insertedInEvent == finishedSequence })
                 let changes = ObjectsDidChange(inserted: inserted, updated: updated,
                                                deleted: Set(finished.deleted.values), refreshed: Set(finished.refreshed.values),
@@ -754,6 +754,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             object.isDeleted = false
             discardChanges(of: object, event: .rollback)
             // Back to its saved values: reported refreshed (not updated, not deleted).
+            event.refreshedDirty[ObjectKey(object)] = nil
             event.refreshed[ObjectKey(object)] = object
         }
         clearInserted()
@@ -824,6 +825,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if object.isInserted {
             // A new object has nothing stored to refresh from: it is reported inserted only.
         } else if object.hasChanges {
+            event.refreshed[key] = nil
             event.refreshedDirty[key] = object
         } else {
             event.refreshedDirty[key] = nil
