@@ -30,7 +30,7 @@ extension ManagedObjectContext {
             propagatePendingDeletions()
             // What willSave changed shows in the event, or (after a rollback or reset, which end
             // their own event) in the counts; otherwise the same objects are to be saved.
-            let changedWhileSaving = !event.isEmpty || !pendingDeletions.isEmpty
+            let changedWhileSaving = !event.isEmpty
             let changedInRound = changedWhileSaving ? objectsChangedInEvent() : []
             processPendingChanges()
             if changedWhileSaving || changes.count != insertedByID.count + updatedByID.count + deletedByID.count {

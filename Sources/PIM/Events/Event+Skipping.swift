@@ -25,23 +25,26 @@ extension Event {
     /// not occur on any more is dropped. RFC 5545 names an exception by its occurrence's start,
     /// so without this a new time would bring every skipped occurrence back.
     func keepSkipping(_ days: [DateComponents], fallback: Calendar) {
-        guard !days.isEmpty, let rule = allDay ? dayRule(fallback: fallback) : rule, let start else { return }
+        guard !days.isEmpty, let rule = allDay ? dayRule(fallback: fallback) : rule else { return }
+        let calendar = allDay ? Calendar.utc : zonedCalendar(fallback: fallback)
         var starts: [Date] = []
-        if allDay {
-            guard let first = self.days(fallback: fallback)?.first else { return }
-            for day in days {
-                guard let midnight = Calendar.utc.date(from: day) else { continue }
-                starts += rule.occurrences(from: first, in: midnight..<midnight.addingTimeInterval(EventDays.length), calendar: .utc)
-            }
-        } else {
-            let calendar = zonedCalendar(fallback: fallback)
-            for day in days {
-                guard let dayStart = calendar.date(from: day),
-                      let dayEnd = calendar.date(byAdding: .day, value: 1, to: dayStart) else { continue }
-                starts += rule.occurrences(from: start, in: dayStart..<dayEnd, calendar: calendar).filter { $0 >= dayStart }.prefix(1)
-            }
+        for day in days {
+            guard let dayStart = calendar.date(from: day), let dayEnd = calendar.date(byAdding: .day, value: 1, to: dayStart) else { continue }
+            starts += ruleStarts(in: dayStart..<dayEnd, rule: rule, fallback: fallback).prefix(1)
         }
         exceptionDates = starts.isEmpty ? nil : Array(Set(starts)).sorted().map(exceptionText).joined(separator: ",")
+    }
+
+    /// The starts of the occurrences, skipped or not, that `rule` (the event's rule, or for an
+    /// all-day event its ``dayRule(fallback:)``) starts in `range`: for an all-day event a range
+    /// of UTC midnights (its days), for a timed one any range of instants.
+    func ruleStarts(in range: Range<Date>, rule: RecurrenceRule, fallback: Calendar) -> [Date] {
+        if allDay {
+            guard let first = days(fallback: fallback)?.first else { return [] }
+            return rule.occurrences(from: first, in: range, calendar: .utc)
+        }
+        guard let start else { return [] }
+        return rule.occurrences(from: start, in: range, calendar: zonedCalendar(fallback: fallback))
     }
 
     /// How an exception date for the occurrence starting at `start` is written: its UTC day for
@@ -55,8 +58,8 @@ extension Event {
 extension PIMStore {
     /// The start of the occurrence of the repeating `event` that `text` names, skipped or not:
     /// a date and time names the occurrence starting then; a date alone, the one starting that
-    /// day. For an all-day event the day is the occurrence's
-    /// first, returned as midnight UTC (as ``Event/skippedOccurrences`` lists it).
+    /// day. For an all-day event the day is the occurrence's first, returned as midnight UTC (as
+    /// ``Event/skippedOccurrences`` lists it).
     ///
     /// ```swift
     /// let start = try store.occurrence(of: standup, named: "2026-12-04")   // that day's standup
@@ -65,7 +68,7 @@ extension PIMStore {
     /// Throws a usage error for an event that does not repeat (or whose imported rule pim does not
     /// read), `noOccurrence` when none matches.
     public func occurrence(of event: Event, named text: String) throws(PIMError) -> Date {
-        guard let ruleText = event.recurrenceRule, let start = event.start else {
+        guard let ruleText = event.recurrenceRule, event.start != nil else {
             throw PIMError.usage("event \(event.number) does not repeat: delete the event, or give it a rule with --repeat")
         }
         guard let rule = event.allDay ? event.dayRule(fallback: dateParser.calendar) : event.rule else {
@@ -74,18 +77,15 @@ extension PIMStore {
         let parser = dateParser
         let parsed = try readParsedDate(text, with: parser)
         let reference = "event \(event.number)"
-        if let days = event.days(fallback: parser.calendar) {
+        if event.allDay {
             let day = parser.calendar.midnightUTC(ofDayHolding: parsed.date)
-            let firsts = rule.occurrences(from: days.first, in: day..<day.addingTimeInterval(EventDays.length), calendar: .utc)
-            guard firsts.contains(day) else {
+            guard event.ruleStarts(in: day..<day.addingTimeInterval(EventDays.length), rule: rule, fallback: parser.calendar).contains(day) else {
                 throw PIMError.noOccurrence("\(reference) (\(event.title ?? "")) has no occurrence starting \(OutputFormat.day(day, weekday: true))")
             }
             return day
         }
-        let zoned = event.zonedCalendar(fallback: parser.calendar)
         let dayStart = parser.calendar.startOfDay(for: parsed.date)
-        let dayEnd = parser.adding(days: 1, to: dayStart)
-        let sameDay = rule.occurrences(from: start, in: dayStart..<dayEnd, calendar: zoned).filter { $0 >= dayStart }
+        let sameDay = event.ruleStarts(in: dayStart..<parser.adding(days: 1, to: dayStart), rule: rule, fallback: parser.calendar)
         if parsed.hasTime {
             guard sameDay.contains(parsed.date) else {
                 let hint = sameDay.isEmpty ? "" : "; that day it starts at " + sameDay.map { echoTime($0) }.joined(separator: ", ")
@@ -113,11 +113,7 @@ extension PIMStore {
     /// is skipped.
     @discardableResult
     public func skipOccurrences(of event: Event, named texts: [String]) throws(PIMError) -> [Date] {
-        var starts: [Date] = []
-        for text in texts {
-            let start = try occurrence(of: event, named: text)
-            if !starts.contains(start) { starts.append(start) }
-        }
+        let starts = try occurrences(of: event, named: texts)
         let skipped = Set(event.skippedOccurrences)
         if let again = starts.first(where: skipped.contains) {
             throw PIMError.noOccurrence("the occurrence of event \(event.number) on \(describeOccurrence(again, of: event)) is skipped already")
@@ -135,12 +131,18 @@ extension PIMStore {
             event.exceptionDates = nil
             return
         }
+        event.exceptionDates = try occurrences(of: event, named: items).sorted().map(event.exceptionText).joined(separator: ",")
+    }
+
+    /// The starts of the occurrences `texts` name (``occurrence(of:named:)``), each once, in the
+    /// order first named.
+    private func occurrences(of event: Event, named texts: [String]) throws(PIMError) -> [Date] {
         var starts: [Date] = []
-        for item in items {
-            let start = try occurrence(of: event, named: item)
+        for text in texts {
+            let start = try occurrence(of: event, named: text)
             if !starts.contains(start) { starts.append(start) }
         }
-        event.exceptionDates = starts.sorted().map(event.exceptionText).joined(separator: ",")
+        return starts
     }
 
     /// An occurrence's start as pim prints it: the day of an all-day one, the local date and
