@@ -122,7 +122,7 @@ final class InMemoryStoreTests: XCTestCase {
         try f.save(StoreSaveRequest(updated: [update]))
         let row = try XCTUnwrap(f.stored(d.ada))
         XCTAssertEqual(row.value(forKey: "age"), .value(Int64(37)))
-        XCTAssertEqual(row.value(forKey: "tasks"), .objects([d.write, d.review]))
+        XCTAssertEqual(try f.list("tasks", of: d.ada), .objects([d.write, d.review]))
     }
 
     func testTransientSlotsAreNotStored() throws {
@@ -348,7 +348,7 @@ final class InMemoryStoreTests: XCTestCase {
         ])
         let tasks = try f.store.objectIDs(forRelationship: f.property("Person", "tasks") as! RelationshipDescription, of: person)
         XCTAssertEqual(tasks, [first, second])
-        XCTAssertEqual(try f.stored(person)?.value(forKey: "tasks"), .objects([first, second]))
+        XCTAssertEqual(try f.list("tasks", of: person), .objects([first, second]))
     }
 
     func testMovingARowToAnotherOwnerMovesItBetweenTheOwnersListsWhenTheySendNone() throws {
@@ -357,8 +357,8 @@ final class InMemoryStoreTests: XCTestCase {
         var write = try XCTUnwrap(f.stored(d.write))
         write.values[write.layout.index(of: "owner")!] = .object(d.cy)
         try f.save(StoreSaveRequest(updated: [write]))
-        XCTAssertEqual(try f.stored(d.ada)?.value(forKey: "tasks"), .objects([d.review]))
-        XCTAssertEqual(try f.stored(d.cy)?.value(forKey: "tasks"), .objects([d.write]))
+        XCTAssertEqual(try f.list("tasks", of: d.ada), .objects([d.review]))
+        XCTAssertEqual(try f.list("tasks", of: d.cy), .objects([d.write]))
         XCTAssertEqual(try f.stored(d.ada)?.version, 1, "a list follows the inverse: no version of its own")
         XCTAssertEqual(try f.stored(d.cy)?.version, 1)
     }
@@ -371,16 +371,16 @@ final class InMemoryStoreTests: XCTestCase {
         var cy = try XCTUnwrap(f.stored(d.cy))
         cy.values[cy.layout.index(of: "tasks")!] = .objects([d.write])
         try f.save(StoreSaveRequest(updated: [write, cy]))
-        XCTAssertEqual(try f.stored(d.cy)?.value(forKey: "tasks"), .objects([d.write]))
-        XCTAssertEqual(try f.stored(d.ada)?.value(forKey: "tasks"), .objects([d.review]))
+        XCTAssertEqual(try f.list("tasks", of: d.cy), .objects([d.write]))
+        XCTAssertEqual(try f.list("tasks", of: d.ada), .objects([d.review]))
     }
 
     func testDeletingARowTakesItOutOfItsOwnersListsAndOrderedLists() throws {
         let f = try InMemoryStoreFixture()
         let d = try f.populated()
         try f.save(StoreSaveRequest(deleted: [(d.deploy, 1), (d.stepA, 1)]))
-        XCTAssertEqual(try f.stored(d.bob)?.value(forKey: "tasks"), .objects([d.release]))
-        XCTAssertEqual(try f.stored(d.write)?.value(forKey: "steps"), .objects([d.stepC, d.stepB]))
+        XCTAssertEqual(try f.list("tasks", of: d.bob), .objects([d.release]))
+        XCTAssertEqual(try f.list("steps", of: d.write), .objects([d.stepC, d.stepB]))
         XCTAssertEqual(try f.stored(d.bob)?.version, 1)
     }
 

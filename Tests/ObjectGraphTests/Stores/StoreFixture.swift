@@ -81,6 +81,12 @@ extension StoreFixture {
     /// The stored row of `id`.
     func stored(_ id: ObjectID) throws -> Snapshot? { try store.snapshots(for: [id])[id] }
 
+    /// The stored destinations of the to-many relationship `name` of `id` (rows leave to-many
+    /// slots unloaded: the store answers the list when it is asked).
+    func list(_ name: String, of id: ObjectID) throws -> SnapshotValue {
+        .objects(try store.objectIDs(forRelationship: property(id.entity.name, name) as! RelationshipDescription, of: id))
+    }
+
     /// A fetch of `entity` matching `format` (nil: all).
     func request(_ entity: String, _ format: String? = nil, _ arguments: Any?...) throws -> StoreFetchRequest {
         var request = StoreFetchRequest(entity: self.entity(entity))

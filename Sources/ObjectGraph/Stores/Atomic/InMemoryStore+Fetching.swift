@@ -75,9 +75,10 @@ extension InMemoryStore {
         return Array(request.fetchLimit > 0 ? rest.prefix(request.fetchLimit) : rest)
     }
 
-    /// The row with its to-many slots filled; with `fetched` names, every other slot unloaded.
+    /// The row with its to-many slots unloaded (read when the relationship is, as the SQLite
+    /// store's are); with `fetched` names, every other slot unloaded too.
     private func snapshot(of row: Snapshot, keeping fetched: Set<String>?) -> Snapshot {
-        var result = table.filled(row)
+        var result = table.withToManysUnloaded(row)
         if let fetched {
             for (slot, property) in row.layout.properties.enumerated() where !fetched.contains(property.name) {
                 result.values[slot] = .unloaded

@@ -80,6 +80,7 @@ extension InMemoryStore {
         var pending = PendingSave(inserted: inserted, updated: updated, deleted: deletedIDs)
         keepInverseLists(of: &pending, sent: request)
         dropDeletedMembers(of: &pending)
+        dropDeletedFromOneWayLists(of: &pending)
         return derivingValues(of: pending)
     }
 
@@ -245,6 +246,47 @@ extension InMemoryStore {
                         changed = true
                     }
                 }
+            }
+        }
+        if changed { pending.relisted = relisted.keys.sorted().compactMap { relisted[$0] } }
+    }
+
+    /// Takes each deleted row out of the stored lists of to-many relationships without a stored
+    /// inverse (``InMemoryStore/oneWayLists``), as the SQLite store deletes their join-table rows:
+    /// a deleted row does not know which lists name it, so the rows of each entity with such a
+    /// relationship to a deleted row's entity are looked through, and the lists the save sends
+    /// too. The rows out of the save change in `relisted`, at their versions. Lock held.
+    private func dropDeletedFromOneWayLists(of pending: inout PendingSave) {
+        guard !pending.deleted.isEmpty, !oneWayLists.isEmpty else { return }
+        let deleted = Set(pending.deleted)
+        var relisted: [ObjectID: Snapshot] = [:]
+        for row in pending.relisted { relisted[row.objectID] = row }
+        let saved = pending.positions
+        var changed = false
+        func dropped(from row: inout Snapshot, slot: Int) -> Bool {
+            guard case .objects(let ids) = row.values[slot], ids.contains(where: deleted.contains) else { return false }
+            row.values[slot] = .objects(ids.filter { !deleted.contains($0) })
+            return true
+        }
+        for list in oneWayLists where pending.deleted.contains(where: { $0.entity.isKind(of: list.destination) }) {
+            for stored in table.rows(of: [list.entity]) where !deleted.contains(stored.objectID) {
+                if let position = saved[stored.objectID] {
+                    if position < pending.inserted.count {
+                        _ = dropped(from: &pending.inserted[position], slot: list.slot)
+                    } else {
+                        _ = dropped(from: &pending.updated[position - pending.inserted.count], slot: list.slot)
+                    }
+                } else {
+                    var row = relisted[stored.objectID] ?? stored
+                    if dropped(from: &row, slot: list.slot) {
+                        relisted[stored.objectID] = row
+                        changed = true
+                    }
+                }
+            }
+            // New rows are not in the table yet.
+            for position in pending.inserted.indices where pending.inserted[position].objectID.entity === list.entity {
+                _ = dropped(from: &pending.inserted[position], slot: list.slot)
             }
         }
         if changed { pending.relisted = relisted.keys.sorted().compactMap { relisted[$0] } }

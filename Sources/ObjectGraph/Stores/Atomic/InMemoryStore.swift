@@ -37,6 +37,10 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
     var preparedSave: PendingSave?
     /// The derived attributes of the held entities, which saves compute; set by `load`.
     var derivedAttributes: [DerivedAttribute] = []
+    /// The stored to-many relationships of the held concrete entities that have no stored
+    /// inverse (one-way lists: a deleted row cannot find the lists that name it), by entity and
+    /// slot, with their destination; set by `load`.
+    var oneWayLists: [(entity: EntityDescription, slot: Int, destination: EntityDescription)] = []
     private var storedMetadata: [String: any Sendable]
 
     /// A store for the entities of `configurationName` (nil: all). `url` is only remembered;
@@ -65,21 +69,33 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
         }
         let hashes = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
         let held = Set(entities.flatMap(\.selfAndDescendants).map(ObjectIdentifier.init))
-        let derived = try Self.derivedAttributes(of: model.entities.filter { held.contains(ObjectIdentifier($0)) }, model: model)
+        let heldEntities = model.entities.filter { held.contains(ObjectIdentifier($0)) }
+        let derived = try Self.derivedAttributes(of: heldEntities, model: model)
+        var oneWay: [(entity: EntityDescription, slot: Int, destination: EntityDescription)] = []
+        for entity in heldEntities where !entity.isAbstract {
+            for (slot, property) in entity.layout.properties.enumerated() {
+                guard let relationship = property as? RelationshipDescription, relationship.isToMany, relationship.isStored,
+                      relationship.inverseRelationship?.isStored != true, let destination = relationship.destinationEntity else { continue }
+                oneWay.append((entity, slot, destination))
+            }
+        }
         lock.withLock {
-            heldEntities = held
+            self.heldEntities = held
             derivedAttributes = derived
+            oneWayLists = oneWay
             storedMetadata["ModelVersionHashes"] = hashes
         }
     }
 
-    /// The current rows of `objectIDs` with their to-many relationships filled; IDs with no row
-    /// are left out.
+    /// The current rows of `objectIDs`, their to-many relationships left unloaded (as the SQLite
+    /// store leaves them): a relationship is a fault until it is read, and then lists what is
+    /// stored at that time (``objectIDs(forRelationship:of:)``), not when its owner was read. IDs
+    /// with no row are left out.
     public func snapshots(for objectIDs: [ObjectID]) throws -> [ObjectID: Snapshot] {
         lock.withLock {
             var result: [ObjectID: Snapshot] = [:]
             for id in objectIDs {
-                if let row = table.row(for: id) { result[id] = table.filled(row) }
+                if let row = table.row(for: id) { result[id] = table.withToManysUnloaded(row) }
             }
             return result
         }

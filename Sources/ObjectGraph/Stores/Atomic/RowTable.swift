@@ -185,8 +185,20 @@ final class RowTable {
         }
     }
 
+    /// `snapshot` with its to-many slots unloaded: the row a store reads out (the lists are read
+    /// when the relationship is, through ``destinations(ofSlot:in:)``).
+    func withToManysUnloaded(_ snapshot: Snapshot) -> Snapshot {
+        let layout = snapshot.layout
+        guard layout.hasToManySlots else { return snapshot }
+        var result = snapshot
+        for slot in layout.relationshipIndexes where (layout.properties[slot] as? RelationshipDescription)?.isToMany == true {
+            result.values[slot] = .unloaded
+        }
+        return result
+    }
+
     /// `snapshot` with its stored to-many slots filled (those left unloaded computed from their
-    /// inverse), as stores return rows.
+    /// inverse): the row as a save wrote it, to-many lists and all.
     func filled(_ snapshot: Snapshot) -> Snapshot {
         var result = snapshot
         let layout = snapshot.layout
