@@ -14,12 +14,6 @@ final class FaultingReviewTests: XCTestCase {
         HookedNote.resetLog()
     }
 
-    /// The object of `id` (an ID of `stack`'s coordinator) in `context` of another coordinator.
-    private func counterpart(of id: ObjectID, in context: ManagedObjectContext) throws -> ManagedObject {
-        let local = try XCTUnwrap(context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: id.uriRepresentation))
-        return try context.existingObject(with: local)
-    }
-
     /// A Person fetch of `context` with `propertiesToFetch` `properties`.
     private func partialPeople(_ properties: [String], in context: ManagedObjectContext) throws -> [ManagedObject] {
         var request = FetchRequest<ManagedObject>(entityName: "Person")

@@ -51,5 +51,10 @@ final class ReadmeExampleTests: XCTestCase {
         let open = try context.fetch(request)
         XCTAssertEqual(open, [task])
         XCTAssertEqual((ada.value(forKey: "tasks") as? OrderedSet<ManagedObject>)?.elements, [task])
+
+        context.stalenessInterval = 0
+        request.shouldRefreshRefetchedObjects = true
+        XCTAssertFalse(ada.hasFault(forRelationshipNamed: "tasks"))
+        XCTAssertEqual(try context.fetch(request), [task])
     }
 }

@@ -25,13 +25,22 @@ extension ManagedObjectContext {
     func fulfillFault(_ object: ManagedObject) {
         assertOnQueue()
         if let cache = rowCacheReference {
-            // A fault fetched with its whole row fills from it while the cache holds nothing
-            // newer (only complete rows record a generation).
-            if object.committedSnapshotGeneration == cache.with(\.generation), object.hasCommittedSnapshot {
-                fillFromCommittedSnapshot(object)
-                return
-            }
-            if let snapshot = cache.with({ $0.snapshot(for: object.objectID) }), isComplete(snapshot) {
+            if stalenessInterval < 0 {
+                // A fault fetched with its whole row fills from it while the cache holds nothing
+                // newer (only complete rows record a generation).
+                if object.committedSnapshotGeneration == cache.with(\.generation), object.hasCommittedSnapshot {
+                    fillFromCommittedSnapshot(object)
+                    return
+                }
+                if let snapshot = cache.with({ $0.snapshot(for: object.objectID) }), isComplete(snapshot) {
+                    fill(object, with: snapshot, cached: true)
+                    return
+                }
+            } else if stalenessInterval > 0,
+                      let snapshot = cache.with({ $0.snapshot(for: object.objectID, readWithin: stalenessInterval) }),
+                      isComplete(snapshot) {
+                // A row the store gave within the staleness interval (its own fetched row is
+                // this one while the generation is the same).
                 fill(object, with: snapshot, cached: true)
                 return
             }
@@ -100,7 +109,7 @@ extension ManagedObjectContext {
         object.clearChanges()
         if let cache = persistentStoreCoordinator?.rowCache {
             if !hadSnapshot {
-                cache.retain(snapshot)
+                cache.retain(snapshot, fromStore: !cached)
             } else if !cached {
                 cache.update([snapshot])
             }

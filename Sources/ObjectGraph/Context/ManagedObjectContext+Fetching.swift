@@ -281,7 +281,8 @@ extension ManagedObjectContext {
             // Snapshots are moved out of the result (not matched by a switch, which would keep a
             // copy of it), so that materializing can let each row go in place.
             if var snapshots = result.takeSnapshots() {
-                let objects = materialize(&snapshots, asFault: request.returnsObjectsAsFaults && request.propertiesToFetch == nil)
+                let objects = materialize(&snapshots, asFault: request.returnsObjectsAsFaults && request.propertiesToFetch == nil,
+                                          refreshingLoaded: request.shouldRefreshRefetchedObjects && request.propertiesToFetch == nil)
                 if found.isEmpty { found = objects } else { found += objects }
                 continue
             }
@@ -334,7 +335,11 @@ extension ManagedObjectContext {
     /// cache; a pass per step over all the rows found each row cold again (with 100,000 rows,
     /// every such pass cost about a third of the time raw SQLite takes to read them). `snapshots`
     /// is emptied.
-    func materialize(_ snapshots: inout [Snapshot], asFault: Bool) -> [ManagedObject] {
+    ///
+    /// With `refreshingLoaded` (``FetchRequest/shouldRefreshRefetchedObjects``; the rows must
+    /// hold every attribute), loaded objects whose row the store now holds at another version
+    /// take it, their unsaved changes applied on top, and are reported refreshed.
+    func materialize(_ snapshots: inout [Snapshot], asFault: Bool, refreshingLoaded: Bool = false) -> [ManagedObject] {
         // Rows come from a store, so there is a coordinator (and its cache).
         guard let cache = rowCacheReference else { return [] }
         var objects: [ManagedObject] = []
@@ -344,6 +349,7 @@ extension ManagedObjectContext {
         var newRows: [Snapshot] = []
         var refetched: [Int] = []
         var newerRows: [Snapshot] = []
+        var refreshed: [Int] = []
         newUsers.reserveCapacity(chunk)
         newRows.reserveCapacity(chunk)
         var runEntity: EntityDescription?
@@ -401,6 +407,9 @@ extension ManagedObjectContext {
                         // the fault is fired, Core Data retrieves the data from the row cache").
                         newerRows.append(snapshots[index].moveOut())
                     }
+                } else if refreshingLoaded, object.hasCommittedSnapshot,
+                          snapshots[index].version != object.committedVersion, !object.isInserted {
+                    refreshed.append(index)
                 }
                 objects.append(object)
             }
@@ -420,6 +429,10 @@ extension ManagedObjectContext {
                     refetched.removeAll(keepingCapacity: true)
                 }
             }
+            for index in refreshed where !objects[index].isFault {
+                refreshLoaded(objects[index], with: snapshots[index])
+            }
+            refreshed.removeAll(keepingCapacity: true)
             newUsers.removeAll(keepingCapacity: true)
             // The chunk's other rows are let go while they are at hand, not when the array goes.
             for index in start..<end where !snapshots[index].values.isEmpty { snapshots[index].values = [] }
@@ -427,6 +440,21 @@ extension ManagedObjectContext {
         }
         snapshots.removeAll()
         return objects
+    }
+
+    /// Gives a loaded object that a fetch read again the row the store holds now, its unsaved
+    /// changes and transient values kept (``FetchRequest/shouldRefreshRefetchedObjects``), and
+    /// reports it refreshed as ``refresh(_:mergeChanges:)`` does. A deleted object stays deleted.
+    private func refreshLoaded(_ object: ManagedObject, with snapshot: Snapshot) {
+        merge(snapshot, into: object, keepingLocalChanges: true)
+        let key = ObjectKey(object)
+        if object.hasChanges {
+            event.refreshed[key] = nil
+            event.refreshedDirty[key] = object
+        } else {
+            event.refreshedDirty[key] = nil
+            event.refreshed[key] = object
+        }
     }
 
     /// How many fetched rows ``materialize(_:asFault:)`` takes at a time: enough that the

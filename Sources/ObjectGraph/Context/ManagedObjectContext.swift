@@ -56,7 +56,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// The coordinator the context fetches from and saves to.
     @exclusivity(unchecked) public var persistentStoreCoordinator: PersistentStoreCoordinator? {
-        didSet { rowCacheReference = persistentStoreCoordinator.map { Unowned($0.rowCache) } }
+        didSet {
+            rowCacheReference = persistentStoreCoordinator.map { Unowned($0.rowCache) }
+            if stalenessInterval > 0 { rowCacheReference?.object.trackAges() }
+        }
     }
     /// The coordinator's row cache, unretained (the coordinator, which the context holds, keeps
     /// it): the per-object paths (filling a fault, an object's deallocation) reach it without
@@ -72,9 +75,18 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var mergePolicy: MergePolicy = .error
     /// Whether a fault whose row was deleted elsewhere becomes a deleted object when fired (true)
     /// or makes the access fail.
-    public var shouldDeleteInaccessibleFaults = true
+    @exclusivity(unchecked) public var shouldDeleteInaccessibleFaults = true
+    /// How old, in seconds, the row a fault fires from may be: a fault whose row was read from
+    /// the store longer ago than this reads it again instead (Core Data's staleness interval).
+    /// Negative (the default, -1): any age, the coordinator's cached row is used; 0: no age, every
+    /// fault firing reads the store. Rows already in objects are not affected (refresh them for
+    /// newer values). Ages are told to a tenth of a second; rows the coordinator cached before
+    /// any of its contexts had a positive interval count as old.
+    @exclusivity(unchecked) public var stalenessInterval: Double = -1 {
+        didSet { if stalenessInterval > 0 { rowCacheReference?.object.trackAges() } }
+    }
     /// Whether registered objects are kept even when nothing else references them.
-    public var retainsRegisteredObjects = false {
+    @exclusivity(unchecked) public var retainsRegisteredObjects = false {
         didSet { retainedObjects = retainsRegisteredObjects ? Dictionary(uniqueKeysWithValues: registry.entries.compactMap { id, r in r.object.map { (id, $0) } }) : [:] }
     }
 

@@ -14,11 +14,18 @@ final class RowCache: Sendable {
         var values: [SnapshotValue]
         var version: Int64
         var users: Int32
-        var isWhole: Bool
+        /// When the store gave the row, as ``RowCache/now`` told it (0: unknown), shifted left
+        /// once; bit 0 says whether the row is whole. One word for both keeps the entry at 24
+        /// bytes.
+        private var readAndWhole: UInt32
 
-        init(_ snapshot: consuming Snapshot, users: Int32) {
+        var isWhole: Bool { readAndWhole & 1 != 0 }
+        /// When the store gave the row (0: unknown, as old as the cache).
+        var read: UInt32 { readAndWhole >> 1 }
+
+        init(_ snapshot: consuming Snapshot, users: Int32, read: UInt32) {
             version = snapshot.version
-            isWhole = snapshot.isWhole
+            readAndWhole = read << 1 | (snapshot.isWhole ? 1 : 0)
             values = []
             swap(&values, &snapshot.values)
             self.users = users
@@ -36,6 +43,16 @@ final class RowCache: Sendable {
     /// Starts at 1: an object that never recorded a generation (0) never matches.
     private let changes = Atomic<UInt64>(1)
 
+    /// Whether rows record when the store gave them: from the first time a context of the
+    /// coordinator has a positive staleness interval (``ManagedObjectContext/stalenessInterval``).
+    /// Until then no row is stamped (reading the clock costs each cached row), and rows cached
+    /// before count as old: a context that asks re-reads them once.
+    private let tracksAge = Atomic<Bool>(false)
+    /// The clock rows are stamped with, in tenths of a second.
+    private let clockStart = RowCache.monotonicTenths()
+    /// Tenths of a second the cache's clock runs ahead of the system's (``advanceClock(by:)``).
+    private let clockSkew = Atomic<UInt64>(0)
+
     /// The current generation (see `changes`).
     var generation: UInt64 { changes.load(ordering: .acquiring) }
 
@@ -44,9 +61,49 @@ final class RowCache: Sendable {
         entries.withLock { $0[objectID]?.snapshot(for: objectID) }
     }
 
+    /// The cached snapshot of `objectID` if the store gave it no more than `interval` seconds
+    /// ago (told to a tenth of a second; a row cached before ages were tracked is too old).
+    func snapshot(for objectID: ObjectID, readWithin interval: Double) -> Snapshot? {
+        trackAges()
+        let now = self.now
+        return entries.withLock { entries in
+            guard let entry = entries[objectID], entry.read > 0, Double(now - min(now, entry.read)) <= interval * 10 else { return nil }
+            return entry.snapshot(for: objectID)
+        }
+    }
+
+    /// Makes rows record when the store gave them, from now on (see `tracksAge`).
+    func trackAges() {
+        if !tracksAge.load(ordering: .relaxed) { tracksAge.store(true, ordering: .relaxed) }
+    }
+
+    /// The time to stamp rows with now: tenths of a second since the cache was made, from 1
+    /// (0 means unknown) up to 2^31 - 1 (6.8 years, where it stays); 0 while ages are not tracked.
+    private var now: UInt32 {
+        guard tracksAge.load(ordering: .relaxed) else { return 0 }
+        let tenths = RowCache.monotonicTenths() - clockStart + clockSkew.load(ordering: .relaxed)
+        return UInt32(min(tenths + 1, UInt64(Int32.max)))
+    }
+
+    /// Moves the cache's clock `seconds` on, so that every row cached is that much older (tests
+    /// of staleness, which must not wait for time to pass).
+    func advanceClock(by seconds: Double) {
+        clockSkew.add(UInt64(max(0, seconds * 10)), ordering: .relaxed)
+    }
+
+    /// The monotonic clock in tenths of a second.
+    private static func monotonicTenths() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 10 + UInt64(time.tv_nsec) / 100_000_000
+    }
+
     /// Records `snapshot` for one more user (a newer version replaces an older one).
-    func retain(_ snapshot: Snapshot) {
-        entries.withLock { entries in _ = retain(snapshot, in: &entries) }
+    /// `fromStore`: the store just gave the row (false: it came from this cache), which makes
+    /// the entry's age start again.
+    func retain(_ snapshot: Snapshot, fromStore: Bool = true) {
+        let read = fromStore ? now : 0
+        entries.withLock { entries in _ = retain(snapshot, read: read, in: &entries) }
     }
 
     /// Records each of `snapshots` for one more user, under one lock. True when the cache now
@@ -54,11 +111,12 @@ final class RowCache: Sendable {
     @discardableResult
     func retain(_ snapshots: [Snapshot]) -> Bool {
         guard !snapshots.isEmpty else { return true }
+        let read = now
         return entries.withLock { entries in
             entries.reserveCapacity(snapshots.count)
             defer { entries.endReservation() }
             var allCurrent = true
-            for snapshot in snapshots where !retain(snapshot, in: &entries) { allCurrent = false }
+            for snapshot in snapshots where !retain(snapshot, read: read, in: &entries) { allCurrent = false }
             return allCurrent
         }
     }
@@ -71,32 +129,33 @@ final class RowCache: Sendable {
     func retain(taking rows: inout [Snapshot], expecting expected: Int = 0) -> Bool {
         guard !rows.isEmpty else { return true }
         defer { rows.removeAll(keepingCapacity: true) }
+        let read = now
         return entries.withLock { entries in
             entries.reserveCapacity(max(rows.count, expected))
             defer { entries.endReservation() }
             var allCurrent = true
             for index in rows.indices {
                 var taken: Snapshot? = rows[index].moveOut()
-                if !retain(&taken, in: &entries) { allCurrent = false }
+                if !retain(&taken, read: read, in: &entries) { allCurrent = false }
             }
             return allCurrent
         }
     }
 
     /// False when the cache keeps a newer version than `snapshot`.
-    private func retain(_ snapshot: Snapshot, in entries: inout ObjectIDTable<Entry>) -> Bool {
+    private func retain(_ snapshot: Snapshot, read: UInt32, in entries: inout ObjectIDTable<Entry>) -> Bool {
         var taken: Snapshot? = snapshot
-        return retain(&taken, in: &entries)
+        return retain(&taken, read: read, in: &entries)
     }
 
     /// False when the cache keeps a newer version than `snapshot`, which a new entry takes
-    /// (moved out, not copied).
-    private func retain(_ snapshot: inout Snapshot?, in entries: inout ObjectIDTable<Entry>) -> Bool {
+    /// (moved out, not copied). `read` stamps the row (see ``Entry/read``).
+    private func retain(_ snapshot: inout Snapshot?, read: UInt32, in entries: inout ObjectIDTable<Entry>) -> Bool {
         // One lookup; the entry is changed in place.
         let objectID = snapshot.unsafelyUnwrapped.objectID
         return entries.withValue(for: objectID) { entry in
             guard entry != nil else {
-                entry = Entry(snapshot.take().unsafelyUnwrapped, users: 1)
+                entry = Entry(snapshot.take().unsafelyUnwrapped, users: 1, read: read)
                 return true
             }
             let version = snapshot.unsafelyUnwrapped.version
@@ -104,7 +163,8 @@ final class RowCache: Sendable {
             if current {
                 if version > entry!.version { changes.add(1, ordering: .releasing) }
                 let users = entry!.users
-                entry = Entry(merged(entry!.snapshot(for: objectID), snapshot.unsafelyUnwrapped), users: users)
+                let stamp = version > entry!.version ? read : max(read, entry!.read)
+                entry = Entry(merged(entry!.snapshot(for: objectID), snapshot.unsafelyUnwrapped), users: users, read: stamp)
             }
             entry!.users += 1
             return current
@@ -112,7 +172,8 @@ final class RowCache: Sendable {
     }
 
     /// Replaces the snapshots that are cached (saves and refreshes bring newer versions); rows
-    /// no context uses are not added.
+    /// no context uses are not added. The rows come from the store (read or written), so the
+    /// entries' ages start again.
     func update(_ snapshots: [Snapshot]) {
         var rows = snapshots
         update(taking: &rows)
@@ -123,6 +184,7 @@ final class RowCache: Sendable {
     func update(taking rows: inout [Snapshot]) {
         guard !rows.isEmpty else { return }
         defer { rows.removeAll() }
+        let read = now
         entries.withLock { entries in
             for index in rows.indices {
                 var taken: Snapshot? = rows[index].moveOut()
@@ -133,9 +195,9 @@ final class RowCache: Sendable {
                     let users = entry!.users
                     let cached = entry!.snapshot(for: objectID)
                     if needsMerge(cached, taken.unsafelyUnwrapped) {
-                        entry = Entry(merged(cached, taken.unsafelyUnwrapped), users: users)
+                        entry = Entry(merged(cached, taken.unsafelyUnwrapped), users: users, read: read)
                     } else {
-                        entry = Entry(taken.take().unsafelyUnwrapped, users: users)
+                        entry = Entry(taken.take().unsafelyUnwrapped, users: users, read: read)
                     }
                 }
             }

@@ -51,6 +51,12 @@ public struct FetchRequest<Result>: @unchecked Sendable {
     public var returnsObjectsAsFaults = true
     /// Whether property values are fetched with the objects (false: faults, even of changed rows).
     public var includesPropertyValues = true
+    /// Whether registered objects the fetch reads again take the values now stored, their
+    /// unsaved changes applied on top (as ``ManagedObjectContext/refresh(_:mergeChanges:)``
+    /// with `mergeChanges` does). False: they keep the values they hold, even when another
+    /// context or process has saved newer ones since. Applies to fetches that read rows (not
+    /// `includesPropertyValues == false`, batches, partial fetches or ID results).
+    public var shouldRefreshRefetchedObjects = false
     /// Which properties (and, for dictionaries, expressions) to fetch; nil: all.
     public var propertiesToFetch: [PropertyToFetch]?
     /// Relationship key paths whose destinations are fetched along (turns N+1 queries into 2).

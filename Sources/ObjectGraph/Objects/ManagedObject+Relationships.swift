@@ -89,6 +89,40 @@ extension ManagedObject {
         }
     }
 
+    /// Whether the relationship named `name` is a fault: reading it may go to the store. Asking
+    /// fires nothing (Core Data's `hasFaultForRelationshipNamed:`).
+    ///
+    /// Every relationship of a fault is a fault. A to-many relationship is one until its
+    /// destinations are known (read, prefetched or set); a to-one relationship is one while its
+    /// destination is a fault or not yet made into an object, and not when it is empty.
+    ///
+    /// ```swift
+    /// let shelf = try context.fetch(FetchRequest<Shelf>(entityName: "Shelf"))[0]
+    /// shelf.hasFault(forRelationshipNamed: "books")   // true
+    /// _ = shelf.books.count
+    /// shelf.hasFault(forRelationshipNamed: "books")   // false
+    /// ```
+    public func hasFault(forRelationshipNamed name: String) -> Bool {
+        guard let index = layout.index(of: name), layout.properties[index] is RelationshipDescription else {
+            preconditionFailure("\(entity.name) has no relationship \"\(name)\"")
+        }
+        if faulted || missingSlots?.contains(index) == true { return true }
+        let value = slots[index]
+        switch layout.kinds[index] {
+        case .toMany:
+            return !(value is ToManyStorage || value is PendingToMany)
+        default:
+            switch value {
+            case let destination as ManagedObject:
+                return destination.isFault
+            case let id as ObjectID:
+                return managedObjectContext?.registeredObject(for: id)?.isFault ?? true
+            default:
+                return false
+            }
+        }
+    }
+
     /// Managed objects from a value given for a to-many relationship (a set, an ordered set,
     /// an array, or nil).
     func objects(from value: Any?) -> OrderedSet<ManagedObject> {

@@ -14,12 +14,6 @@ import XCTest
 final class MergeConsistencyTests: XCTestCase {
     // MARK: Helpers
 
-    /// The object of `id` (an ID of `stack`'s coordinator) in `context` of another coordinator.
-    private func counterpart(of id: ObjectID, in context: ManagedObjectContext) throws -> ManagedObject {
-        let local = try XCTUnwrap(context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: id.uriRepresentation))
-        return try context.existingObject(with: local)
-    }
-
     /// The object `id` as a fresh coordinator on `stack`'s file reads it (nil when it has no row).
     private func fresh(_ stack: Stack, _ id: ObjectID) throws -> ManagedObject? {
         try? counterpart(of: id, in: try stack.otherProcessContext())

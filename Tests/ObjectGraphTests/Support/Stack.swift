@@ -114,6 +114,13 @@ func savePayload(of context: ManagedObjectContext) throws -> ContextDidSave {
     return try XCTUnwrap(payload)
 }
 
+/// The object of `id` (an ID of one coordinator) in `context` of another coordinator on the same
+/// store file (``Stack/otherProcessContext()``).
+func counterpart(of id: ObjectID, in context: ManagedObjectContext) throws -> ManagedObject {
+    let local = try XCTUnwrap(context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: id.uriRepresentation))
+    return try context.existingObject(with: local)
+}
+
 /// The object `id` as stored, read through a fresh context of `stack`.
 func stored(_ stack: Stack, _ id: ObjectID) throws -> ManagedObject {
     try stack.newContext().existingObject(with: id)
