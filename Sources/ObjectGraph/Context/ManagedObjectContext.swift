@@ -46,6 +46,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Whether every access checks that it runs on the context's queue
     /// (`OBJECTGRAPH_CONCURRENCY_DEBUG=1`, like Core Data's concurrency debug flag).
     @usableFromInline static let concurrencyDebug = ProcessInfo.processInfo.environment["OBJECTGRAPH_CONCURRENCY_DEBUG"] == "1"
+    /// ``concurrencyDebug``, copied: the static costs a `swift_once` call on each read.
+    private let checksQueue = ManagedObjectContext.concurrencyDebug
 
     /// The first failure of the store while filling a fault since the context was made or last
     /// reset: firing a fault cannot throw (it happens inside a property's getter), so an object
@@ -191,7 +193,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// In concurrency debug mode, traps when called off the context's queue.
     @inline(__always)
     func assertOnQueue(_ function: StaticString = #function) {
-        if Self.concurrencyDebug && !isOnQueue {
+        if checksQueue && !isOnQueue {
             fatalError("ObjectGraph concurrency violation: \(function) called on \(self) off its queue; use perform or performAndWait")
         }
     }

@@ -49,6 +49,9 @@ public final class EntityLayout: @unchecked Sendable {
     @usableFromInline let valueTypes: [ObjectIdentifier?]
     /// ``ExactValue/valueCaseTag``, kept here so that reading a value in place costs no call.
     @usableFromInline let valueCaseTag = ExactValue.valueCaseTag
+    /// ``ManagedObjectContext/concurrencyDebug``, kept where an object's accessors look already:
+    /// read through the static, it cost a `swift_once` call on every attribute read.
+    @usableFromInline let concurrencyDebug = ManagedObjectContext.concurrencyDebug
     /// Whether some slot is a to-many relationship (a new object then needs storages of its own).
     let hasToManySlots: Bool
     /// The row of a new object: the stored attributes' defaults, no to-one destination, nothing

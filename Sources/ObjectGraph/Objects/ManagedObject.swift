@@ -347,11 +347,11 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
     }
 
     /// In concurrency debug mode, traps when called off the context's queue. Checks the flag
-    /// before loading the context reference. Inlinable: generated accessors, inlined into the
-    /// caller's module, made a call per access just for the flag.
+    /// (the layout's copy) before loading the context reference. Inlinable: generated accessors,
+    /// inlined into the caller's module, made a call per access just for the flag.
     @inlinable @inline(__always)
     func assertOnContextQueue(_ function: StaticString = #function) {
-        if ManagedObjectContext.concurrencyDebug { checkContextQueue(function) }
+        if layout.concurrencyDebug { checkContextQueue(function) }
     }
 
     /// ``assertOnContextQueue(_:)``'s check, with concurrency debugging on.
