@@ -154,6 +154,21 @@ extension ManagedObjectContext {
                 throw StoreError.unsupportedRequest("\(entity.name) has no property \"\(name)\" to group by")
             }
         }
+        if let having = request.havingPredicate, !storeRequest.isGrouped {
+            // "Specifying a havingPredicate requires that propertiesToGroupBy also be specified";
+            // (aggregates without one group every row, and the predicate applies to that group).
+            throw StoreError.unsupportedRequest("the having predicate \(having) needs propertiesToGroupBy (or aggregates): the rows are not grouped")
+        }
+        if !storeRequest.isGrouped {
+            // A sort by an expression's name orders rows by the key path the expression reads; a
+            // computed value orders only groups.
+            for descriptor in request.sortDescriptors {
+                guard let named = storeRequest.expressionsToFetch.first(where: { $0.name == descriptor.key }) else { continue }
+                if case .keyPath(let path) = named.expression, !path.hasPrefix("@") { continue }
+                throw StoreError.unsupportedRequest(
+                    "cannot sort rows by \(descriptor.key) (\(named.expression.expressionFormat)): only grouped results sort by computed values")
+            }
+        }
         return storeRequest
     }
 
@@ -210,6 +225,7 @@ extension ManagedObjectContext {
                 rows += dictionaries.map { $0.mapValues { $0 as Any } as [String: Any] }
             }
         }
+        Self.convertToResultTypes(&rows, storeRequest.expressionsToFetch)
         guard entityStores.count > 1 else { return rows }
         // Sorted by entries, as the stores sort groups: a key may be a dotted key path.
         let descriptors = request.sortDescriptors.filter { descriptor in rows.contains { $0[descriptor.key] != nil } }
@@ -228,6 +244,43 @@ extension ManagedObjectContext {
         if request.fetchOffset > 0 { rows = Array(rows.dropFirst(request.fetchOffset)) }
         if request.fetchLimit > 0 { rows = Array(rows.prefix(request.fetchLimit)) }
         return rows
+    }
+
+    /// Gives the values of expressions declared `.double`, `.float` or `.decimal` that type
+    /// (NSExpressionDescription's `expressionResultType`: "the attribute type of the
+    /// expression's result"): a sum of integers declared `.double` is a `Double`. Integer
+    /// results stay as the stores give them (`Int` for computed numbers, the attribute's type for
+    /// its values).
+    private static func convertToResultTypes(_ rows: inout [[String: Any]], _ expressions: [ExpressionDescription]) {
+        let converted = expressions.filter { [.double, .float, .decimal].contains($0.resultType) }
+        guard !converted.isEmpty, !rows.isEmpty else { return }
+        for index in rows.indices {
+            for description in converted {
+                guard let value = rows[index][description.name] else { continue }
+                let number: Double?
+                switch value {
+                case let v as Int: number = Double(v)
+                case let v as Int64: number = Double(v)
+                case let v as Int32: number = Double(v)
+                case let v as Int16: number = Double(v)
+                case let v as Double: number = v
+                case let v as Float: number = Double(v)
+                case let v as Decimal:
+                    if description.resultType == .decimal { continue }
+                    number = NSDecimalNumber(decimal: v).doubleValue
+                default: number = nil
+                }
+                guard let number else { continue }
+                switch description.resultType {
+                case .double: rows[index][description.name] = number
+                case .float: rows[index][description.name] = Float(number)
+                default:
+                    if let v = value as? Int { rows[index][description.name] = Decimal(v) }
+                    else if let v = value as? Int64 { rows[index][description.name] = Decimal(v) }
+                    else { rows[index][description.name] = Decimal(number) }
+                }
+            }
+        }
     }
 
     /// The IDs a `.managedObjectID` request returns: straight from the store when no unsaved

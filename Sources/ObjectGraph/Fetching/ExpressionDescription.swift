@@ -13,7 +13,10 @@ public struct ExpressionDescription: Sendable, Hashable {
     public var name: String
     /// What to compute.
     public var expression: Expression
-    /// The type of the result.
+    /// The type of the result: a number computed for `.double`, `.float` or `.decimal` comes
+    /// back as a `Double`, `Float` or `Decimal` (a sum of integers declared `.double` is a
+    /// `Double`); integer results stay as the store gives them (`Int` for computed numbers, the
+    /// attribute's own type for its values), other types as the values are.
     public var resultType: AttributeType
 
     public init(name: String, expression: Expression, resultType: AttributeType) {

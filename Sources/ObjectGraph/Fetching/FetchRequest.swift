@@ -35,7 +35,9 @@ public struct FetchRequest<Result>: @unchecked Sendable {
     public var entityName: String
     /// Which objects; nil fetches all.
     public var predicate: Predicate?
-    /// The order of the results.
+    /// The order of the results. In a dictionary fetch a key may name an expression: one that
+    /// reads a key path sorts the rows by it; a computed one (an aggregate) sorts groups, and
+    /// rows that are not grouped cannot be sorted by it (the fetch is refused).
     public var sortDescriptors: [SortDescriptor] = []
     /// The most results to return (0: no limit).
     public var fetchLimit = 0
@@ -67,7 +69,11 @@ public struct FetchRequest<Result>: @unchecked Sendable {
     public var returnsDistinctResults = false
     /// The properties dictionary results are grouped by.
     public var propertiesToGroupBy: [String] = []
-    /// Which groups are kept (a predicate over the grouped values and expressions).
+    /// Which groups are kept: a predicate over the keys of the dictionaries (the grouped
+    /// properties, by their names or key paths, and the expressions by their names). It needs
+    /// the rows grouped (``propertiesToGroupBy``, or aggregates over all rows): a fetch whose
+    /// rows are not grouped, or whose predicate reads a key the dictionaries do not hold, is
+    /// refused rather than filtered wrongly.
     public var havingPredicate: Predicate?
 
     /// A request for objects of the entity named `entityName`, returning `resultType`

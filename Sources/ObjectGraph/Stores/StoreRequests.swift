@@ -76,12 +76,16 @@ extension StoreFetchRequest {
     }
 
     /// The sort descriptors that order rows: all but those naming a computed expression of a
-    /// dictionary fetch, which order its results (groups). A fetched key path (`owner.name`) is
-    /// named after itself: a sort by it still sorts rows.
+    /// dictionary fetch, which order its results (groups). A sort by the name of an expression
+    /// that reads a key path (`on` for `owner.name`) sorts rows by that key path.
     var rowSortDescriptors: [SortDescriptor] {
         guard !expressionsToFetch.isEmpty else { return sortDescriptors }
-        return sortDescriptors.filter { sort in
-            !expressionsToFetch.contains { $0.name == sort.key && $0.expression != .keyPath(sort.key) }
+        return sortDescriptors.compactMap { sort in
+            guard let named = expressionsToFetch.first(where: { $0.name == sort.key }) else { return sort }
+            guard case .keyPath(let path) = named.expression, !path.hasPrefix("@") else { return nil }
+            var byPath = sort
+            byPath.key = path
+            return byPath
         }
     }
 }

@@ -31,36 +31,81 @@ extension InMemoryStore {
     }
 
     /// Throws ``StoreError/unsupportedRequest(_:)`` for what the SQLite store refuses too, so
-    /// that the stores agree: a to-many relationship fetched or grouped by (NSFetchRequest's
-    /// propertiesToFetch "may represent attributes, to-one relationships, or expressions"), and,
-    /// when rows are grouped, a property or key path that is neither grouped by nor aggregated
-    /// ("the SELECT values must be literals, aggregates, or columns specified in
-    /// propertiesToGroupBy"; a group has no one value of it), or the object itself.
+    /// that the stores agree: a to-many relationship fetched or grouped by, or a key path through
+    /// one (NSFetchRequest's propertiesToFetch "may represent attributes, to-one relationships, or
+    /// expressions"), a transient property (no store holds its values), a key path the entity
+    /// does not have, a sum or average of what is not a number, and, when rows are grouped, a
+    /// property or key path that is neither grouped by nor aggregated ("the SELECT values must be
+    /// literals, aggregates, or columns specified in propertiesToGroupBy"; a group has no one
+    /// value of it), or the object itself.
     private func checkColumns(_ properties: [PropertyDescription], of request: StoreFetchRequest, grouped: Bool) throws {
         func refuse(_ what: String) -> StoreError {
             StoreError.unsupportedRequest("the in-memory store cannot fetch \(what) in a dictionary")
         }
-        func isToMany(_ keyPath: String) -> Bool {
-            guard let walked = request.entity.properties(alongKeyPath: keyPath),
-                  walked.count == keyPath.split(separator: ".", omittingEmptySubsequences: false).count else { return false }
-            return (walked.last as? RelationshipDescription)?.isToMany == true
+        /// The properties along `keyPath`, checked: every step exists, and none is a to-many
+        /// relationship unless `counting` (`jobs.@count`, the path's last step).
+        func walk(_ keyPath: String, for name: String) throws -> [PropertyDescription] {
+            let steps = keyPath.split(separator: ".", omittingEmptySubsequences: false)
+            guard let walked = request.entity.properties(alongKeyPath: keyPath), !walked.isEmpty else {
+                throw refuse("\(name) (\(request.entity.name) has no property \"\(steps[0])\")")
+            }
+            if walked.count < steps.count {
+                let last = walked[walked.count - 1]
+                if let relationship = last as? RelationshipDescription, relationship.isToMany {
+                    guard walked.count == steps.count - 1, steps.last == "@count" else {
+                        throw refuse("\(name) (\(keyPath) goes through \(last.qualifiedName), a to-many relationship)")
+                    }
+                    return walked
+                }
+                throw refuse("\(name) (\(keyPath): \(last.qualifiedName) has no property \"\(steps[walked.count])\")")
+            }
+            if let relationship = walked.last as? RelationshipDescription, relationship.isToMany {
+                throw refuse("\(name) (\(keyPath), a to-many relationship)")
+            }
+            if let transient = walked.first(where: { !$0.isStored }) {
+                throw refuse("\(name) (\(transient.qualifiedName) is transient: no store holds its values)")
+            }
+            return walked
+        }
+        /// Checks the key paths `expression` reads; `summing`: the values must be numbers.
+        func check(_ expression: Expression, for name: String, summing: Bool = false) throws {
+            switch expression {
+            case .keyPath(let path) where path == "@count":
+                return
+            case .keyPath(let path) where path.hasPrefix("@"):
+                let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { return }
+                try check(.keyPath(parts[1]), for: name, summing: parts[0] == "@sum" || parts[0] == "@avg")
+            case .keyPath(let path):
+                let walked = try walk(path, for: name)
+                if summing, let attribute = walked.last as? AttributeDescription, !attribute.attributeType.isNumeric {
+                    throw refuse("\(name) (a sum or average of \(attribute.qualifiedName), which is not a number)")
+                }
+            case .function(let function, let arguments):
+                for argument in arguments { try check(argument, for: name, summing: function == "sum:" || function == "average:") }
+            default:
+                return
+            }
         }
         let groupNames = Set(request.groupingKeys)
-        for key in request.groupingKeys where isToMany(key) {
-            throw refuse("the group of \(key) (a to-many relationship)")
+        for key in request.groupingKeys {
+            _ = try walk(key, for: "the group of \(key)")
         }
         for property in properties {
             if (property as? RelationshipDescription)?.isToMany == true {
                 throw refuse("\(property.qualifiedName) (a to-many relationship)")
+            }
+            if !property.isStored {
+                throw refuse("\(property.qualifiedName) (transient: no store holds its values)")
             }
             if grouped && !groupNames.contains(property.name) {
                 throw refuse("\(property.qualifiedName), which is neither grouped by nor aggregated,")
             }
         }
         for description in request.expressionsToFetch {
+            try check(description.expression, for: description.name)
             switch description.expression {
             case .keyPath(let path) where !path.hasPrefix("@"):
-                if isToMany(path) { throw refuse("\(description.name) (\(path), a to-many relationship)") }
                 if grouped && !groupNames.contains(path) {
                     throw refuse("\(description.name) (\(path), which is neither grouped by nor aggregated)")
                 }
@@ -88,6 +133,7 @@ extension InMemoryStore {
     private func groupDictionaries(of rows: [EvaluatedRow], _ properties: [PropertyDescription],
                                    for request: StoreFetchRequest) throws -> [[String: any Sendable]] {
         var results: [[String: any Sendable]] = []
+        let names = Set(properties.map(\.name) + request.expressionsToFetch.map(\.name))
         for group in groups(of: rows, by: request.groupingKeys) {
             var dictionary = try group.first.map { try values(of: properties, in: $0) } ?? [:]
             for description in request.expressionsToFetch {
@@ -95,7 +141,13 @@ extension InMemoryStore {
                 if let value = try Self.sendable(value, named: description.name) { dictionary[description.name] = value }
             }
             if let having = request.havingPredicate {
-                guard try having.evaluate(with: dictionary, substitutionVariables: dictionary.mapValues { $0 }) else { continue }
+                let scope = HavingScope(dictionary, names: names)
+                let kept = try having.evaluate(with: scope, substitutionVariables: dictionary.mapValues { $0 })
+                if let missing = scope.missing.first {
+                    throw StoreError.unsupportedRequest(
+                        "the in-memory store cannot apply the having predicate \(having): \"\(missing)\" is not a key of the dictionaries")
+                }
+                guard kept else { continue }
             }
             results.append(dictionary)
         }
@@ -202,5 +254,47 @@ extension InMemoryStore {
             }
             return try items.compactMap { try sendable($0, named: name) }
         }
+    }
+}
+
+/// A group's dictionary as the having predicate reads it: a key path names an entry whole
+/// (`owner.name` is the entry of that name, as the SQLite store's HAVING reads it, not a walk from
+/// `owner`), and a key the dictionaries do not hold is recorded (`missing`), so that the predicate
+/// is refused rather than silently false.
+private final class HavingScope: KeyValueCoding {
+    private let entries: [String: any Sendable]
+    private let names: Set<String>
+    private let prefix: String
+    private let recorder: Recorder
+
+    /// Where the keys not found are kept, shared by a scope and the scopes of its key paths.
+    private final class Recorder {
+        var missing: [String] = []
+    }
+
+    /// The keys asked for that the dictionaries do not hold, in the order asked.
+    var missing: [String] { recorder.missing }
+
+    init(_ entries: [String: any Sendable], names: Set<String>) {
+        self.entries = entries
+        self.names = names
+        prefix = ""
+        recorder = Recorder()
+    }
+
+    private init(_ parent: HavingScope, prefix: String) {
+        entries = parent.entries
+        names = parent.names
+        self.prefix = prefix
+        recorder = parent.recorder
+    }
+
+    func value(forKey key: String) -> Any? {
+        let name = prefix + key
+        if let value = entries[name] { return value }
+        if names.contains(name) { return nil }
+        if names.contains(where: { $0.hasPrefix(name + ".") }) { return HavingScope(self, prefix: name + ".") }
+        if !recorder.missing.contains(name) { recorder.missing.append(name) }
+        return nil
     }
 }

@@ -15,6 +15,8 @@ struct SQLiteDictionaryPlan {
         case object(EntityDescription)
         /// A number as SQLite computed it (integer or real).
         case number
+        /// A literal of the request, returned as it is (its column is a placeholder).
+        case constant(any Sendable)
     }
 
     /// One key of the dictionaries.
@@ -74,6 +76,24 @@ struct SQLiteDictionaryPlan {
                 output = try column(path, translator, unsupported, named: description.name)
             case .evaluatedObject where !grouped:
                 output = Output(name: description.name, sql: [innerColumn("t0.Z_PK"), innerColumn("t0.Z_ENT")], decoder: .object(request.entity))
+            case .constant(let constant):
+                // "The SELECT values must be literals, aggregates, or columns specified in
+                // propertiesToGroupBy": a literal is every row's (and group's) value.
+                let value: (any Sendable)?
+                switch constant {
+                case .null: value = nil
+                case .bool(let v): value = v
+                case .integer(let v): value = Int(v)
+                case .double(let v): value = v
+                case .decimal(let v): value = v
+                case .string(let v): value = v
+                case .date(let v): value = v
+                case .data(let v): value = v
+                case .uuid(let v): value = v
+                case .url(let v): value = v
+                default: throw unsupported("\(description.name) (\(description.expression.expressionFormat))")
+                }
+                output = Output(name: description.name, sql: ["NULL"], decoder: value.map { .constant($0) } ?? .number)
             default:
                 throw unsupported("\(description.name) (\(description.expression.expressionFormat))")
             }
@@ -108,9 +128,13 @@ struct SQLiteDictionaryPlan {
     private mutating func column(_ path: String, _ translator: SQLitePredicateTranslator, _ unsupported: (String) -> StoreError,
                                  named name: String? = nil) throws -> Output {
         switch try translator.operand(.keyPath(path)) {
-        case .value(let sql, _):
-            guard let attribute = translator.attributesBySQL[sql] else { throw unsupported(path) }
-            return Output(name: name ?? path, sql: [innerColumn(sql)], decoder: .attribute(attribute))
+        case .value(let sql, let kind):
+            if let attribute = translator.attributesBySQL[sql] {
+                return Output(name: name ?? path, sql: [innerColumn(sql)], decoder: .attribute(attribute))
+            }
+            // A number computed per row (`jobs.@count`, a subquery).
+            guard case .number = kind else { throw unsupported(path) }
+            return Output(name: name ?? path, sql: [innerColumn(sql)], decoder: .number)
         case .object(let key, let entity, let destination):
             return Output(name: name ?? path, sql: [innerColumn(key), innerColumn(entity ?? "NULL")], decoder: .object(destination))
         default:
@@ -121,12 +145,23 @@ struct SQLiteDictionaryPlan {
     /// `function` over the values of `argument` in each group.
     private mutating func aggregate(_ function: String, _ argument: Expression, named name: String,
                                     _ translator: SQLitePredicateTranslator, _ unsupported: (String) -> StoreError) throws -> Output {
-        guard case .value(let sql, let kind) = try translator.operand(argument), let attribute = translator.attributesBySQL[sql] else {
+        let operand = try translator.operand(argument)
+        if function == "COUNT", case .object(let key, _, _) = operand {
+            // The rows with a destination.
+            return Output(name: name, sql: ["COUNT(\(innerColumn(key)))"], decoder: .number)
+        }
+        guard case .value(let sql, let kind) = operand, let attribute = translator.attributesBySQL[sql] else {
             throw unsupported("\(name) (\(function) over \(argument.expressionFormat))")
         }
         let column = innerColumn(sql)
         switch (function, kind) {
         case ("COUNT", _): return Output(name: name, sql: ["COUNT(\(column))"], decoder: .number)
+        case ("SUM", .decimal):
+            return Output(name: name, sql: ["COALESCE(\(SQLiteFunctions.decimalSum)(\(column)), '0')"], decoder: .attribute(attribute))
+        case ("AVG", .decimal):
+            return Output(name: name, sql: ["\(SQLiteFunctions.decimalAverage)(\(column))"], decoder: .attribute(attribute))
+        case ("MIN", .decimal), ("MAX", .decimal):
+            return Output(name: name, sql: ["\(function)(\(column) COLLATE \(SQLiteFunctions.decimalCollation))"], decoder: .attribute(attribute))
         case ("SUM", .number): return Output(name: name, sql: ["COALESCE(SUM(\(column)), 0)"], decoder: .number)
         case ("AVG", .number): return Output(name: name, sql: ["AVG(\(column))"], decoder: .number)
         case ("MIN", .number), ("MAX", .number), ("MIN", .date), ("MAX", .date):
@@ -147,6 +182,8 @@ struct SQLiteDictionaryPlan {
             return .object(key: output.sql[0], entity: output.sql[1] == "NULL" ? nil : output.sql[1], destination: destination)
         case .number:
             return .value(output.sql[0], .number)
+        case .constant:
+            return .value(output.sql[0], .number)
         }
     }
 
@@ -157,8 +194,16 @@ struct SQLiteDictionaryPlan {
         let columns = outputs.flatMap(\.sql)
         let list = columns.isEmpty ? "NULL" : columns.joined(separator: ", ")
         if grouped {
-            return "SELECT \(list) FROM (\(innerSelect))" + (groupBy.isEmpty ? "" : " GROUP BY " + groupBy.joined(separator: ", "))
-                + (having.map { " HAVING " + $0 } ?? "") + " ORDER BY " + (groupOrder + ["MIN(og_rank)"]).joined(separator: ", ") + window
+            let grouping = (groupBy.isEmpty ? "" : " GROUP BY " + groupBy.joined(separator: ", ")) + (having.map { " HAVING " + $0 } ?? "")
+            let order = (groupOrder + ["MIN(og_rank)"]).joined(separator: ", ")
+            guard distinct, !columns.isEmpty else {
+                return "SELECT \(list) FROM (\(innerSelect))" + grouping + " ORDER BY " + order + window
+            }
+            // Distinct groups: equal dictionaries once, each where its first group comes.
+            let named = columns.enumerated().map { "\($1) AS d\($0)" }.joined(separator: ", ")
+            let outer = columns.indices.map { "d\($0)" }.joined(separator: ", ")
+            return "SELECT \(outer) FROM (SELECT \(named), ROW_NUMBER() OVER (ORDER BY \(order)) AS og_group FROM (\(innerSelect))"
+                + grouping + ") GROUP BY \(outer) ORDER BY MIN(og_group)" + window
         }
         if distinct {
             return "SELECT \(list) FROM (\(innerSelect)) GROUP BY \(list) ORDER BY MIN(og_rank)" + window
@@ -173,6 +218,10 @@ struct SQLiteDictionaryPlan {
         var index: Int32 = 0
         for output in outputs {
             defer { index += Int32(output.sql.count) }
+            if case .constant(let value) = output.decoder {
+                result[output.name] = value
+                continue
+            }
             if statement.isNull(index) { continue }
             switch output.decoder {
             case .attribute(let attribute):
@@ -188,6 +237,8 @@ struct SQLiteDictionaryPlan {
                 case .double(let v): result[output.name] = v
                 default: break
                 }
+            case .constant:
+                break
             }
         }
         return result

@@ -92,6 +92,68 @@ enum SQLiteFunctions {
         guard code == SQLITE_OK else {
             throw SQLiteError(code: code, message: "cannot register the collation \(decimalCollation)", path: path)
         }
+        for (name, final) in [(decimalSum, decimalSumFinal), (decimalAverage, decimalAverageFinal)] {
+            let code = sqlite3_create_function_v2(db, name, 1, flags, nil, nil, decimalStep, final, nil)
+            guard code == SQLITE_OK else {
+                throw SQLiteError(code: code, message: "cannot register the SQL function \(name)", path: path)
+            }
+        }
+    }
+
+    // MARK: Decimal aggregates
+
+    /// The aggregate function summing decimal text exactly (decimal columns are text, which
+    /// SQLite's SUM would read as numbers up to the first character that is not a digit, and as
+    /// doubles): the sum's text, NULL over no number.
+    static let decimalSum = "og_decimal_sum"
+    /// The aggregate function averaging decimal text exactly: the mean's text, NULL over no number.
+    static let decimalAverage = "og_decimal_avg"
+
+    /// What the decimal aggregates keep per group, in memory SQLite gives zeroed.
+    private struct DecimalTotal {
+        var started: Bool
+        var count: Int64
+        var sum: Decimal
+    }
+
+    /// Adds the argument (decimal text; NULL and other text left out) to the group's total.
+    private static let decimalStep: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let number = number(arguments, 0) else { return }
+        let value: Decimal
+        switch number {
+        case .decimal(let v): value = v
+        case .integer(let v): value = Decimal(v)
+        case .double(let v): value = Decimal(v)
+        }
+        guard let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<DecimalTotal>.size)) else {
+            sqlite3_result_error_nomem(context)
+            return
+        }
+        let total = raw.bindMemory(to: DecimalTotal.self, capacity: 1)
+        if !total.pointee.started { total.initialize(to: DecimalTotal(started: true, count: 0, sum: 0)) }
+        total.pointee.count += 1
+        total.pointee.sum += value
+    }
+
+    /// The group's total (nil when no number was added).
+    private static func decimalTotal(_ context: OpaquePointer?) -> DecimalTotal? {
+        guard let raw = sqlite3_aggregate_context(context, 0) else { return nil }
+        let total = raw.bindMemory(to: DecimalTotal.self, capacity: 1).pointee
+        return total.started ? total : nil
+    }
+
+    private static func result(_ context: OpaquePointer?, _ decimal: Decimal?) {
+        guard let decimal else { sqlite3_result_null(context); return }
+        let text = SQLiteValueCoding.text(of: decimal)
+        sqlite3_result_text(context, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+    }
+
+    private static let decimalSumFinal: @convention(c) (OpaquePointer?) -> Void = { context in
+        result(context, decimalTotal(context)?.sum)
+    }
+
+    private static let decimalAverageFinal: @convention(c) (OpaquePointer?) -> Void = { context in
+        result(context, decimalTotal(context).map { $0.sum / Decimal($0.count) })
     }
 
     // MARK: Reading arguments
