@@ -69,7 +69,7 @@ extension ManagedObjectContext {
     }
 
     /// Whether every stored attribute slot of `snapshot` is loaded (not a partial fetch).
-    private func isComplete(_ snapshot: Snapshot) -> Bool {
+    func isComplete(_ snapshot: Snapshot) -> Bool {
         snapshot.values.withUnsafeBufferPointer { values in
             for index in snapshot.layout.storedAttributeIndexes {
                 if case .unloaded = values[index] { return false }

@@ -335,7 +335,7 @@ extension ManagedObjectContext {
             // copy of it), so that materializing can let each row go in place.
             if var snapshots = result.takeSnapshots() {
                 let objects = materialize(&snapshots, asFault: request.returnsObjectsAsFaults && request.propertiesToFetch == nil,
-                                          refreshingLoaded: request.shouldRefreshRefetchedObjects && request.propertiesToFetch == nil)
+                                          refreshingLoaded: request.shouldRefreshRefetchedObjects)
                 if found.isEmpty { found = objects } else { found += objects }
                 continue
             }
@@ -343,6 +343,11 @@ extension ManagedObjectContext {
             case .objectIDs(let ids):
                 let batch = useBatches ? FaultBatch(objectIDs: ids, size: request.fetchBatchSize) : nil
                 let objects = objects(with: ids)
+                if useBatches && request.shouldRefreshRefetchedObjects {
+                    // Batches load faults when they are read; the loaded objects among the
+                    // results take their stored rows now.
+                    try refreshLoaded(objects.filter { !$0.isFault })
+                }
                 if let batch {
                     for (position, object) in objects.enumerated() where object.isFault {
                         object.faultBatch = batch
@@ -389,9 +394,13 @@ extension ManagedObjectContext {
     /// every such pass cost about a third of the time raw SQLite takes to read them). `snapshots`
     /// is emptied.
     ///
-    /// With `refreshingLoaded` (``FetchRequest/shouldRefreshRefetchedObjects``; the rows must
-    /// hold every attribute), loaded objects whose row the store now holds at another version
-    /// take it, their unsaved changes applied on top, and are reported refreshed.
+    /// With `refreshingLoaded` (``FetchRequest/shouldRefreshRefetchedObjects``), loaded objects
+    /// whose row the store now holds at another version take it (a partial fetch's row is read
+    /// whole first), their unsaved changes applied on top, and are reported refreshed. Deleted
+    /// objects stay as they are.
+    ///
+    /// While the row cache tracks ages (``ManagedObjectContext/stalenessInterval``), rows it
+    /// holds at the version read restart their age.
     func materialize(_ snapshots: inout [Snapshot], asFault: Bool, refreshingLoaded: Bool = false) -> [ManagedObject] {
         // Rows come from a store, so there is a coordinator (and its cache).
         guard let cache = rowCacheReference else { return [] }
@@ -403,6 +412,9 @@ extension ManagedObjectContext {
         var refetched: [Int] = []
         var newerRows: [Snapshot] = []
         var refreshed: [Int] = []
+        var partlyRefreshed: [ManagedObject] = []
+        var renewed: [(ObjectID, Int64)] = []
+        let renewing = cache.with(\.isTrackingAges)
         newUsers.reserveCapacity(chunk)
         newRows.reserveCapacity(chunk)
         var runEntity: EntityDescription?
@@ -460,13 +472,25 @@ extension ManagedObjectContext {
                         // the fault is fired, Core Data retrieves the data from the row cache").
                         newerRows.append(snapshots[index].moveOut())
                     }
-                } else if refreshingLoaded, object.hasCommittedSnapshot,
-                          snapshots[index].version != object.committedVersion, !object.isInserted {
-                    refreshed.append(index)
+                } else if refreshingLoaded, object.hasCommittedSnapshot, snapshots[index].version != object.committedVersion,
+                          !object.isInserted, !object.isDeleted {
+                    if asFault || snapshots[index].isWhole || isComplete(snapshots[index]) {
+                        refreshed.append(index)
+                    } else {
+                        partlyRefreshed.append(object)
+                    }
+                }
+                if renewing, object.hasCommittedSnapshot, !snapshots[index].values.isEmpty,
+                   snapshots[index].version == object.committedVersion {
+                    renewed.append((object.objectID, snapshots[index].version))
                 }
                 objects.append(object)
             }
             registry.endReservation()
+            if !renewed.isEmpty {
+                cache.with { $0.renew(renewed) }
+                renewed.removeAll(keepingCapacity: true)
+            }
             if !newerRows.isEmpty { cache.with { $0.update(taking: &newerRows) } }
             let allCurrent = cache.with { $0.retain(taking: &newRows, expecting: snapshots.count - start) }
             if !allCurrent {
@@ -486,6 +510,17 @@ extension ManagedObjectContext {
                 refreshLoaded(objects[index], with: snapshots[index])
             }
             refreshed.removeAll(keepingCapacity: true)
+            if !partlyRefreshed.isEmpty {
+                // A partial row refreshes nothing by itself: the object takes its whole row. A
+                // store that fails to read leaves the objects as they were and keeps the failure,
+                // as filling a fault does.
+                do {
+                    try refreshLoaded(partlyRefreshed)
+                } catch {
+                    if faultingError == nil { faultingError = error }
+                }
+                partlyRefreshed.removeAll(keepingCapacity: true)
+            }
             newUsers.removeAll(keepingCapacity: true)
             // The chunk's other rows are let go while they are at hand, not when the array goes.
             for index in start..<end where !snapshots[index].values.isEmpty { snapshots[index].values = [] }
@@ -499,6 +534,7 @@ extension ManagedObjectContext {
     /// changes and transient values kept (``FetchRequest/shouldRefreshRefetchedObjects``), and
     /// reports it refreshed as ``refresh(_:mergeChanges:)`` does. A deleted object stays deleted.
     private func refreshLoaded(_ object: ManagedObject, with snapshot: Snapshot) {
+        if !fetchedPropertyValues.isEmpty { forgetFetchedProperties(of: ObjectIdentifier(object)) }
         merge(snapshot, into: object, keepingLocalChanges: true)
         let key = ObjectKey(object)
         if object.hasChanges {
@@ -507,6 +543,22 @@ extension ManagedObjectContext {
         } else {
             event.refreshedDirty[key] = nil
             event.refreshed[key] = object
+        }
+    }
+
+    /// ``refreshLoaded(_:with:)`` for loaded objects whose rows a fetch did not read whole: their
+    /// rows are read from their stores (one request per store), and those at another version
+    /// than the object holds are applied. Deleted and new objects are left as they are.
+    private func refreshLoaded(_ objects: [ManagedObject]) throws {
+        let candidates = objects.filter { !$0.isFault && !$0.isDeleted && !$0.isInserted && $0.hasCommittedSnapshot }
+        guard !candidates.isEmpty, let coordinator = persistentStoreCoordinator else { return }
+        for group in Dictionary(grouping: candidates, by: \.objectID.storeTag).values {
+            guard let store = coordinator.store(for: group[0].objectID) else { continue }
+            let rows = try coordinator.withStores { try store.snapshots(for: group.map(\.objectID)) }
+            for object in group {
+                guard let row = rows[object.objectID], row.version != object.committedVersion else { continue }
+                refreshLoaded(object, with: row)
+            }
         }
     }
 

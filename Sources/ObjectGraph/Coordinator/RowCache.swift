@@ -34,6 +34,11 @@ final class RowCache: Sendable {
         func snapshot(for objectID: ObjectID) -> Snapshot {
             Snapshot(objectID: objectID, version: version, values: values, isWhole: isWhole)
         }
+
+        /// Stamps the row as given by the store at `read`.
+        mutating func renew(_ read: UInt32) {
+            readAndWhole = read << 1 | (readAndWhole & 1)
+        }
     }
 
     private let entries = Mutex(ObjectIDTable<Entry>())
@@ -69,6 +74,26 @@ final class RowCache: Sendable {
         return entries.withLock { entries in
             guard let entry = entries[objectID], entry.read > 0, Double(now - min(now, entry.read)) <= interval * 10 else { return nil }
             return entry.snapshot(for: objectID)
+        }
+    }
+
+    /// Whether rows record when the store gave them (see `tracksAge`).
+    var isTrackingAges: Bool { tracksAge.load(ordering: .relaxed) }
+
+    /// Restarts the age of the cached rows of `rows` (object IDs with the versions the store just
+    /// gave them again) where the cache holds that version: a fetch that reads a row it holds
+    /// already renews it without replacing it (nor growing the generation).
+    func renew(_ rows: [(ObjectID, Int64)]) {
+        guard !rows.isEmpty else { return }
+        let read = now
+        guard read > 0 else { return }
+        entries.withLock { entries in
+            for (objectID, version) in rows {
+                entries.withValue(for: objectID) { entry in
+                    guard entry != nil, entry!.version == version else { return }
+                    entry!.renew(read)
+                }
+            }
         }
     }
 

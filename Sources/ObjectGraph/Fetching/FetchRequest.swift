@@ -53,11 +53,13 @@ public struct FetchRequest<Result>: @unchecked Sendable {
     public var returnsObjectsAsFaults = true
     /// Whether property values are fetched with the objects (false: faults, even of changed rows).
     public var includesPropertyValues = true
-    /// Whether registered objects the fetch reads again take the values now stored, their
-    /// unsaved changes applied on top (as ``ManagedObjectContext/refresh(_:mergeChanges:)``
-    /// with `mergeChanges` does). False: they keep the values they hold, even when another
-    /// context or process has saved newer ones since. Applies to fetches that read rows (not
-    /// `includesPropertyValues == false`, batches, partial fetches or ID results).
+    /// Whether loaded objects the fetch returns again take the values now stored, their unsaved
+    /// changes applied on top (as ``ManagedObjectContext/refresh(_:mergeChanges:)`` with
+    /// `mergeChanges` does; their fetched properties are evaluated again), and are reported
+    /// refreshed. False: they keep the values they hold, even when another context or process
+    /// has saved newer ones since. A partial fetch (``propertiesToFetch``) or one in batches
+    /// reads the whole rows of those objects; deleted objects stay as they are. Not applied by
+    /// fetches of IDs or with `includesPropertyValues == false`, which read no values.
     public var shouldRefreshRefetchedObjects = false
     /// Which properties (and, for dictionaries, expressions) to fetch; nil: all.
     public var propertiesToFetch: [PropertyToFetch]?
