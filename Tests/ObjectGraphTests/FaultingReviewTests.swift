@@ -39,9 +39,7 @@ final class FaultingReviewTests: XCTestCase {
         let fault = try XCTUnwrap(try stack.fetch("Person", in: reader).first)
         XCTAssertTrue(fault.isFault)
 
-        let other = try stack.otherProcessContext()
-        try counterpart(of: ada.objectID, in: other).setValue("Byron", forKey: "lastName")
-        try other.save()
+        try stack.saveElsewhere("Byron", forKey: "lastName", of: ada.objectID)
 
         let refetched = try stack.fetch("Person", "lastName == 'Byron'", in: reader)
         XCTAssertEqual(refetched.count, 1)
@@ -60,9 +58,7 @@ final class FaultingReviewTests: XCTestCase {
         try stack.context.save()
         let reader = stack.newContext()
         let fault = try XCTUnwrap(try stack.fetch("Person", in: reader).first)
-        let other = try stack.otherProcessContext()
-        try counterpart(of: ada.objectID, in: other).setValue("Byron", forKey: "lastName")
-        try other.save()
+        try stack.saveElsewhere("Byron", forKey: "lastName", of: ada.objectID)
         var request = FetchRequest<ManagedObject>(entityName: "Person")
         request.returnsObjectsAsFaults = false
         XCTAssertTrue(try reader.fetch(request).first === fault)
@@ -79,9 +75,7 @@ final class FaultingReviewTests: XCTestCase {
         try stack.context.save()
         let reader = stack.newContext()
         let loaded = try reader.existingObject(with: ada.objectID)
-        let other = try stack.otherProcessContext()
-        try counterpart(of: ada.objectID, in: other).setValue("Byron", forKey: "lastName")
-        try other.save()
+        try stack.saveElsewhere("Byron", forKey: "lastName", of: ada.objectID)
         var request = FetchRequest<ManagedObject>(entityName: "Person")
         request.returnsObjectsAsFaults = false
         XCTAssertTrue(try reader.fetch(request).first === loaded)
@@ -109,9 +103,7 @@ final class FaultingReviewTests: XCTestCase {
         let partial = try XCTUnwrap(try partialPeople(["firstName"], in: reader).first)
         XCTAssertEqual(partial.value(forKey: "firstName") as? String, "Ada")
 
-        let other = try stack.otherProcessContext()
-        try counterpart(of: ada.objectID, in: other).setValue("Ann", forKey: "firstName")
-        try other.save()
+        try stack.saveElsewhere("Ann", forKey: "firstName", of: ada.objectID)
 
         _ = partial.value(forKey: "email")
         XCTAssertNil(partial.changedValues()["firstName"])
@@ -187,9 +179,7 @@ final class FaultingReviewTests: XCTestCase {
         let ada = stack.person("Ada", "Lovelace")
         try stack.context.save()
         ada.setValue("Augusta", forKey: "firstName")
-        let other = try stack.otherProcessContext()
-        try counterpart(of: ada.objectID, in: other).setValue("Byron", forKey: "lastName")
-        try other.save()
+        try stack.saveElsewhere("Byron", forKey: "lastName", of: ada.objectID)
 
         stack.context.refresh(ada, mergeChanges: true)
         XCTAssertFalse(ada.isFault)

@@ -156,9 +156,7 @@ final class NewFeatureReviewTests: XCTestCase {
         XCTAssertTrue(try stack.fetch("Person", in: reader).first === fault)
         XCTAssertTrue(fault.isFault)
 
-        let other = try stack.otherProcessContext()
-        try counterpart(of: ada.objectID, in: other).setValue("Byron", forKey: "lastName")
-        try other.save()
+        try stack.saveElsewhere("Byron", forKey: "lastName", of: ada.objectID)
         XCTAssertEqual(fault.value(forKey: "lastName") as? String, "Lovelace",
                        "the row was fetched well within 300 seconds: the fault fires from it")
     }

@@ -256,28 +256,11 @@ extension ManagedObjectContext {
         guard !converted.isEmpty, !rows.isEmpty else { return }
         for index in rows.indices {
             for description in converted {
-                guard let value = rows[index][description.name] else { continue }
-                let number: Double?
-                switch value {
-                case let v as Int: number = Double(v)
-                case let v as Int64: number = Double(v)
-                case let v as Int32: number = Double(v)
-                case let v as Int16: number = Double(v)
-                case let v as Double: number = v
-                case let v as Float: number = Double(v)
-                case let v as Decimal:
-                    if description.resultType == .decimal { continue }
-                    number = NSDecimalNumber(decimal: v).doubleValue
-                default: number = nil
-                }
-                guard let number else { continue }
+                guard let value = rows[index][description.name], !(value is Bool), let number = Number(value) else { continue }
                 switch description.resultType {
-                case .double: rows[index][description.name] = number
-                case .float: rows[index][description.name] = Float(number)
-                default:
-                    if let v = value as? Int { rows[index][description.name] = Decimal(v) }
-                    else if let v = value as? Int64 { rows[index][description.name] = Decimal(v) }
-                    else { rows[index][description.name] = Decimal(number) }
+                case .double: rows[index][description.name] = number.doubleValue
+                case .float: rows[index][description.name] = Float(number.doubleValue)
+                default: rows[index][description.name] = number.decimalValue
                 }
             }
         }
@@ -536,14 +519,7 @@ extension ManagedObjectContext {
     private func refreshLoaded(_ object: ManagedObject, with snapshot: Snapshot) {
         if !fetchedPropertyValues.isEmpty { forgetFetchedProperties(of: ObjectIdentifier(object)) }
         merge(snapshot, into: object, keepingLocalChanges: true)
-        let key = ObjectKey(object)
-        if object.hasChanges {
-            event.refreshed[key] = nil
-            event.refreshedDirty[key] = object
-        } else {
-            event.refreshedDirty[key] = nil
-            event.refreshed[key] = object
-        }
+        reportRefreshed(object)
     }
 
     /// ``refreshLoaded(_:with:)`` for loaded objects whose rows a fetch did not read whole: their

@@ -835,10 +835,16 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             // Its changes are gone: it is not reported updated unless it changes again.
             if object.eventOldValuesEvent == eventSequence { event.discarded[ObjectKey(object)] = object }
         }
+        // A new object has nothing stored to refresh from: it is reported inserted only.
+        if !object.isInserted { reportRefreshed(object) }
+    }
+
+    /// Records `object` as refreshed in the current event: reported refreshed when it has no
+    /// unsaved changes (`NSRefreshedObjectsKey`: "refreshed but were not dirtied"), updated when
+    /// it has.
+    func reportRefreshed(_ object: ManagedObject) {
         let key = ObjectKey(object)
-        if object.isInserted {
-            // A new object has nothing stored to refresh from: it is reported inserted only.
-        } else if object.hasChanges {
+        if object.hasChanges {
             event.refreshed[key] = nil
             event.refreshedDirty[key] = object
         } else {

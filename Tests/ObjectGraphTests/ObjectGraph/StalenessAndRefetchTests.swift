@@ -15,9 +15,7 @@ final class StalenessAndRefetchTests: XCTestCase {
         let reader = stack.newContext()
         let fault = try XCTUnwrap(try stack.fetch("Person", in: reader).first)
         XCTAssertTrue(fault.isFault)
-        let other = try stack.otherProcessContext()
-        try counterpart(of: ada.objectID, in: other).setValue("Byron", forKey: "lastName")
-        try other.save()
+        try stack.saveElsewhere("Byron", forKey: "lastName", of: ada.objectID)
         return (reader, fault)
     }
 
@@ -96,9 +94,7 @@ final class StalenessAndRefetchTests: XCTestCase {
         let warm = stack.newContext()
         XCTAssertEqual(try warm.existingObject(with: ada.objectID).value(forKey: "lastName") as? String, "Lovelace")
 
-        let other = try stack.otherProcessContext()
-        try counterpart(of: ada.objectID, in: other).setValue("Byron", forKey: "lastName")
-        try other.save()
+        try stack.saveElsewhere("Byron", forKey: "lastName", of: ada.objectID)
 
         let reader = stack.newContext()
         reader.stalenessInterval = 0
@@ -137,9 +133,7 @@ final class StalenessAndRefetchTests: XCTestCase {
         let reader = stack.newContext()
         let loaded = try reader.existingObject(with: ada.objectID)
         XCTAssertEqual(loaded.value(forKey: "lastName") as? String, "Lovelace")
-        let other = try stack.otherProcessContext()
-        try counterpart(of: ada.objectID, in: other).setValue("Byron", forKey: "lastName")
-        try other.save()
+        try stack.saveElsewhere("Byron", forKey: "lastName", of: ada.objectID)
 
         let recorder = Recorder(reader)
         for asFaults in [true, false] {

@@ -57,6 +57,14 @@ final class Stack {
         return context
     }
 
+    /// Sets `value` for `key` of the object of `id` and saves, from another process
+    /// (``otherProcessContext()``): the change does not pass through this stack's coordinator.
+    func saveElsewhere(_ value: Any?, forKey key: String, of id: ObjectID) throws {
+        let other = try otherProcessContext()
+        try counterpart(of: id, in: other).setValue(value, forKey: key)
+        try other.save()
+    }
+
     /// A new object of `entity` with `values`, in `context` (the stack's by default).
     @discardableResult
     func insert(_ entity: String, _ values: [String: Any] = [:], into context: ManagedObjectContext? = nil) -> ManagedObject {

@@ -118,13 +118,7 @@ enum SQLiteFunctions {
 
     /// Adds the argument (decimal text; NULL and other text left out) to the group's total.
     private static let decimalStep: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
-        guard let number = number(arguments, 0) else { return }
-        let value: Decimal
-        switch number {
-        case .decimal(let v): value = v
-        case .integer(let v): value = Decimal(v)
-        case .double(let v): value = Decimal(v)
-        }
+        guard let value = number(arguments, 0)?.decimalValue else { return }
         guard let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<DecimalTotal>.size)) else {
             sqlite3_result_error_nomem(context)
             return
