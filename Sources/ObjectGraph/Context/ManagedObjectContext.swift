@@ -656,10 +656,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func eventChanges(of object: ManagedObject) -> [String: Any] {
         guard object.eventOldValuesEvent == eventSequence || object.eventOldValuesEvent == notifiedEventSequence else { return [:] }
         var changes: [String: Any] = [:]
-        for (index, recorded) in object.eventOldValues.enumerated() {
+        let isStored = object.layout.isStoredSlot
+        for (index, recorded) in object.eventOldValues.enumerated() where isStored[index] {
             if let recorded { changes[object.layout.properties[index].name] = recorded is RecordedNil ? NSNull() : recorded }
         }
-        for index in object.eventOldRow.indices where object.eventRowMask & (1 << UInt64(index)) != 0 {
+        for index in object.eventOldRow.indices where object.eventRowMask & (1 << UInt64(index)) != 0 && isStored[index] {
             changes[object.layout.properties[index].name] = object.eventOldRow[index].attributeValue ?? NSNull()
         }
         return changes

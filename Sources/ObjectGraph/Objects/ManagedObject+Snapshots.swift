@@ -173,19 +173,22 @@ extension ManagedObject {
 
     // MARK: Change queries
 
-    /// The changed properties and their new values, since the last save (all set properties of
-    /// a new object). Nil values are `NSNull()`, as in Core Data.
+    /// The changed persistent properties and their new values, since the last save (all set
+    /// persistent properties of a new object). Nil values are `NSNull()`, as in Core Data.
+    /// Transient properties are not reported, as Apple documents: their changes still make the
+    /// object updated, and undo still records them.
     public func changedValues() -> [String: Any] {
         guard !faulted else { return [:] }
         var result: [String: Any] = [:]
-        for index in changedSlots {
+        for index in changedSlots where layout.isStoredSlot[index] {
             result[layout.properties[index].name] = publicValue(ofSlot: index) ?? NSNull()
         }
         return result
     }
 
-    /// The properties changed in the current event (since the last processPendingChanges) and
-    /// their values before it. Nil values are `NSNull()`.
+    /// The persistent properties changed in the current event (since the last
+    /// processPendingChanges) and their values before it. Nil values are `NSNull()`. Transient
+    /// properties are not reported, as with `changedValues()`.
     public func changedValuesForCurrentEvent() -> [String: Any] {
         managedObjectContext?.eventChanges(of: self) ?? [:]
     }

@@ -206,6 +206,27 @@ final class ObjectStateTests: XCTestCase {
         }
     }
 
+    /// Apple, changedValues(): "This method only reports changes to properties that are
+    /// persistent properties of the receiver, not changes to transient properties"; the same for
+    /// changedValuesForCurrentEvent(). The transient change still makes the object updated.
+    func testChangedValuesLeaveOutTransientProperties() throws {
+        try forEachStore(model: Self.hookModel) { stack in
+            let note = stack.context.insertNewObject(forEntityName: "HookedNote")
+            note.setValue("draft", forKey: "text")
+            note.setValue("shown", forKey: "display")
+            XCTAssertEqual(note.changedValues()["text"] as? String, "draft")
+            XCTAssertNil(note.changedValues()["display"], "\(stack.storeType)")
+            try stack.context.save()
+            note.setValue("shown again", forKey: "display")
+            XCTAssertTrue(note.hasChanges)
+            XCTAssertTrue(note.changedValues().isEmpty, "\(stack.storeType)")
+            XCTAssertTrue(note.changedValuesForCurrentEvent().isEmpty, "\(stack.storeType)")
+            note.setValue("final", forKey: "text")
+            XCTAssertEqual(Set(note.changedValues().keys), ["text"])
+            XCTAssertEqual(Set(note.changedValuesForCurrentEvent().keys), ["text"])
+        }
+    }
+
     func testCommittedValuesAreTheLastSavedValues() throws {
         try forEachStore { stack in
             let ada = stack.person("Ada", "Lovelace")
