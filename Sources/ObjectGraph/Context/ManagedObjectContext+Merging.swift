@@ -84,7 +84,7 @@ extension ManagedObjectContext {
     /// no row, and saved without it they would be the orphans its cascade rule forbids. Saved
     /// destinations are left to the store's cascade (those it deleted are in the same save) and,
     /// if linked to the object here since, only lose it (``detachDeletedElsewhere(_:)``).
-    private func newCascadeDestinations(of object: ManagedObject) -> [ManagedObject] {
+    func newCascadeDestinations(of object: ManagedObject) -> [ManagedObject] {
         guard !object.isFault else { return [] }
         var result: [ManagedObject] = []
         for index in object.layout.relationshipIndexes {

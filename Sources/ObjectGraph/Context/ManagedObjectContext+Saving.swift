@@ -49,6 +49,9 @@ extension ManagedObjectContext {
         try obtainPermanentIDs(for: changes) { $0.isInserted && !$0.isDeleted }
         var saved = SavedRows()
         var attempts = 0
+        // Objects whose stored to-many sides a resolved conflict changes though they are not
+        // saved themselves (destinations a kept to-one leaves): the save reports them updated.
+        var leftByResolution: Set<ObjectID> = []
         while true {
             do {
                 saved = try writeChanges(changes, through: coordinator)
@@ -56,7 +59,7 @@ extension ManagedObjectContext {
             } catch StoreError.conflicts(let conflicts) {
                 attempts += 1
                 guard mergePolicy != .error, attempts <= 3 else { throw mergeError(for: conflicts) }
-                resolve(conflicts)
+                leftByResolution.formUnion(resolve(conflicts))
             } catch let StoreError.uniquenessViolation(entity, properties, ids) where mergePolicy != .error && ids.count == 2 {
                 // Each resolution folds one new object into the one it duplicates.
                 attempts += 1
@@ -67,7 +70,7 @@ extension ManagedObjectContext {
             // Resolving moved objects between (or out of) the inserted, updated and deleted ones.
             changes = changedObjectsInOrder()
         }
-        finishSave(changes, saved: &saved, coordinator: coordinator)
+        finishSave(changes, saved: &saved, coordinator: coordinator, alsoUpdated: leftByResolution)
     }
 
     /// Inserted, updated and deleted objects, in a stable order.
@@ -364,8 +367,10 @@ extension ManagedObjectContext {
     }
 
     /// Marks the saved objects clean, updates the row cache, posts didSave and calls didSave(),
-    /// all in the order of `changes`.
-    private func finishSave(_ changes: [ManagedObject], saved: inout SavedRows, coordinator: PersistentStoreCoordinator) {
+    /// all in the order of `changes`. didSave reports `alsoUpdated` updated too: objects whose
+    /// stored relationships the save changed without writing them (see `resolve(_:)`).
+    private func finishSave(_ changes: [ManagedObject], saved: inout SavedRows, coordinator: PersistentStoreCoordinator,
+                            alsoUpdated: Set<ObjectID> = []) {
         var insertedRows: [Snapshot] = []
         var updatedRows: [Snapshot] = []
         insertedRows.reserveCapacity(insertedByID.count)
@@ -425,6 +430,12 @@ extension ManagedObjectContext {
                     objects.updated.insert(object)
                     payload.updatedObjectIDs.insert(object.objectID)
                 }
+            }
+        }
+        if notifies {
+            for id in alsoUpdated where !payload.deletedObjectIDs.contains(id) && !payload.insertedObjectIDs.contains(id) {
+                payload.updatedObjectIDs.insert(id)
+                if let object = registry[id]?.object, !object.isDeleted { objects.updated.insert(object) }
             }
         }
         let savedObjects = unsaved.isEmpty ? changes : changes.filter { !unsaved.contains(ObjectIdentifier($0)) }
@@ -553,8 +564,10 @@ extension ManagedObjectContext {
     /// context changed too: the destinations the stored row (`current`) names there lose the
     /// object when the save writes it, yet their cached rows still hold it on their side (a
     /// store derives that side from the to-one, or changes it without a new version: the rows
-    /// are not written). Those rows leave the row cache, so that a fault does not fill from them.
-    private func forgetCachedRowsOfDestinationsLeft(by object: ManagedObject, stored current: Snapshot) {
+    /// are not written). Those rows leave the row cache, so that a fault does not fill from them,
+    /// and their IDs are returned, for the save to report them updated: other contexts that
+    /// merge it then refresh their lists.
+    private func forgetCachedRowsOfDestinationsLeft(by object: ManagedObject, stored current: Snapshot) -> [ObjectID] {
         var left: [ObjectID] = []
         for index in object.changedSlots where index < current.values.count {
             guard case .toOne = object.layout.kinds[index], case .object(let id) = current.values[index],
@@ -563,6 +576,7 @@ extension ManagedObjectContext {
             left.append(id)
         }
         if !left.isEmpty { persistentStoreCoordinator?.rowCache.invalidate(left) }
+        return left
     }
 
     private func mergeError(for conflicts: [StoreConflict]) -> MergeError {
@@ -575,22 +589,33 @@ extension ManagedObjectContext {
     }
 
     /// Applies the merge policy to each conflicting object, so that the next attempt succeeds.
-    private func resolve(_ conflicts: [StoreConflict]) {
+    /// Returns the objects whose stored to-many sides the next attempt changes without writing
+    /// them: the destinations that a to-one kept from this context leaves in the store.
+    private func resolve(_ conflicts: [StoreConflict]) -> [ObjectID] {
+        var left: [ObjectID] = []
         for conflict in conflicts {
             guard let object = registry[conflict.objectID]?.object else { continue }
             guard let current = conflict.currentSnapshot else {
                 // Deleted elsewhere: nothing of it can be written any more, and nothing may be
                 // saved pointing at it. It leaves the relationships of the objects here, as a
-                // merged deletion does; those become changes the next attempt writes.
+                // merged deletion does; those become changes the next attempt writes. The new
+                // objects its cascade rules reach here go with it, as a merged deletion's do.
+                let cascaded = newCascadeDestinations(of: object)
                 detachDeletedElsewhere(object)
                 object.isDeleted = true
                 unregister(object)
+                if !cascaded.isEmpty {
+                    undoManager?.disableUndoRegistration()
+                    for destination in cascaded where destination.managedObjectContext === self { delete(destination) }
+                    propagatePendingDeletions()
+                    undoManager?.enableUndoRegistration()
+                }
                 continue
             }
             let committed = object.committedSnapshot
             switch mergePolicy {
             case .error:
-                return
+                return left
             case .rollback:
                 // Discarding a deletion discards what its delete rules did with it.
                 if object.isDeleted { restoreDeletionWhole(of: object) }
@@ -610,7 +635,7 @@ extension ManagedObjectContext {
                     if case .toMany = object.layout.kinds[index] { continue }
                     object.changedSlots[index] = true
                 }
-                forgetCachedRowsOfDestinationsLeft(by: object, stored: current)
+                left += forgetCachedRowsOfDestinationsLeft(by: object, stored: current)
             case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump:
                 guard !object.isDeleted else {
                     if mergePolicy == .mergeByPropertyStoreTrump {
@@ -648,10 +673,11 @@ extension ManagedObjectContext {
                     }
                 }
                 if !replaced.isEmpty { reconcileInverses(of: object, replaced: replaced, local: local) }
-                forgetCachedRowsOfDestinationsLeft(by: object, stored: current)
+                left += forgetCachedRowsOfDestinationsLeft(by: object, stored: current)
                 if object.changedSlots.isEmpty { updatedByID[ObjectKey(object)] = nil }
             }
             object.awake(fromSnapshotEvents: .mergePolicy)
         }
+        return left
     }
 }

@@ -275,6 +275,46 @@ final class MergeConsistencyTests: XCTestCase {
         try checkToOneChangedOnBothSides(.overwrite, expectedOwner: "Bob")
     }
 
+    /// A third context, C, merges both saves of the to-one race above. After A's save it lists T
+    /// in Cy.tasks; B's save under `policy` takes T away from Cy in the store though B never
+    /// wrote Cy, so B's save says Cy was updated, and merging it leaves C with the store's sides:
+    /// Apple, mergeChanges(fromContextDidSave:): "This method refreshes any objects which have
+    /// been updated in the other context".
+    private func checkMergedToOneRaceLeavesAThirdContextConsistent(_ policy: MergePolicy) throws {
+        try forEachStore { stack in
+            let ada = stack.person("Ada"), bob = stack.person("Bob"), cy = stack.person("Cy")
+            let task = stack.task("T", owner: ada)
+            try stack.context.save()
+            let a = stack.newContext(), b = stack.newContext(), c = stack.newContext()
+            b.mergePolicy = policy
+            let taskInB = try b.existingObject(with: task.objectID)
+            _ = taskInB.value(forKey: "owner")
+            let inC = try [ada, bob, cy].map { try c.existingObject(with: $0.objectID) }
+            for person in inC { _ = titles(person.value(forKey: "tasks")) }
+            try a.existingObject(with: task.objectID).setValue(try a.existingObject(with: cy.objectID), forKey: "owner")
+            c.mergeChanges(fromContextDidSave: try savePayload(of: a))
+            XCTAssertEqual(titles(inC[2].value(forKey: "tasks")), ["T"], "\(stack.storeType) \(policy): C's Cy.tasks after A")
+            taskInB.setValue(try b.existingObject(with: bob.objectID), forKey: "owner")
+            let saved = try savePayload(of: b)
+            XCTAssertTrue(saved.updatedObjectIDs.contains(cy.objectID), "\(stack.storeType) \(policy): B's save names Cy")
+            c.mergeChanges(fromContextDidSave: saved)
+            for (index, name) in ["Ada", "Bob", "Cy"].enumerated() {
+                XCTAssertEqual(titles(inC[index].value(forKey: "tasks")), name == "Bob" ? ["T"] : [],
+                               "\(stack.storeType) \(policy): C's \(name).tasks")
+            }
+            let ownerInC = try c.existingObject(with: task.objectID).value(forKey: "owner") as? ManagedObject
+            XCTAssertTrue(ownerInC === inC[1], "\(stack.storeType) \(policy): C's T.owner")
+        }
+    }
+
+    func testMergedToOneRaceUnderObjectTrumpLeavesAThirdContextConsistent() throws {
+        try checkMergedToOneRaceLeavesAThirdContextConsistent(.mergeByPropertyObjectTrump)
+    }
+
+    func testMergedToOneRaceUnderOverwriteLeavesAThirdContextConsistent() throws {
+        try checkMergedToOneRaceLeavesAThirdContextConsistent(.overwrite)
+    }
+
     // MARK: Merge policies: a deletion with a cascade against a change elsewhere
 
     /// B deletes Ada, which cascades to her task; A changed Ada and saved; B saves under
@@ -478,6 +518,32 @@ final class MergeConsistencyTests: XCTestCase {
             XCTAssertFalse(b.insertedObjects.contains(fresh), "\(stack.storeType)")
             XCTAssertNoThrow(try b.save())
             XCTAssertEqual(try stack.fetch("Task", in: stack.newContext()).count, 0, "\(stack.storeType): no orphan task")
+        }
+    }
+
+    /// The same race without the merge: B saves straight after A's deletion, under each policy
+    /// that resolves. Ada's "deleted elsewhere" conflict takes B's new task with her, as the
+    /// merged deletion above does, instead of saving it as the orphan her cascade rule forbids.
+    func testAConflictingDeletionElsewhereCascadesToTheSavingContextsNewDestinations() throws {
+        for policy in [MergePolicy.rollback, .overwrite, .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump] {
+            try forEachStore { stack in
+                let ada = stack.person("Ada")
+                _ = stack.task("Old", owner: ada)
+                try stack.context.save()
+                let a = stack.newContext(), b = stack.newContext()
+                b.mergePolicy = policy
+                b.undoManager = UndoManager()
+                let adaInB = try b.existingObject(with: ada.objectID)
+                adaInB.setValue("Augusta", forKey: "firstName")
+                let fresh = stack.insert("Task", ["title": "Fresh", "uuid": UUID(), "owner": adaInB], into: b)
+                a.delete(try a.existingObject(with: ada.objectID))
+                try a.save()
+                XCTAssertNoThrow(try b.save(), "\(stack.storeType) \(policy)")
+                XCTAssertTrue(fresh.isDeleted || fresh.managedObjectContext == nil, "\(stack.storeType) \(policy): cascade reached the new task")
+                XCTAssertFalse(b.hasChanges, "\(stack.storeType) \(policy)")
+                XCTAssertEqual(try stack.fetch("Task", in: stack.newContext()).count, 0, "\(stack.storeType) \(policy): no orphan task")
+                XCTAssertEqual(try stack.fetch("Person", in: stack.newContext()).count, 0, "\(stack.storeType) \(policy)")
+            }
         }
     }
 
