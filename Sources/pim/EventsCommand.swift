@@ -68,8 +68,7 @@ struct EventsCommand: ParsableCommand {
             filter.to = to
             filter.calendar = calendar
             var query = list.query(.event)
-            query.filters = try session.store.predicates(for: filter)
-            query.occurring = try session.store.occurrenceWindow(for: filter)
+            (query.filters, query.occurring) = try session.store.criteria(for: filter)
             try session.printList(query, fieldNames: list.fieldNames)
         }
     }

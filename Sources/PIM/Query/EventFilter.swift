@@ -14,28 +14,25 @@ public struct EventFilter: Sendable {
 }
 
 extension PIMStore {
-    /// The predicates of `filter`.
-    public func predicates(for filter: EventFilter) throws(PIMError) -> [ObjectGraph.Predicate] {
+    /// The predicates of `filter`, and the window its `from` and `to` make for repeating events
+    /// (``RecordQuery/occurring``; nil without either). Each date is read once, so a phrase such
+    /// as "now" is one instant in the predicates and the window.
+    public func criteria(for filter: EventFilter) throws(PIMError) -> (predicates: [ObjectGraph.Predicate], occurring: Range<Date>?) {
+        let from = try filter.from.map { text throws(PIMError) in try readDate(text, with: dateParser) }
+        let to = try filter.to.map { text throws(PIMError) in try readDate(text, with: dateParser) }
         var formats: [(String, [Any?])] = []
-        if let text = filter.from {
-            formats.append(("recurrenceRule != nil OR end > %@ OR start >= %@", Array(repeating: try readDate(text, with: dateParser), count: 2)))
-        }
-        if let text = filter.to { formats.append(("start < %@", [try readDate(text, with: dateParser)])) }
+        if let from { formats.append(("recurrenceRule != nil OR end > %@ OR start >= %@", [from, from])) }
+        if let to { formats.append(("start < %@", [to])) }
         if let calendar = filter.calendar { formats.append(("calendar ==[c] %@", [calendar])) }
+        let predicates: [ObjectGraph.Predicate]
         do {
-            return try formats.map { try ObjectGraph.Predicate(format: $0.0, argumentArray: $0.1) }
+            predicates = try formats.map { try ObjectGraph.Predicate(format: $0.0, argumentArray: $0.1) }
         } catch {
             throw PIMError.wrapping(error, storePath: url.path)
         }
-    }
-
-    /// The window `filter`'s `from` and `to` make for repeating events (``RecordQuery/occurring``):
-    /// nil without either.
-    public func occurrenceWindow(for filter: EventFilter) throws(PIMError) -> Range<Date>? {
-        guard filter.from != nil || filter.to != nil else { return nil }
-        let from = try filter.from.map { text throws(PIMError) in try readDate(text, with: dateParser) } ?? .distantPast
-        let to = try filter.to.map { text throws(PIMError) in try readDate(text, with: dateParser) } ?? .distantFuture
-        return from < to ? from..<to : from..<from
+        guard from != nil || to != nil else { return (predicates, nil) }
+        let start = from ?? .distantPast, end = to ?? .distantFuture
+        return (predicates, start < end ? start..<end : start..<start)
     }
 
     /// The predicate of the contacts in the group `reference` names.
