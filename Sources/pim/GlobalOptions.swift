@@ -25,7 +25,7 @@ struct GlobalOptions: ParsableArguments {
 
 /// The options of every `list`: a predicate, sort keys, a limit and the columns.
 struct ListOptions: ParsableArguments {
-    @Option(name: .customLong("where"), help: ArgumentHelp("Only records matching a predicate, e.g. 'priority == 1 AND due < $NOW' ($NOW, $TODAY, $TOMORROW are bound).", valueName: "predicate"))
+    @Option(name: .customLong("where"), help: ArgumentHelp("Only records matching a predicate, e.g. 'priority == 1 AND due < $NOW + 86400' ($NOW, $TODAY, $TOMORROW are bound; arithmetic works on numbers and dates).", valueName: "predicate"))
     var predicate: String?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sort keys, comma-separated; -key sorts descending.", valueName: "keys"))

@@ -240,6 +240,25 @@ final class DictionaryReviewTests: XCTestCase {
         XCTAssertEqual(answers.first, answers.last, "in-memory vs SQLite")
     }
 
+    // MARK: Arithmetic per row
+
+    /// NSExpression's arithmetic (`multiply:by:`, `divide:by:`, `add:to:`) in propertiesToFetch
+    /// is computed for each row. The SQLite store refused it ("cannot fetch double (points * 2)
+    /// in a dictionary"), and the in-memory store failed the whole fetch on job c, which has no
+    /// points. Both now give each row its value and leave the key out where an operand is nil,
+    /// as they leave out a nil attribute: integers stay integers, a quotient is a real, a decimal
+    /// stays exact, and a date takes seconds added to it.
+    func testPerRowArithmeticAgreesAcrossStores() throws {
+        let answers = try outcomes {
+            try dictionaryRequest([.property("name"), try expression("double", "points * 2"), try expression("half", "points / 2"),
+                                   try expression("mixed", "points + weight"), try expression("more", "cost + 1"),
+                                   try expression("later", "due + 86400")], sortedBy: [Sort(key: "name")])
+        }
+        let a = "{double=6, half=1.5, later=\(Self.d1 + 86400), mixed=4.5, more=3.25, name=a}"
+        XCTAssertEqual(answers.first?.hasPrefix(a + " {double=10, half=2.5, later=\(Self.d2 + 86400), more=2.5, name=b} {name=c} "), true, answers.first ?? "")
+        XCTAssertEqual(answers.first, answers.last, "in-memory vs SQLite")
+    }
+
     // MARK: Sorting
 
     /// NSFetchRequest.sortDescriptors: the descriptors "specify how the objects returned ...

@@ -199,6 +199,9 @@ final class PimJournalTests: PimTestCase {
         XCTAssertEqual(try titles("tasks", "list", "--where", "due >= $TODAY AND due < $TOMORROW"), "TITLE\nBeta\n")
         XCTAssertEqual(try titles("tasks", "list", "--where", "due >= $TOMORROW", "--sort", "due"), "TITLE\nGamma\nDélta\n")
         XCTAssertEqual(try titles("tasks", "list", "--where", "due == nil"), "TITLE\nEps\n")
+        // Arithmetic in SQL: a day from now, and an empty due date never matches.
+        XCTAssertEqual(try titles("tasks", "list", "--where", "due < $NOW + 86400", "--sort", "due"), "TITLE\nAlpha\nBeta\nGamma\n")
+        XCTAssertEqual(try titles("tasks", "list", "--where", "due + 86400 > $NOW + 172800"), "TITLE\nDélta\n")
         XCTAssertEqual(try titles("tasks", "list", "--where", "priority > 0", "--project", "work", "--tag", "x"), "TITLE\nBeta\n")
         XCTAssertEqual(try titles("tasks", "search", "DELTA"), "TITLE\nDélta\n")
         XCTAssertEqual(try titles("tasks", "search", "délta", "--where", "due > $NOW"), "TITLE\nDélta\n")

@@ -1,7 +1,9 @@
 // A computed column of a dictionary fetch: a name, an expression (often an aggregate such as
 // `sum:(amount)` or `@max.due`) and the type of its result. Core Data's NSExpressionDescription.
 
-/// A named expression a dictionary fetch computes, per row or per group.
+/// A named expression a dictionary fetch computes, per row or per group. Per row it can be a
+/// key path or arithmetic over the row's values (`points * 2`, `due + 86400`: a dictionary
+/// leaves the key out where the value is nil); per group, an aggregate.
 ///
 /// ```swift
 /// let total = ExpressionDescription(name: "total", expression: try Expression(format: "sum:(price)"),

@@ -60,6 +60,9 @@ struct BuiltinFunction: Sendable {
     /// The operator a two-argument function prints as (`add:to:` is `+`), if any.
     static func infixSymbol(_ name: String) -> String? { infixSymbols[name] }
 
+    /// The arithmetic functions, whose value is nil when an argument is.
+    static let arithmeticFunctions: Set<String> = ["add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:"]
+
     /// Applies the function named `name` to evaluated arguments.
     static func evaluate(_ name: String, _ arguments: [Any?]) throws -> Any? {
         func number(_ i: Int) throws -> Number {
@@ -80,6 +83,11 @@ struct BuiltinFunction: Sendable {
                 throw PredicateError(.evaluation, "\(name) needs a string, got \(ValueComparison.describe(value))")
             }
             return s
+        }
+        // Arithmetic with nil is nil, as SQL's is with NULL: `score * 2 > 10` is false for an
+        // object without a score, in memory and in SQLite alike, instead of failing the fetch.
+        if arithmeticFunctions.contains(name), arguments.contains(where: { KeyValueAccess.normalized($0) == nil }) {
+            return nil
         }
         switch name {
         case "sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:":

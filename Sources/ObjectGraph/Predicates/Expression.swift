@@ -11,7 +11,8 @@
 ///
 /// Arithmetic is represented as Foundation does, by the built-in functions: `a + b` is
 /// `.function("add:to:", [a, b])`, `-a` is `from:subtract:` from 0, `CAST(x, "T")` is
-/// `castObject:toType:`.
+/// `castObject:toType:`. Arithmetic with nil is nil (as SQL's with NULL), so `points * 2 > 10`
+/// is false for an object without points; both stores compute it, the SQLite store in SQL.
 public indirect enum Expression: Sendable, Hashable {
     /// A constant value: `"text"`, `42`, `nil`, a date...
     case constant(ConstantValue)

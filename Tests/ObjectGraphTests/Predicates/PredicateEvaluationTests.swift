@@ -155,6 +155,16 @@ final class PredicateEvaluationTests: XCTestCase {
         XCTAssertThrowsError(try value("1 / 0"))
     }
 
+    /// Arithmetic with nil is nil (SQL's NULL arithmetic, which the SQLite store computes), so a
+    /// comparison with it is false rather than an error that fails a whole fetch.
+    func testArithmeticWithNilIsNil() throws {
+        for format in ["a + 1", "1 - a", "a * 2", "a / 2", "modulus:by:(a, 2)", "a ** 2", "nil + 1"] {
+            XCTAssertNil(try value(format, ["a": NSNull()]), format)
+        }
+        XCTAssertFalse(try holds("a * 2 > 1", ["a": NSNull()]))
+        XCTAssertTrue(try holds("a * 2 == nil", ["a": NSNull()]))
+    }
+
     func testAggregateFunctions() throws {
         XCTAssertEqual(try value("average({1, 2, 2, 3, 4, 7, 9})") as? Double, 4)
         XCTAssertEqual(try value("median({1, 2, 2, 3, 4, 7, 9})") as? Int, 3)

@@ -279,7 +279,24 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
             Case("Sample", "string ==[cd] 'eclair'"), Case("Sample", "string BEGINSWITH[c] 'ÉC'"), Case("Sample", "string < 'a'"),
             Case("Sample", "string == ''"), Case("Sample", "noindex:(string) == 'abc'"),
         ]
+        // Arithmetic: nil gives nil; integers stay integers, turning to reals on overflow; a
+        // quotient is a real; decimals stay exact; a date takes seconds added to it.
+        let group14: [Case] = [
+            Case("Task", "points + 1 > 5"), Case("Task", "points * 2 == 10"), Case("Task", "points - 3 < 0"),
+            Case("Task", "points / 2 > 2.5"), Case("Task", "points / 2 == 2.5"), Case("Task", "modulus:by:(points, 3) == 1"),
+            Case("Task", "points ** 2 > 50"), Case("Task", "points * 2 == nil"), Case("Task", "points + nil == nil"),
+            Case("Task", "NOT points * 2 > 10"), Case("Task", "owner.age * 2 > 60"), Case("Task", "points + owner.age > 40"),
+            Case("Task", "points * %@ < 10", 1.5), Case("Task", "10 - points >= 5"), Case("Task", "(points + 1) * 2 IN {8, 12}"),
+            Case("Person", "tasks.@count * 10 > 15"), Case("Person", "tasks.@sum.points / 2 > 5"),
+            Case("Sample", "int64 * 2 > 4000000000000"), Case("Sample", "int64 * 10000000 > 0"), Case("Sample", "modulus:by:(int16, 2) == -1"), Case("Sample", "modulus:by:(double, 1) > 0.2"),
+            Case("Sample", "decimal + 1 > 2.5"), Case("Sample", "decimal * 2 == 3"), Case("Sample", "decimal / 3 > 0.5"),
+            Case("Sample", "decimal + %@ == 2.6", Decimal(string: "1.1")!), Case("Sample", "double + 0.2 > 0.3"),
+            Case("Sample", "float * 2 == 3"), Case("Sample", "date + 3600 > %@", Date(timeIntervalSinceReferenceDate: 7200)),
+            Case("Sample", "date + 1800 == %@", Date(timeIntervalSinceReferenceDate: 5400)),
+            Case("Sample", "date < %@ + 7200", Date(timeIntervalSinceReferenceDate: 3600)),
+        ]
         return group0 + group1 + group2 + group3 + group4 + group5 + group6 + group7 + group8 + group9 + group10 + group11 + group12 + group13
+            + group14
     }
 
     func testSQLiteAnswersEveryPredicateOfTheBatteryAsTheEvaluatorDoes() throws {
@@ -373,10 +390,23 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
         }
     }
 
+    /// A division by zero fails the fetch with the evaluator's error in both stores: SQLite's
+    /// own `/` would answer NULL, so the quotient goes through the evaluator's code.
+    func testADivisionByZeroFailsTheFetchInBothStoresWithTheEvaluatorsError() throws {
+        let pair = try Pair()
+        var request = StoreFetchRequest(entity: pair.entity("Task"))
+        request.predicate = try Predicate(format: "points / (points - points) > 1")
+        for store in [pair.memory, pair.sqlite.store] as [any PersistentStore] {
+            XCTAssertThrowsError(try pair.ids(request, from: store), "\(type(of: store))") { error in
+                XCTAssertTrue("\(error)".contains("division by zero"), "\(type(of: store)): \(error)")
+            }
+        }
+    }
+
     func testWhatSQLCannotExpressIsRefusedNamingTheConstruct() throws {
         let pair = try Pair()
         let refused: [(String, String)] = [
-            ("Task", "points + 1 > 5"), ("Task", "FUNCTION(title, 'uppercaseString') == 'W'"), ("Task", "TERNARY(done == YES, 1, 0) == 1"),
+            ("Task", "title + 1 > 5"), ("Task", "1 + deadline > 5"), ("Task", "deadline - 5 > %@"), ("Task", "FUNCTION(title, 'uppercaseString') == 'W'"), ("Task", "TERNARY(done == YES, 1, 0) == 1"),
             ("Task", "nickname == 'x'"), ("Person", "nickname == 'x'"), ("Task", "ANY tags.tasks.title == 'x'"), ("Task", "tags.name == 'x'"),
             ("Task", "title < 5"), ("Task", "SELF isKindOfClass: %@"), ("Task", "SUBQUERY(tags, $t, $t.name == 'x')[FIRST] == nil"),
             ("Task", "$unbound == 1"), ("Task", "owner < %@"),

@@ -1,7 +1,8 @@
 // How a dictionary fetch becomes SQL: the properties and expressions it returns as columns of an
 // inner SELECT (with each row's rank in the fetch order), then, per row or per group, an outer
 // SELECT over them: group-by columns, aggregates (`sum:`, `count:`, `min:`, `max:`, `average:`,
-// `@count`, `@sum.x`...), HAVING over the dictionary's keys, DISTINCT as grouping by every column.
+// `@count`, `@sum.x`...) or, per row, arithmetic (`points * 2`, `due + 86400`), HAVING over the
+// dictionary's keys, DISTINCT as grouping by every column.
 // Results come in the in-memory store's order: rows as fetched, groups in the order of their
 // first row after the sort descriptors on the dictionaries' keys; nil values are left out.
 import Foundation
@@ -15,6 +16,10 @@ struct SQLiteDictionaryPlan {
         case object(EntityDescription)
         /// A number as SQLite computed it (integer or real).
         case number
+        /// A decimal SQL computed (``SQLiteFunctions/arithmetic``'s text).
+        case decimal
+        /// A date SQL computed (seconds since 2001).
+        case date
         /// A literal of the request, returned as it is (its column is a placeholder).
         case constant(any Sendable)
     }
@@ -94,6 +99,19 @@ struct SQLiteDictionaryPlan {
                 default: throw unsupported("\(description.name) (\(description.expression.expressionFormat))")
                 }
                 output = Output(name: description.name, sql: ["NULL"], decoder: value.map { .constant($0) } ?? .number)
+            case .function(let name, _) where !grouped && Self.aggregateFunctions[name] == nil:
+                // A value computed per row (`score * 2`, `start + 3600`).
+                guard case .value(let sql, let kind) = try translator.operand(description.expression) else {
+                    throw unsupported("\(description.name) (\(description.expression.expressionFormat))")
+                }
+                let decoder: Decoder
+                switch kind {
+                case .number: decoder = .number
+                case .decimal: decoder = .decimal
+                case .date: decoder = .date
+                case .string, .other: throw unsupported("\(description.name) (\(description.expression.expressionFormat))")
+                }
+                output = Output(name: description.name, sql: [innerColumn(sql)], decoder: decoder)
             default:
                 throw unsupported("\(description.name) (\(description.expression.expressionFormat))")
             }
@@ -182,6 +200,10 @@ struct SQLiteDictionaryPlan {
             return .object(key: output.sql[0], entity: output.sql[1] == "NULL" ? nil : output.sql[1], destination: destination)
         case .number:
             return .value(output.sql[0], .number)
+        case .decimal:
+            return .value(output.sql[0], .decimal)
+        case .date:
+            return .value(output.sql[0], .date)
         case .constant:
             return .value(output.sql[0], .number)
         }
@@ -237,6 +259,16 @@ struct SQLiteDictionaryPlan {
                 case .double(let v): result[output.name] = v
                 default: break
                 }
+            case .decimal:
+                switch statement.value(index) {
+                case .integer(let v): result[output.name] = Decimal(v)
+                case .double(let v): result[output.name] = v
+                case .text(let v): result[output.name] = SQLiteValueCoding.decimal(v)
+                default: break
+                }
+            case .date:
+                if case .double(let v) = statement.value(index) { result[output.name] = Date(timeIntervalSinceReferenceDate: v) }
+                if case .integer(let v) = statement.value(index) { result[output.name] = Date(timeIntervalSinceReferenceDate: Double(v)) }
             case .constant:
                 break
             }

@@ -81,6 +81,11 @@ enum SQLiteFunctions {
         guard matchesCode == SQLITE_OK else {
             throw SQLiteError(code: matchesCode, message: "cannot register the SQL function og_matches", path: path)
         }
+        let arithmeticCode = sqlite3_create_function_v2(db, arithmetic, 3, flags, Unmanaged.passRetained(state).toOpaque(),
+                                                        arithmeticFunction, nil, nil, releaseState)
+        guard arithmeticCode == SQLITE_OK else {
+            throw SQLiteError(code: arithmeticCode, message: "cannot register the SQL function \(arithmetic)", path: path)
+        }
         for (index, comparison) in SortComparison.allCases.enumerated() {
             let code = sqlite3_create_collation_v2(db, collation(for: comparison), SQLITE_UTF8,
                                                    UnsafeMutableRawPointer(bitPattern: index + 1), sortCollation, nil)
@@ -234,6 +239,39 @@ enum SQLiteFunctions {
             result(context, ValueComparison.matches(subject, try state.patterns.regex(pattern, matchOptions), matchOptions))
         } catch {
             state.failure = error
+            sqlite3_result_error(context, "\(error)", -1)
+        }
+    }
+
+    /// The function computing arithmetic as the evaluator does, where SQL's operators would not:
+    /// `og_arithmetic(selector, a, b)` with `divide:by:`, `modulus:by:` or `raise:toPower:`, or
+    /// with decimal text on either side (NULL for NULL; a division by zero fails the statement
+    /// with the evaluator's error, kept in the ``State`` like og_matches' errors).
+    static let arithmetic = "og_arithmetic"
+
+    /// Integers and reals as the evaluator's numbers (Int, Double), decimal text as Decimal.
+    private static func arithmeticOperand(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> Any? {
+        switch number(arguments, index) {
+        case .integer(let v): return Int(v)
+        case .double(let v): return v
+        case .decimal(let v): return v
+        case nil: return nil
+        }
+    }
+
+    private static let arithmeticFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let selector = text(arguments, 0) else { return sqlite3_result_null(context) }
+        do {
+            switch try BuiltinFunction.evaluate(selector, [arithmeticOperand(arguments, 1), arithmeticOperand(arguments, 2)]) {
+            case let value as Int: sqlite3_result_int64(context, Int64(value))
+            case let value as Double: sqlite3_result_double(context, value)
+            case let value as Decimal: result(context, value)
+            default: sqlite3_result_null(context)
+            }
+        } catch {
+            if let pointer = sqlite3_user_data(context) {
+                Unmanaged<State>.fromOpaque(pointer).takeUnretainedValue().failure = error
+            }
             sqlite3_result_error(context, "\(error)", -1)
         }
     }

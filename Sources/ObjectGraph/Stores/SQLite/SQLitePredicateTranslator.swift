@@ -3,8 +3,11 @@
 // compares it; strings with [c], [d], [n], [l], BEGINSWITH, ENDSWITH, CONTAINS, LIKE and MATCHES
 // go through the functions SQLiteFunctions registers, which call the evaluator's own code. Key
 // paths through to-one relationships become LEFT JOINs; ANY, ALL, NONE, to-many membership,
-// @count, @sum, @avg, @min, @max and SUBQUERY(...).@count become correlated subqueries. Values
-// are always bound (`?N`); what cannot be translated throws, naming the construct.
+// @count, @sum, @avg, @min, @max and SUBQUERY(...).@count become correlated subqueries.
+// Arithmetic over numbers (`+`, `-`, `*` in SQL; `/`, modulus:by:, `**` and anything decimal
+// through og_arithmetic, the evaluator's code) is NULL for nil, as the evaluator's is; a date
+// takes seconds added to it. Values are always bound (`?N`); what cannot be translated throws,
+// naming the construct.
 import Foundation
 
 /// Translates the predicates and sort keys of one fetch into SQL over its scopes.
@@ -158,6 +161,67 @@ final class SQLitePredicateTranslator {
 
     // MARK: Operands
 
+    /// The arithmetic functions and their SQL operators; nil where the evaluator's result differs
+    /// from SQL's (a quotient of integers is a real, and a division by zero an error), which
+    /// ``SQLiteFunctions/arithmetic`` computes with the evaluator's code.
+    private static let arithmeticOperators: [String: String?] = [
+        "add:to:": "+", "from:subtract:": "-", "multiply:by:": "*",
+        "divide:by:": nil, "modulus:by:": nil, "raise:toPower:": nil,
+    ]
+
+    /// `a + b`, `a - b`, `a * b`, `a / b`, `a % b`, `a ** b` over numbers (NULL for nil, as the
+    /// evaluator's arithmetic is nil), and a date plus seconds. Integers and reals use SQL's
+    /// operators, which keep integers and turn to reals on overflow, as the evaluator does.
+    private func arithmetic(_ name: String, _ arguments: [Expression], in expression: Expression) throws -> Operand {
+        var sql: [String] = []
+        var kinds: [Kind?] = []
+        for argument in arguments {
+            switch try operand(argument) {
+            case .value(let value, let kind):
+                switch kind {
+                case .number, .decimal, .date: break
+                case .string, .other: throw unsupported("\(argument.expressionFormat) in \(expression.expressionFormat): arithmetic needs numbers")
+                }
+                sql.append(value)
+                kinds.append(kind)
+            case .constant(.null):
+                sql.append("NULL")
+                kinds.append(nil)
+            case .constant(.integer(let value)):
+                sql.append(bind(.integer(value)))
+                kinds.append(.number)
+            case .constant(.double(let value)):
+                sql.append(bind(.double(value)))
+                kinds.append(.number)
+            case .constant(.decimal(let value)):
+                sql.append(bind(.text(SQLiteValueCoding.text(of: value))))
+                kinds.append(.decimal)
+            case .constant(.date(let value)):
+                // `$NOW + 86400`: dates are stored as seconds since 2001.
+                sql.append(bind(.double(value.timeIntervalSinceReferenceDate)))
+                kinds.append(.date)
+            default:
+                throw unsupported("\(argument.expressionFormat) in \(expression.expressionFormat): arithmetic needs numbers")
+            }
+        }
+        let isDate = kinds.map { if case .date? = $0 { return true } else { return false } }
+        if isDate[0] || isDate[1] {
+            // The evaluator adds seconds to a date (`add:to:` with the date first), nothing else.
+            guard name == "add:to:", isDate[0], !isDate[1] else {
+                throw unsupported("\(expression.expressionFormat): dates take only seconds added to them")
+            }
+            if case .decimal? = kinds[1] { throw unsupported("\(expression.expressionFormat): seconds added to a date must be an integer or a real") }
+            return .value("(\(sql[0]) + \(sql[1]))", .date)
+        }
+        let isDecimal = kinds.contains { if case .decimal? = $0 { return true } else { return false } }
+        if !isDecimal, let op = Self.arithmeticOperators[name] ?? nil {
+            return .value("(\(sql[0]) \(op) \(sql[1]))", .number)
+        }
+        let call = "\(SQLiteFunctions.arithmetic)(\(bind(.text(name))), \(sql[0]), \(sql[1]))"
+        // Decimal arithmetic gives decimal text (a quotient of decimals, say), the rest numbers.
+        return .value(call, isDecimal ? .decimal : .number)
+    }
+
     /// The operand `expression` stands for.
     func operand(_ expression: Expression) throws -> Operand {
         switch expression {
@@ -198,6 +262,8 @@ final class SQLitePredicateTranslator {
                 return value
             }
             return .constant(.array(constants))
+        case .function(let name, let arguments) where Self.arithmeticOperators[name] != nil && arguments.count == 2:
+            return try arithmetic(name, arguments, in: expression)
         case .function(let name, _):
             throw unsupported("the function \(name) in \(expression.expressionFormat)")
         case .method(_, let selector, _):
