@@ -112,6 +112,16 @@ public struct CodeGenerator {
     public var problemIssues: [ModelIssue] {
         var issues: [ModelIssue] = []
         for entity in classEntities {
+            if let name = className(of: entity), !Self.isIdentifier(name) {
+                issues.append(ModelIssue(.error, .invalidValue,
+                                         "the class name \"\(name)\" is not a Swift identifier; give the entity another class name",
+                                         location: entity.sourceLocation, entity: entity.name))
+            }
+            for property in accessorProperties(of: entity) where Accessor.hasAccessor(property) && !Self.isIdentifier(property.name) {
+                issues.append(ModelIssue(.error, .invalidValue,
+                                         "\"\(property.name)\" is not a Swift identifier, so the generated code cannot name it; rename the property",
+                                         location: property.sourceLocation ?? entity.sourceLocation, entity: entity.name, property: property.name))
+            }
             if let name = className(of: entity), Self.shadowedTypeNames.contains(name) {
                 issues.append(ModelIssue(.error, .invalidValue,
                                          "the class name \"\(name)\" would hide the Swift or Foundation type the generated code uses; give the entity another class name",
@@ -124,6 +134,13 @@ public struct CodeGenerator {
             }
         }
         return issues
+    }
+
+    /// Whether `name` can name a Swift type or property (a reserved word is written in
+    /// backticks): a letter or `_`, then letters, digits and `_`.
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || $0.properties.numericType == .decimal }
     }
 
     /// Type names the generated code writes unqualified: a class of one of these names would

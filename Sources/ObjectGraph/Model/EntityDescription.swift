@@ -215,8 +215,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// once.
     public var uniquenessConstraints: [[String]] {
         var result: [[String]] = []
+        // A constraint naming nothing (built in code) constrains nothing; a model file's is an error.
         for names in ancestors.reversed().flatMap(\.declaredUniquenessConstraints) + declaredUniquenessConstraints
-        where !result.contains(names) {
+        where !names.isEmpty && !result.contains(names) {
             result.append(names)
         }
         return result

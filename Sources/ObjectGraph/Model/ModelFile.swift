@@ -51,7 +51,14 @@ public struct ModelFile: Sendable {
         case "xcdatamodeld":
             guard isDirectory.boolValue else { throw .notAModel(path: path, reason: "a .xcdatamodeld must be a folder") }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-            let versions = names.filter { $0.hasSuffix(".xcdatamodel") }
+            // Versions are the bundle's .xcdatamodel folders: a file so named (the `._Name.xcdatamodel`
+            // that macOS leaves when a bundle is copied through tar or a network share) is not one.
+            let versions = names.filter { name in
+                var isFolder: ObjCBool = false
+                return name.hasSuffix(".xcdatamodel")
+                    && FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isFolder)
+                    && isFolder.boolValue
+            }
                 .map { Version(name: String($0.dropLast(".xcdatamodel".count)),
                                contentsURL: url.appendingPathComponent($0).appendingPathComponent("contents")) }
                 .sorted { $0.name.compare($1.name, options: .numeric) == .orderedAscending }

@@ -116,9 +116,11 @@ enum ModelFileReader {
             if template.name.isEmpty && entity == nil {
                 report(.error, .missingElement, "<fetchRequest> has no name", at: element)
             }
-            template.fetchLimit = integer(element[attribute: "fetchLimit"]) ?? 0
-            template.fetchBatchSize = integer(element[attribute: "fetchBatchSize"]) ?? 0
-            template.resultType = integer(element[attribute: "resultType"]) ?? 0
+            // Numbers, reported where they are not (a template's named by its name).
+            let owner = entity == nil ? template.name : nil
+            template.fetchLimit = count(element, "fetchLimit", entity: entity, property: owner) ?? 0
+            template.fetchBatchSize = count(element, "fetchBatchSize", entity: entity, property: owner) ?? 0
+            template.resultType = count(element, "resultType", entity: entity, property: owner) ?? 0
             // Sources disagree on the flags' spellings; every known spelling is accepted.
             func option(_ spellings: String..., default value: Bool) -> Bool {
                 for spelling in spellings { if let text = element[attribute: spelling] { return flag(text) } }
@@ -168,6 +170,10 @@ enum ModelFileReader {
                 case "uniquenessConstraints":
                     for constraint in child.children(named: "uniquenessConstraint") {
                         let (names, locations) = propertyNames(in: constraint, named: "constraint")
+                        guard !names.isEmpty else {
+                            report(.error, .missingElement, "a uniqueness constraint names no property", at: constraint, entity: name)
+                            continue
+                        }
                         entity.uniquenessConstraintLocations[entity.declaredUniquenessConstraints.count] = locations
                         entity.declaredUniquenessConstraints.append(names)
                     }
@@ -347,7 +353,7 @@ enum ModelFileReader {
             return relationship
         }
 
-        mutating func count(_ element: XMLTreeElement, _ key: String, entity: String, property: String) -> Int? {
+        mutating func count(_ element: XMLTreeElement, _ key: String, entity: String?, property: String?) -> Int? {
             guard let text = element[attribute: key] else { return nil }
             guard let value = Int(text), value >= 0 else {
                 report(.error, .invalidCount, "\(key) \"\(text)\" is not a count", at: element, entity: entity, property: property)
@@ -384,6 +390,5 @@ enum ModelFileReader {
             return text == "YES" || text == "true" || text == "1"
         }
 
-        func integer(_ text: String?) -> Int? { text.flatMap { Int($0) } }
     }
 }

@@ -257,7 +257,9 @@ extension ManagedObjectModel {
         let contents: URL
         switch url.pathExtension {
         case "xcdatamodeld":
-            let name = versionName ?? self.versionName ?? url.deletingPathExtension().lastPathComponent
+            var name = versionName ?? self.versionName ?? url.deletingPathExtension().lastPathComponent
+            // A version may be named with its extension, as when it is read.
+            if name.hasSuffix(".xcdatamodel") { name = String(name.dropLast(".xcdatamodel".count)) }
             let package = url.appendingPathComponent("\(name).xcdatamodel", isDirectory: true)
             try manager.createDirectory(at: package, withIntermediateDirectories: true)
             contents = package.appendingPathComponent("contents")

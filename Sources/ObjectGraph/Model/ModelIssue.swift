@@ -71,22 +71,27 @@ public struct ModelIssue: Sendable, Hashable, CustomStringConvertible {
     /// a line break in a value the message quotes is shown as `\n` or `\r`, so that each issue
     /// is one line of a tool's output.
     public var description: String {
+        // Names come from the file too: an entity named across lines must not split the line.
+        func oneLine(_ value: String) -> String {
+            var text = ""
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\n": text += "\\n"
+                case "\r": text += "\\r"
+                default: text.unicodeScalars.append(scalar)
+                }
+            }
+            return text
+        }
         var text = ""
         if let location { text += "\(location): " }
         text += "\(severity.rawValue): "
         switch (entity, property) {
-        case let (entity?, property?): text += "\(entity).\(property): "
-        case let (entity?, nil): text += "\(entity): "
-        case let (nil, property?): text += "\(property): "
+        case let (entity?, property?): text += "\(oneLine(entity)).\(oneLine(property)): "
+        case let (entity?, nil): text += "\(oneLine(entity)): "
+        case let (nil, property?): text += "\(oneLine(property)): "
         case (nil, nil): break
         }
-        for scalar in message.unicodeScalars {
-            switch scalar {
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text
+        return text + oneLine(message)
     }
 }

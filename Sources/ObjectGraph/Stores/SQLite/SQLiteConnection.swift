@@ -42,6 +42,11 @@ final class SQLiteConnection {
     init(path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, writeAheadLog: Bool = true) throws {
         self.path = path
         debugLevel = Int(ProcessInfo.processInfo.environment["OBJECTGRAPH_SQL_DEBUG"] ?? "") ?? 0
+        // SQLite would answer a folder with a "disk I/O error", which blames the disk.
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: "\(path) is a folder, not a SQLite database file", path: path)
+        }
         if !readOnly { try Self.createPrivately(path) }
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX

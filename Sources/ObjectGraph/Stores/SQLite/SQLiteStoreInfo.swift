@@ -29,7 +29,9 @@ public struct SQLiteStoreInfo: Sendable {
     /// Reads the store at `url`; throws ``StoreError/unknownStore(_:)`` when there is none.
     public init(url: URL) throws {
         path = url.path
-        guard FileManager.default.fileExists(atPath: url.path) else { throw StoreError.unknownStore("no SQLite store at \(url.path)") }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { throw StoreError.unknownStore("no SQLite store at \(url.path)") }
+        guard !isFolder.boolValue else { throw StoreError.unknownStore("\(url.path) is a folder, not a SQLite store file") }
         // Reading a WAL file makes SQLite create its -wal and -shm files: those it made go again
         // once the connection is closed, so that the store is left as it was found.
         let files = FileManager.default
