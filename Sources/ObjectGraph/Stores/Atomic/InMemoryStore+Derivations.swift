@@ -133,8 +133,13 @@ extension InMemoryStore {
                     }
                     for id in owners where id.entity.isKind(of: derived.entity) { note(id, index) }
                 }
-            case .count:
-                break
+            case .count(let slot, _, _):
+                // No inverse leads from a destination to the rows counting it: a deleted
+                // destination (it left their lists) recounts every row of the entity.
+                guard let destination = (derived.entity.layout.properties[slot] as? RelationshipDescription)?.destinationEntity else { break }
+                let savedIDs = Set(saved.map(\.objectID))
+                guard previous.contains(where: { $0.objectID.entity.isKind(of: destination) && !savedIDs.contains($0.objectID) }) else { break }
+                for row in table.rows(of: derived.entity.selfAndDescendants) { note(row.objectID, index) }
             }
         }
         var changes: [ObjectID: [(slot: Int, value: SnapshotValue)]] = [:]
@@ -144,6 +149,15 @@ extension InMemoryStore {
                 let derived = derivedAttributes[index]
                 let value = derivedValue(derived, of: row, now: now)
                 if value != row.values[derived.slot] { changes[id, default: []].append((derived.slot, value)) }
+            }
+        }
+        // A row whose derived values change is updated, as SQLite's triggers update it: its
+        // `now()` attributes take the time too.
+        let savedIDs = Set(saved.map(\.objectID))
+        for (id, changed) in changes where !savedIDs.contains(id) {
+            for derived in derivedAttributes where id.entity.isKind(of: derived.entity) {
+                guard case .now = derived.source, !changed.contains(where: { $0.slot == derived.slot }) else { continue }
+                changes[id, default: []].append((derived.slot, .value(now)))
             }
         }
         return changes

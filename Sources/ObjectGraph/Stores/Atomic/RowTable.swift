@@ -128,7 +128,13 @@ final class RowTable {
     func uniqueKeys(of snapshot: Snapshot) -> [UniqueKey] {
         let info = info(for: snapshot.objectID.entity)
         return info.constraints.compactMap { constraint in
-            let values = constraint.slots.map { snapshot.values[$0] }
+            // Strings compare literally, by their UTF-8 bytes, as SQLite's unique index compares
+            // them (and NSString's isEqual: "a literal Unicode-based comparison"): Swift's ==
+            // would equate canonically equivalent spellings.
+            let values = constraint.slots.map { slot -> SnapshotValue in
+                if case .value(let text as String) = snapshot.values[slot] { return .value(Data(text.utf8)) }
+                return snapshot.values[slot]
+            }
             guard values.allSatisfy({ $0 != .null && $0.isLoaded }) else { return nil }
             return UniqueKey(owner: constraint.owner, properties: constraint.properties, values: values)
         }

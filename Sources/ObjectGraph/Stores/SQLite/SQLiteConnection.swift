@@ -68,6 +68,11 @@ final class SQLiteConnection {
         }
     }
 
+    /// Where `og_external_data` reads the files that columns of external binary values name.
+    func setExternalDataDirectory(_ directory: URL) {
+        functionState.externalDirectory = directory
+    }
+
     /// Switches the file to WAL (a lasting property of the file). SQLite does not call the busy
     /// handler for this switch, so while another process creates the same new file it is retried
     /// here, up to the busy timeout.

@@ -56,6 +56,15 @@ final class SQLiteExternalData {
 
     /// The bytes of the file `name`.
     func read(_ name: String) throws -> Data {
+        try Self.read(name, in: directory)
+    }
+
+    /// The bytes of the file `name` in `directory`.
+    static func read(_ name: String, in directory: URL) throws -> Data {
+        // A name from a column must not lead out of the folder.
+        guard !name.isEmpty, !name.contains("/"), name != "..", name != "." else {
+            throw StoreError.io(path: directory.path, reason: "\"\(name)\" is not the name of a file of external data")
+        }
         let file = directory.appendingPathComponent(name)
         do {
             return try Data(contentsOf: file)

@@ -50,6 +50,8 @@ enum SQLiteFunctions {
         var patterns = RegexTable(limit: 64)
         /// The error of the function call that failed the running statement, if one did.
         var failure: (any Error)?
+        /// The folder of the store's external binary values (``SQLiteFunctions/externalData``).
+        var externalDirectory: URL?
 
         /// ``failure``, cleared: the error to throw for the statement that just failed.
         func takeFailure() -> (any Error)? {
@@ -80,6 +82,12 @@ enum SQLiteFunctions {
                                                      matchesFunction, nil, nil, releaseState)
         guard matchesCode == SQLITE_OK else {
             throw SQLiteError(code: matchesCode, message: "cannot register the SQL function og_matches", path: path)
+        }
+        // Not deterministic: the file a value refers to is read when the statement runs.
+        let externalCode = sqlite3_create_function_v2(db, externalData, 1, SQLITE_UTF8, Unmanaged.passRetained(state).toOpaque(),
+                                                      externalDataFunction, nil, nil, releaseState)
+        guard externalCode == SQLITE_OK else {
+            throw SQLiteError(code: externalCode, message: "cannot register the SQL function \(externalData)", path: path)
         }
         let arithmeticCode = sqlite3_create_function_v2(db, arithmetic, 3, flags, Unmanaged.passRetained(state).toOpaque(),
                                                         arithmeticFunction, nil, nil, releaseState)
@@ -272,6 +280,39 @@ enum SQLiteFunctions {
             if let pointer = sqlite3_user_data(context) {
                 Unmanaged<State>.fromOpaque(pointer).takeUnretainedValue().failure = error
             }
+            sqlite3_result_error(context, "\(error)", -1)
+        }
+    }
+
+    /// `og_external_data(column)`: the inline form (0x01 and the bytes) of a binary value whose
+    /// column refers to a file beside the store (0x02 and the file's name), so that it compares
+    /// with a constant as the value does; any other value as it is. A file that cannot be read
+    /// fails the statement, naming it.
+    static let externalData = "og_external_data"
+
+    private static let externalDataFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let value = argument(arguments, 0) else { return sqlite3_result_null(context) }
+        let count = Int(sqlite3_value_bytes(value))
+        guard sqlite3_value_type(value) == SQLITE_BLOB, count > 1, let bytes = sqlite3_value_blob(value),
+              bytes.load(as: UInt8.self) == SQLiteExternalData.fileTag else {
+            return sqlite3_result_value(context, value)
+        }
+        let name = String(decoding: UnsafeRawBufferPointer(start: bytes + 1, count: count - 1), as: UTF8.self)
+        guard let pointer = sqlite3_user_data(context) else {
+            return sqlite3_result_error(context, "og_external_data was registered without its state", -1)
+        }
+        let state = Unmanaged<State>.fromOpaque(pointer).takeUnretainedValue()
+        do {
+            guard let directory = state.externalDirectory else {
+                throw StoreError.io(path: name, reason: "the connection knows no folder of external data")
+            }
+            let data = try SQLiteExternalData.read(name, in: directory)
+            let inline = Data([SQLiteValueCoding.inlineDataTag]) + data
+            inline.withUnsafeBytes { buffer in
+                sqlite3_result_blob(context, buffer.baseAddress, Int32(buffer.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            }
+        } catch {
+            state.failure = error
             sqlite3_result_error(context, "\(error)", -1)
         }
     }

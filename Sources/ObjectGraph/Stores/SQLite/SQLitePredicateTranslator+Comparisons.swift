@@ -238,6 +238,16 @@ extension SQLitePredicateTranslator {
         case .null, .nullObject: isNil = true
         default: isNil = false
         }
+        var sql = sql
+        if case .other(let attribute) = kind, !isNil {
+            if attribute.attributeType == .transformable {
+                // The column holds the transformer's bytes, which the constant is not in: the
+                // evaluator compares the values, and SQL cannot call the transformer back.
+                throw unsupported("a comparison of the transformable attribute \(attribute.qualifiedName) with a value (only with nil)")
+            }
+            // A large value is a file's name in its column: compared as the bytes it names.
+            if attribute.allowsExternalBinaryDataStorage { sql = "\(SQLiteFunctions.externalData)(\(sql))" }
+        }
         switch op {
         case .equalTo, .notEqualTo:
             let equal: String

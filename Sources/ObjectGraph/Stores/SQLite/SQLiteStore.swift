@@ -91,6 +91,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             throw StoreError.io(path: url.path, reason: "there is no store to open read-only")
         }
         connection = try SQLiteConnection(path: url.path, busyTimeout: timeout, readOnly: isReadOnly, writeAheadLog: false)
+        connection.setExternalDataDirectory(externalData.directory)
         busyTimeout = timeout
         let stored = try Self.readMetadata(connection)
         let identifier = stored?[Self.uuidKey] as? String ?? options["identifier"] as? String ?? UUID().uuidString

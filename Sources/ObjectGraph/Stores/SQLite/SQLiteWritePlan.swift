@@ -78,8 +78,11 @@ final class SQLiteWritePlan {
             let property = layout.properties[slot]
             switch schema.storage(of: property) {
             case .attribute(let column, let attribute)?:
+                // A value a uniqueness constraint covers stays in its column, where the unique
+                // index compares it (a file's name would never collide).
+                let constrained = entity.uniquenessConstraints.contains { $0.contains(attribute.name) }
                 return .attribute(slot: slot, column: column, Unowned(attribute), attribute.attributeType,
-                                  allowsExternalStorage: attribute.allowsExternalBinaryDataStorage)
+                                  allowsExternalStorage: attribute.allowsExternalBinaryDataStorage && !constrained)
             case .foreignKey(let column, let entityColumn, _)?:
                 return (property as? RelationshipDescription).map { .toOne(slot: slot, column: column, entityColumn: entityColumn, Unowned($0)) }
             default:
