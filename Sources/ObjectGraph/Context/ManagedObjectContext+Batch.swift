@@ -16,7 +16,7 @@ extension ManagedObjectContext {
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
         var request = request
         request.predicate = request.predicate.map(Self.replacingObjectsWithIDs)
-        return try runBatch(in: try batchStores(holding: request.entity), resultType: request.resultType) {
+        return try runBatch(in: try batchStores(holding: request.entity, among: request.affectedStores), resultType: request.resultType) {
             var request = request
             request.resultType = $1
             return try $0.execute(request)
@@ -27,7 +27,7 @@ extension ManagedObjectContext {
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         var request = request
         request.predicate = request.predicate.map(Self.replacingObjectsWithIDs)
-        return try runBatch(in: try batchStores(holding: request.entity), resultType: request.resultType) {
+        return try runBatch(in: try batchStores(holding: request.entity, among: request.affectedStores), resultType: request.resultType) {
             var request = request
             request.resultType = $1
             return try $0.execute(request)
@@ -45,8 +45,14 @@ extension ManagedObjectContext {
     /// ```
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
         assertOnQueue()
-        guard let coordinator = persistentStoreCoordinator,
-              let store = coordinator.store(forNewObjectOf: request.entity) as? any BatchExecutingStore else {
+        let chosen: (any PersistentStore)?
+        if let affected = request.affectedStores {
+            let holding = affected.filter { persistentStoreCoordinator?.holds($0, entity: request.entity) == true }
+            chosen = holding.first { !$0.isReadOnly } ?? holding.first
+        } else {
+            chosen = persistentStoreCoordinator?.store(forNewObjectOf: request.entity)
+        }
+        guard let coordinator = persistentStoreCoordinator, let store = chosen as? any BatchExecutingStore else {
             throw StoreError.unsupportedRequest("batch inserts of \(request.entity.name) need a store that runs batch requests (SQLite)")
         }
         var request = request
@@ -59,10 +65,11 @@ extension ManagedObjectContext {
     }
 
     /// The coordinator and its stores holding `entity`, each of which must run batch requests.
-    private func batchStores(holding entity: EntityDescription) throws -> (PersistentStoreCoordinator, [any BatchExecutingStore]) {
+    private func batchStores(holding entity: EntityDescription,
+                             among affected: [any PersistentStore]?) throws -> (PersistentStoreCoordinator, [any BatchExecutingStore]) {
         assertOnQueue()
         guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: entity.name) }
-        let stores = coordinator.stores(for: entity)
+        let stores = coordinator.stores(for: entity).filter { store in affected?.contains { $0 === store } ?? true }
         let batchStores = stores.compactMap { $0 as? any BatchExecutingStore }
         guard !stores.isEmpty, batchStores.count == stores.count else {
             throw StoreError.unsupportedRequest("batch requests on \(entity.name) need stores that run them (SQLite)")

@@ -56,13 +56,13 @@ extension ManagedObjectContext {
         let entity = try entity(named: request.entityName)
         if request.includesPendingChanges { processPendingChanges() }
         let dictionaries = request.resultType == .dictionary
-        if dictionaries, try stores(for: entity).count > 1 {
+        if dictionaries, try stores(for: entity, request).count > 1 {
             // Several stores' dictionaries are made distinct and windowed together: counted after.
             return try fetchDictionaries(request, entity: entity).count
         }
         if dictionaries || !request.includesPendingChanges || !hasPendingChanges(for: entity, includingSubentities: request.includesSubentities) {
             var total = 0
-            for store in try stores(for: entity) {
+            for store in try stores(for: entity, request) {
                 var storeRequest = try makeStoreRequest(request, entity: entity, resultType: .count)
                 storeRequest.fetchLimit = 0
                 storeRequest.fetchOffset = 0
@@ -73,6 +73,7 @@ extension ManagedObjectContext {
         var idRequest = FetchRequest<ObjectID>(entityName: request.entityName)
         idRequest.predicate = request.predicate
         idRequest.includesSubentities = request.includesSubentities
+        idRequest.affectedStores = request.affectedStores
         idRequest.fetchLimit = request.fetchLimit
         idRequest.fetchOffset = request.fetchOffset
         return try fetchAny(idRequest).count
@@ -89,9 +90,25 @@ extension ManagedObjectContext {
         return entity
     }
 
-    private func stores(for entity: EntityDescription) throws -> [any PersistentStore] {
+    /// The stores `request` reads objects of `entity` from: those holding it, among its
+    /// ``FetchRequest/affectedStores`` when it names some.
+    private func stores<Result>(for entity: EntityDescription, _ request: FetchRequest<Result>) throws -> [any PersistentStore] {
         guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: entity.name) }
-        return coordinator.stores(for: entity)
+        let holding = coordinator.stores(for: entity)
+        guard let affected = request.affectedStores else { return holding }
+        return holding.filter { store in affected.contains { $0 === store } }
+    }
+
+    /// Whether `object`, a pending change, is in one of `request`'s affected stores (a new
+    /// object: in the store it will be saved to).
+    private func isInAffectedStores<Result>(_ object: ManagedObject, _ request: FetchRequest<Result>) -> Bool {
+        guard let affected = request.affectedStores else { return true }
+        if object.objectID.isTemporaryID {
+            guard let store = destinationStore(of: object) else { return false }
+            return affected.contains { $0 === store }
+        }
+        guard let store = persistentStoreCoordinator?.store(for: object.objectID) else { return false }
+        return affected.contains { $0 === store }
     }
 
     /// Whether the context has unsaved changes to objects the entity's fetch could return.
@@ -204,7 +221,7 @@ extension ManagedObjectContext {
     /// the sort keys the dictionaries do not hold fetched too (and dropped after sorting). Groups
     /// are each store's own: aggregates of two stores' rows cannot be combined in general.
     func fetchDictionaries<Result>(_ request: FetchRequest<Result>, entity: EntityDescription) throws -> [[String: Any]] {
-        let entityStores = try stores(for: entity)
+        let entityStores = try stores(for: entity, request)
         var storeRequest = try makeStoreRequest(request, entity: entity, resultType: .dictionaries)
         var hiddenKeys: [String] = []
         if entityStores.count > 1 {
@@ -272,7 +289,7 @@ extension ManagedObjectContext {
         let entity = try entity(named: request.entityName)
         if request.includesPendingChanges { processPendingChanges() }
         let pending = request.includesPendingChanges && hasPendingChanges(for: entity, includingSubentities: request.includesSubentities)
-        let entityStores = try stores(for: entity)
+        let entityStores = try stores(for: entity, request)
         guard !pending && entityStores.count == 1 else {
             return try fetchObjects(request, entity: entity, pending: pending, idsOnly: true).map(\.objectID)
         }
@@ -303,7 +320,7 @@ extension ManagedObjectContext {
         let useBatches = !idsOnly && request.fetchBatchSize > 0
         let resultType: StoreFetchResultType = (idsOnly || useBatches || !request.includesPropertyValues) ? .objectIDs : .snapshots
         var found: [ManagedObject] = []
-        let entityStores = try stores(for: entity)
+        let entityStores = try stores(for: entity, request)
         for store in entityStores {
             var storeRequest = try makeStoreRequest(request, entity: entity, resultType: resultType)
             storeRequest.propertiesToFetch = storeRequest.propertiesToFetch.map { fetched in
@@ -346,18 +363,22 @@ extension ManagedObjectContext {
         var objects = found.filter { !$0.isDeleted }
         if pending {
             let predicate = request.predicate
+            // Key paths are checked once, against the fetched entity, as the stores check them.
+            try predicate?.checkKeyPaths(against: entity)
             // A predicate the evaluator refuses fails the fetch, as the stores' refusals do: a
             // pending object must not silently fall out of the results.
             func matches(_ object: ManagedObject) throws -> Bool {
                 guard request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity else { return false }
                 guard let predicate else { return true }
-                return try predicate.evaluate(with: object)
+                return try predicate.evaluateChecked(with: object)
             }
             let changed = Set(updatedByID.values.filter { !$0.isDeleted && !$0.isFault })
             objects = try objects.filter { try !changed.contains($0) || matches($0) }
             let present = Set(objects)
-            objects += try changed.filter { try !present.contains($0) && matches($0) }.sorted { $0.objectID < $1.objectID }
-            objects += try insertedByID.values.filter { try !$0.isDeleted && matches($0) }.sorted { $0.objectID < $1.objectID }
+            objects += try changed.filter { try !present.contains($0) && isInAffectedStores($0, request) && matches($0) }
+                .sorted { $0.objectID < $1.objectID }
+            objects += try insertedByID.values.filter { try !$0.isDeleted && isInAffectedStores($0, request) && matches($0) }
+                .sorted { $0.objectID < $1.objectID }
         }
         if !request.sortDescriptors.isEmpty {
             objects = objects.sorted(using: request.sortDescriptors)

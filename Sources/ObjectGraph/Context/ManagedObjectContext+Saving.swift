@@ -210,7 +210,12 @@ extension ManagedObjectContext {
         var lastEntity: ObjectIdentifier?
         var group = 0
         for object in objects where include(object) && object.objectID.isTemporaryID {
-            if ObjectIdentifier(object.entity) != lastEntity {
+            if !assignedStores.isEmpty, let store = assignedStores[object.objectID] {
+                // Assigned to a store of its own: grouped with that store's, out of the run.
+                lastEntity = nil
+                group = groups.firstIndex { $0.store === store } ?? groups.endIndex
+                if group == groups.endIndex { groups.append((store, [], [])) }
+            } else if ObjectIdentifier(object.entity) != lastEntity {
                 guard let store = coordinator.store(forNewObjectOf: object.entity) else { throw ContextError.noStore(entity: object.entity.name) }
                 lastEntity = ObjectIdentifier(object.entity)
                 group = groups.firstIndex { $0.store === store } ?? groups.endIndex
@@ -221,7 +226,10 @@ extension ManagedObjectContext {
         }
         for (store, objects, temporaryIDs) in groups {
             let ids = try coordinator.withStores { try store.obtainPermanentIDs(for: temporaryIDs) }
-            for index in objects.indices where index < ids.count { reassign(objects[index], to: ids[index]) }
+            for index in objects.indices where index < ids.count {
+                if !assignedStores.isEmpty { assignedStores[objects[index].objectID] = nil }
+                reassign(objects[index], to: ids[index])
+            }
         }
     }
 

@@ -116,6 +116,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// ``insertionLog``'s counterpart for ``updatedByID``.
     @exclusivity(unchecked) var updateLog: [Unowned<ManagedObject>] = []
     @exclusivity(unchecked) var deletedByID: [ObjectKey: ManagedObject] = [:]
+    /// The stores new objects were assigned to (``assign(_:to:)``), by their temporary IDs.
+    @exclusivity(unchecked) var assignedStores: [ObjectID: any PersistentStore] = [:]
 
     /// What happened in the current event, for objectsDidChange.
     @exclusivity(unchecked) var event = EventChanges()
@@ -374,6 +376,32 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     // MARK: Inserting and deleting
+
+    /// Specifies the store in which the new object `object` will be saved, as Core Data's
+    /// `assign(_:to:)`: needed only when several writable stores hold its entity (otherwise it
+    /// goes to the one that does, or to the first). The store must be one of the coordinator's
+    /// and hold the object's entity; an object saved already cannot move (both trap, as Core
+    /// Data raises).
+    ///
+    /// ```swift
+    /// let archive = coordinator.persistentStore(for: archiveURL)!
+    /// context.assign(note, to: archive)
+    /// ```
+    public func assign(_ object: ManagedObject, to store: any PersistentStore) {
+        assertOnQueue()
+        precondition(object.managedObjectContext === self, "\(object.objectID) does not belong to this context")
+        precondition(object.objectID.isTemporaryID, "\(object.objectID) is saved already: it cannot be assigned to another store")
+        precondition(persistentStoreCoordinator?.holds(store, entity: object.entity) == true,
+                     "the store \(store.identifier) is not one of the context's stores holding \(object.entity.name)")
+        assignedStores[object.objectID] = store
+    }
+
+    /// The store new objects of `object`'s kind go to: the one it was assigned to, or the
+    /// coordinator's choice for its entity.
+    func destinationStore(of object: ManagedObject) -> (any PersistentStore)? {
+        if !assignedStores.isEmpty, let store = assignedStores[object.objectID] { return store }
+        return persistentStoreCoordinator?.store(forNewObjectOf: object.entity)
+    }
 
     /// Inserts `object` (made with no context) into this context: default values, then
     /// ``ManagedObject/awakeFromInsert()``.
@@ -775,6 +803,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         clearInserted()
         clearUpdated()
         deletedByID = [:]
+        assignedStores = [:]
         retainedObjects = retainsRegisteredObjects ? retainedObjects : [:]
         undoManager?.removeAllActions()
         processPendingChanges()
@@ -800,6 +829,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         clearInserted()
         clearUpdated()
         deletedByID = [:]
+        assignedStores = [:]
         pendingDeletions = []
         event = EventChanges()
         eventSequence += 1

@@ -99,13 +99,24 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 throw StoreError.unknownStore("a store at \(url.path) is already added")
             }
             try store.load(model: managedObjectModel)
+            // A copy of a store file keeps its UUID: beside the original, the two stores' rows
+            // would have the same object IDs.
+            if let twin = stores.first(where: { $0.identifier == store.identifier }) {
+                store.unload()
+                throw StoreError.unknownStore("a store with UUID \(store.identifier) is already added"
+                    + (twin.url.map { " (at \($0.path)): \(store.url?.path ?? "this store") is a copy of it" } ?? ""))
+            }
             stores.append(store)
         }
     }
 
-    /// Removes `store`; its objects can no longer be fetched or saved.
+    /// Removes `store`, one of this coordinator's stores; its objects can no longer be fetched
+    /// or saved. A store this coordinator does not hold is refused and left as it is.
     public func remove(_ store: any PersistentStore) throws {
-        lock.withLock {
+        try lock.withLock {
+            guard stores.contains(where: { $0 === store }) else {
+                throw StoreError.unknownStore("the store \(store.identifier) is not one of this coordinator's stores")
+            }
             stores.removeAll { $0 === store }
             store.unload()
         }
@@ -156,6 +167,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: source.path) else {
             throw StoreError.io(path: source.path, reason: "there is no store to replace \(destination.path) with")
         }
+        // Checked read-only first: opening a file that holds no store must not write one into it.
+        var checkOptions = options
+        checkOptions[SQLiteStore.readOnlyOption] = true
+        let check = try registration.factory(String?.none, source, checkOptions)
+        defer { check.unload() }
+        try check.load(model: managedObjectModel)
         let sourceStore = try registration.factory(String?.none, source, options)
         defer { sourceStore.unload() }
         try sourceStore.load(model: managedObjectModel)
@@ -181,25 +198,35 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     // MARK: Routing (used by contexts)
 
-    /// The store that holds new objects of `entity`: the first store whose configuration
+    /// The store that holds new objects of `entity` unless a context assigns them
+    /// (``ManagedObjectContext/assign(_:to:)``): the first writable store whose configuration
     /// includes it.
     func store(forNewObjectOf entity: EntityDescription) -> (any PersistentStore)? {
         lock.withLock {
-            stores.first { store in
-                guard let configuration = store.configurationName else { return true }
-                return managedObjectModel.entities(forConfigurationName: configuration)?.contains { $0 === entity } ?? false
-            }
+            let holding = stores.filter { store in holdsLocked(store, entity) }
+            // As in Core Data, an object goes to the one writable store that holds its entity:
+            // a read-only store is chosen only when no other holds it (the save then says so).
+            return holding.first { !$0.isReadOnly } ?? holding.first
         }
+    }
+
+    /// Whether `store` is one of the coordinator's stores and may hold objects of `entity`.
+    func holds(_ store: any PersistentStore, entity: EntityDescription) -> Bool {
+        stores(for: entity).contains { $0 === store }
     }
 
     /// The stores that can hold objects of `entity`.
     func stores(for entity: EntityDescription) -> [any PersistentStore] {
-        lock.withLock {
-            stores.filter { store in
-                guard let configuration = store.configurationName else { return true }
-                return managedObjectModel.entities(forConfigurationName: configuration)?.contains { $0 === entity.rootEntity || $0 === entity } ?? false
-            }
-        }
+        lock.withLock { stores.filter { store in holdsLocked(store, entity) } }
+    }
+
+    /// Whether `store` holds objects of `entity`: it has no configuration, or its configuration
+    /// names the entity or one of its ancestors (a store holds the inheritance trees of its
+    /// configuration's entities). Called with the lock held.
+    private func holdsLocked(_ store: any PersistentStore, _ entity: EntityDescription) -> Bool {
+        guard let configuration = store.configurationName else { return true }
+        guard let members = managedObjectModel.entities(forConfigurationName: configuration) else { return false }
+        return ([entity] + entity.ancestors).contains { candidate in members.contains { $0 === candidate } }
     }
 
     /// The store holding `objectID`.

@@ -49,6 +49,10 @@ public struct FetchRequest<Result>: @unchecked Sendable {
     public var includesSubentities = true
     /// Whether unsaved inserts, changes and deletes of the context are taken into account.
     public var includesPendingChanges = true
+    /// The stores to fetch from (Core Data's `affectedStores`); nil: every store of the
+    /// coordinator that holds the entity. Unsaved new objects count as in the store they will be
+    /// saved to (``ManagedObjectContext/assign(_:to:)``).
+    public var affectedStores: [any PersistentStore]?
     /// Whether objects come back as faults (values loaded on first access).
     public var returnsObjectsAsFaults = true
     /// Whether property values are fetched with the objects (false: faults, even of changed rows).

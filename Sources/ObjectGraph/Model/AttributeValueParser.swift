@@ -115,21 +115,38 @@ extension AttributeValueParser {
     /// An `Int` that does not fit the attribute's integer type is returned as it is too, for
     /// validation to refuse (converting it would trap).
     static func coerce(_ value: ModelValue, to type: AttributeType) -> ModelValue {
-        func number() -> Double? {
+        // Any integer (and a Boolean, as NSNumber holds either) for integer and Boolean
+        // attributes, as Core Data takes any NSNumber; converted only where it is exact.
+        func integer() -> Int64? {
             switch value {
-            case let v as Int: return Double(v)
-            case let v as Int16: return Double(v)
-            case let v as Int32: return Double(v)
-            case let v as Int64: return Double(v)
-            case let v as Double: return v
-            case let v as Float: return Double(v)
+            case let v as Int: return Int64(v)
+            case let v as Int8: return Int64(v)
+            case let v as Int16: return Int64(v)
+            case let v as Int32: return Int64(v)
+            case let v as Int64: return v
+            case let v as UInt8: return Int64(v)
+            case let v as UInt16: return Int64(v)
+            case let v as UInt32: return Int64(v)
+            case let v as UInt: return Int64(exactly: v)
+            case let v as UInt64: return Int64(exactly: v)
+            case let v as Bool: return v ? 1 : 0
             default: return nil
             }
         }
+        // Any number but a Boolean, for floating-point attributes.
+        func number() -> Double? {
+            switch value {
+            case is Bool: return nil
+            case let v as Double: return v
+            case let v as Float: return Double(v)
+            default: return integer().map(Double.init)
+            }
+        }
         switch type {
-        case .integer16: if let v = value as? Int, let narrowed = Int16(exactly: v) { return narrowed }
-        case .integer32: if let v = value as? Int, let narrowed = Int32(exactly: v) { return narrowed }
-        case .integer64: if let v = value as? Int { return Int64(v) }
+        case .integer16: if !(value is Int16), let v = integer(), let narrowed = Int16(exactly: v) { return narrowed }
+        case .integer32: if !(value is Int32), let v = integer(), let narrowed = Int32(exactly: v) { return narrowed }
+        case .integer64: if !(value is Int64), let v = integer() { return v }
+        case .boolean: if !(value is Bool), let v = integer(), v == 0 || v == 1 { return v == 1 }
         case .double: if let v = number() { return v }
         case .float: if let v = number() { return Float(v) }
         case .decimal:

@@ -250,7 +250,7 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         switch key {
         case "self": return self
         case "objectID": return objectID
-        case "entity": return entity.name
+        case "entity": return entity
         default: return nil
         }
     }

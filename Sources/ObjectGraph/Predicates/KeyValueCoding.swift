@@ -295,13 +295,22 @@ public enum KeyValueAccess {
         let present = values.compactMap { normalized($0) }
         switch name {
         case "@sum": return Aggregates.sum(present)
-        case "@avg": return present.isEmpty ? nil : Aggregates.average(present)
+        case "@avg":
+            // Foundation's @avg "converts it to a double (substituting 0 for nil values)"; the
+            // evaluator averages the values there are, as SQL's AVG does in the SQLite store.
+            if case .foundation = traversal, !items.isEmpty, present.count < items.count {
+                return Aggregates.average(values.map { normalized($0) ?? 0 })
+            }
+            return present.isEmpty ? nil : Aggregates.average(present)
         case "@min": return Aggregates.extreme(present, wantMax: false)
         case "@max": return Aggregates.extreme(present, wantMax: true)
         case "@unionOfObjects": return present
         case "@distinctUnionOfObjects": return distinct(present)
         case "@unionOfArrays", "@unionOfSets":
             return present.flatMap { collectionElements($0) ?? [$0] }
+        case "@distinctUnionOfSets" where traversal == .foundation:
+            // "it returns an NSSet instance".
+            return Set(present.flatMap { collectionElements($0) ?? [$0] }.map(hashable))
         case "@distinctUnionOfArrays", "@distinctUnionOfSets":
             return distinct(present.flatMap { collectionElements($0) ?? [$0] })
         default: return nil

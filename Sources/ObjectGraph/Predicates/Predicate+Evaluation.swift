@@ -20,14 +20,22 @@ final class EvaluationContext {
 
 extension Predicate {
     /// Whether `object` satisfies the predicate; `$NAME` variables take their values from
-    /// `substitutionVariables` (an unbound variable throws).
+    /// `substitutionVariables` (an unbound variable throws). On a managed object, a key path
+    /// naming no property of its entity throws, as Core Data raises for an unknown key.
     ///
     /// ```swift
     /// let p = try Predicate(format: "age > $min")
     /// try p.evaluate(with: ["age": 30], substitutionVariables: ["min": 18])   // true
     /// ```
     public func evaluate(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Bool {
-        try evaluate(object, EvaluationContext(variables: substitutionVariables))
+        if let object = object as? ManagedObject { try checkKeyPaths(against: object.entity) }
+        return try evaluate(object, EvaluationContext(variables: substitutionVariables))
+    }
+
+    /// ``evaluate(with:substitutionVariables:)`` without the key path check, for callers that
+    /// made it once for many objects.
+    func evaluateChecked(with object: Any?) throws -> Bool {
+        try evaluate(object, EvaluationContext(variables: [:]))
     }
 
     func evaluate(_ object: Any?, _ context: EvaluationContext) throws -> Bool {

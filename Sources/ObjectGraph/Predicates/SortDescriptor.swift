@@ -74,6 +74,8 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
         case number(Number)
         case string(String)
         case date(Date)
+        /// UUIDs order by their bytes, as NSUUID's compare(_:) and SQLite's blobs order them.
+        case uuid(UUID)
         case other(Any)
 
         /// Values of different kinds, which have no order between them, sort by kind.
@@ -83,7 +85,8 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
             case .number: return 0
             case .string: return 1
             case .date: return 2
-            case .other: return 3
+            case .uuid: return 3
+            case .other: return 4
             }
         }
     }
@@ -95,6 +98,7 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
         }
         if let n = Number(value) { return .number(n) }
         if let d = value as? Date { return .date(d) }
+        if let u = value as? UUID { return .uuid(u) }
         return .other(value)
     }
 
@@ -121,6 +125,10 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
             }
         case let (.number(x), .number(y)): return x.compare(y)
         case let (.date(x), .date(y)): return x.compare(y)
+        case let (.uuid(x), .uuid(y)):
+            // The uppercase hexadecimal form orders as the bytes do.
+            let (a, b) = (x.uuidString, y.uuidString)
+            return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
         case let (.other(x), .other(y)): return (try? ValueComparison.order(x, y)) ?? .orderedSame
         default:
             return a.rank == b.rank ? .orderedSame : (a.rank < b.rank ? .orderedAscending : .orderedDescending)

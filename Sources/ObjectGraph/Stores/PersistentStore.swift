@@ -36,6 +36,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     var configurationName: String? { get }
     /// Metadata kept with the store (its type, UUID, model version hashes, user keys).
     var metadata: [String: any Sendable] { get set }
+    /// Whether the store only reads (Core Data's `NSReadOnlyPersistentStoreOption`): new objects
+    /// go to another store, and saves and batch requests into it fail. False by default.
+    var isReadOnly: Bool { get }
 
     /// Opens the store for `model` (frozen), creating it if needed, and checks that the model fits
     /// the data (version hashes). Throws naming what does not fit.
@@ -92,6 +95,8 @@ public protocol PersistentStore: AnyObject, Sendable {
 }
 
 extension PersistentStore {
+    public var isReadOnly: Bool { false }
+
     public var supportsPreparedSaves: Bool { false }
 
     public func prepareSave(_ request: StoreSaveRequest) throws -> StoreSaveResult {

@@ -40,7 +40,14 @@ extension InMemoryStore {
             // A MATCHES pattern that is no regular expression is refused whether or not a row
             // reaches it, as the SQLite store refuses it before running its statement.
             try predicate.checkRegularExpressions()
-            rows = try rows.filter { try predicate.evaluate(with: $0) }
+            // A key path naming no property is refused, as the SQLite store refuses it, rather
+            // than read as nil on every row.
+            do {
+                try predicate.checkKeyPaths(against: request.entity)
+            } catch let error as PredicateError {
+                throw StoreError.unsupportedRequest("the in-memory store cannot evaluate \(error.message)")
+            }
+            rows = try rows.filter { try predicate.evaluateChecked(with: $0) }
         }
         return rows.sorted(using: sorts)
     }

@@ -15,7 +15,15 @@ extension InMemoryStore {
     /// slots are not stored; derived attributes are computed (theirs and those of the rows that
     /// read them). Returns the inserted and updated rows at their new versions.
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
-        try lock.withLock { apply(try checked(request)) }
+        try refuseWritingIfReadOnly()
+        return try lock.withLock { apply(try checked(request)) }
+    }
+
+    /// Throws when the store is read-only (a save that writes nothing passes).
+    private func refuseWritingIfReadOnly() throws {
+        guard isReadOnly else { return }
+        throw StoreError.io(path: url?.path ?? identifier,
+                            reason: "the store is read-only (\(SQLiteStore.readOnlyOption)): a save cannot write to it")
     }
 
     /// The in-memory store holds a save open: it checks everything when the save is prepared and
@@ -24,7 +32,8 @@ extension InMemoryStore {
 
     /// Checks `request` as ``save(_:)`` does and keeps its rows until ``commitPreparedSave()``.
     public func prepareSave(_ request: StoreSaveRequest) throws -> StoreSaveResult {
-        try lock.withLock {
+        try refuseWritingIfReadOnly()
+        return try lock.withLock {
             precondition(preparedSave == nil, "a save was prepared in \(identifier) and neither committed nor rolled back")
             let pending = try checked(request)
             preparedSave = pending

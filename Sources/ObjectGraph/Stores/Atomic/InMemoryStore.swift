@@ -43,10 +43,16 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
     var oneWayLists: [(entity: EntityDescription, slot: Int, destination: EntityDescription)] = []
     private var storedMetadata: [String: any Sendable]
 
+    /// Whether the store was made with Core Data's `NSReadOnlyPersistentStoreOption`
+    /// (``SQLiteStore/readOnlyOption``): it answers fetches, and saves into it throw.
+    public let isReadOnly: Bool
+
     /// A store for the entities of `configurationName` (nil: all). `url` is only remembered;
-    /// `options["identifier"]` (a String) fixes the store's identifier instead of a fresh UUID.
+    /// `options["identifier"]` (a String) fixes the store's identifier instead of a fresh UUID;
+    /// ``SQLiteStore/readOnlyOption`` (true) makes it read-only.
     public init(configurationName: String? = nil, url: URL? = nil, options: [String: any Sendable] = [:]) {
         identifier = options["identifier"] as? String ?? UUID().uuidString
+        isReadOnly = options[SQLiteStore.readOnlyOption] as? Bool ?? false
         storeTag = StoreTag(interning: identifier)
         self.url = url
         self.configurationName = configurationName
@@ -56,7 +62,14 @@ public final class InMemoryStore: PersistentStore, @unchecked Sendable {
     /// The store's metadata: `StoreType`, `UUID`, and after loading `ModelVersionHashes`.
     public var metadata: [String: any Sendable] {
         get { lock.withLock { storedMetadata } }
-        set { lock.withLock { storedMetadata = newValue } }
+        set {
+            // Apple, setMetadata(_:for:): "The store type and UUID ... are always added
+            // automatically, however NSStoreUUIDKey is only added if it is not set manually".
+            var metadata = newValue
+            metadata["StoreType"] = StoreType.inMemory.rawValue
+            if metadata["UUID"] == nil { metadata["UUID"] = identifier }
+            lock.withLock { storedMetadata = metadata }
+        }
     }
 
     /// Takes the entities of the store's configuration from `model` and records their version

@@ -15,6 +15,9 @@ public struct BatchDeleteRequest: Sendable {
     public var predicate: Predicate?
     public var includesSubentities: Bool
     public var resultType: BatchResultType
+    /// The stores the request runs in (Core Data's `affectedStores`); nil: every store of the
+    /// coordinator that holds the entity (for an insert, the one new objects go to).
+    public var affectedStores: [any PersistentStore]?
 
     public init(entity: EntityDescription) {
         self.entity = entity

@@ -12,6 +12,9 @@ public struct BatchInsertRequest: Sendable {
     /// One dictionary per row: values by property name; missing attributes take their defaults.
     public var objects: [[String: any Sendable]]
     public var resultType: BatchResultType
+    /// The stores the request runs in (Core Data's `affectedStores`); nil: every store of the
+    /// coordinator that holds the entity (for an insert, the one new objects go to).
+    public var affectedStores: [any PersistentStore]?
     /// What a row does whose uniqueness-constrained values a stored row (or an earlier row of
     /// the request) already holds, as the executing context's merge policy decides it for Core
     /// Data's NSBatchInsertRequest. nil: the context's policy (``ManagedObjectContext/mergePolicy``)

@@ -120,8 +120,9 @@ extension SQLiteStore {
     }
 
     /// ORDER BY terms for `descriptors`: strings under the collation of their comparison,
-    /// decimals by value, numbers and dates as stored; values the in-memory sort cannot order
-    /// (UUIDs, data, objects) only put nil first, as it does. A key path through a to-many
+    /// decimals by value, numbers and dates as stored, UUIDs by their bytes (as NSUUID's
+    /// compare(_:)); values the in-memory sort cannot order (data, objects) only put nil first,
+    /// as it does. A key path through a to-many
     /// relationship throws (Core Data: "to-many key not allowed here"): its members have no one
     /// value to order by, and dropping the descriptor would return the rows unsorted, silently.
     func orderTerms(_ descriptors: [SortDescriptor], _ translator: SQLitePredicateTranslator) throws -> [String] {
@@ -133,6 +134,9 @@ extension SQLiteStore {
             case .value(let sql, .decimal):
                 return "\(sql) COLLATE \(SQLiteFunctions.decimalCollation)" + direction
             case .value(let sql, .number), .value(let sql, .date):
+                return sql + direction
+            case .value(let sql, .other(let attribute)) where attribute.attributeType == .uuid:
+                // Sixteen bytes in a blob: SQLite orders blobs byte by byte.
                 return sql + direction
             case .value(let sql, .other), .object(let sql, _, _):
                 return "(\(sql) IS NOT NULL)" + direction

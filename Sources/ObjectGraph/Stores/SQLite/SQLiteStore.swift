@@ -111,7 +111,10 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                 let hashes = storedMetadata[Self.versionHashesKey]
                 let propertyHashes = storedMetadata[Self.propertyVersionHashesKey]
                 storedMetadata = newValue
-                storedMetadata[Self.uuidKey] = identifier
+                // Apple, setMetadata(_:for:): "NSStoreUUIDKey is only added if it is not set
+                // manually". A UUID set here is the file's from its next opening on; object IDs
+                // keep the one the store was opened with until then.
+                if !(storedMetadata[Self.uuidKey] is String) { storedMetadata[Self.uuidKey] = identifier }
                 storedMetadata[Self.storeTypeKey] = StoreType.sqlite.rawValue
                 if storedMetadata[Self.versionHashesKey] == nil, let hashes { storedMetadata[Self.versionHashesKey] = hashes }
                 if storedMetadata[Self.propertyVersionHashesKey] == nil, let propertyHashes {
@@ -279,7 +282,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             throw StoreError.unsupportedRequest("the store's metadata holds values that are not property-list values: \(error.localizedDescription)")
         }
         try connection.execute("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
-                               [.text(identifier), .blob(plist)])
+                               [.text(storedMetadata[Self.uuidKey] as? String ?? identifier), .blob(plist)])
         metadataChanged = false
     }
 
