@@ -79,7 +79,8 @@ enum PropertyRules {
                                        _ failure: (ValidationError.Rule, String) -> ValidationError.Failure) -> ValidationError.Failure? {
         let type = attribute.attributeType
         if !hasType(value, type) {
-            return failure(.type(expected: type.xcodeName), "\(show(value)) is not a \(type.xcodeName) (it is \(Swift.type(of: value)))")
+            let article = "AEIOU".contains(type.xcodeName.first ?? "x") ? "an" : "a"
+            return failure(.type(expected: type.xcodeName), "\(show(value)) is not \(article) \(type.xcodeName) (it is \(Swift.type(of: value)))")
         }
         if type.isNumeric, attribute.minimumValue != nil || attribute.maximumValue != nil, let number = decimal(value) {
             if let minimum = attribute.minimumValue, number < minimum {

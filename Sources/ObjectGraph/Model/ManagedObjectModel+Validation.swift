@@ -249,6 +249,11 @@ extension ManagedObjectModel {
                                      "minimum count \(relationship.minCount) is greater than maximum count \(relationship.maxCount)",
                                      location: place, entity: entity.name, property: relationship.name))
         }
+        if !relationship.isToMany, relationship.minCount > 1 {
+            issues.append(ModelIssue(.error, .invalidCount,
+                                     "minimum count \(relationship.minCount) for a to-one relationship, which holds one object at most",
+                                     location: place, entity: entity.name, property: relationship.name))
+        }
         guard !relationship.destinationEntityName.isEmpty else {
             issues.append(ModelIssue(.error, .unknownDestinationEntity, "has no destination entity",
                                      location: place, entity: entity.name, property: relationship.name))

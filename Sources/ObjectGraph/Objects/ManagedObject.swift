@@ -264,6 +264,26 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         setValue(value, atSlot: index)
     }
 
+    /// The values of `keys`, nil ones as `NSNull()`, as Foundation's
+    /// `dictionaryWithValues(forKeys:)` answers.
+    public func dictionaryWithValues(forKeys keys: [String]) -> [String: Any] {
+        var values: [String: Any] = [:]
+        for key in keys { values[key] = value(forKey: key) ?? NSNull() }
+        return values
+    }
+
+    /// Sets the value of each key (`NSNull()` sets nil), as Foundation's `setValuesForKeys(_:)`;
+    /// each is a change as ``setValue(_:forKey:)`` makes it. Traps on a key the entity does not
+    /// have, before setting any.
+    public func setValuesForKeys(_ keyedValues: [String: Any]) {
+        for key in keyedValues.keys where layout.index(of: key) == nil {
+            preconditionFailure("\(entity.name) has no property \"\(key)\"")
+        }
+        for (key, value) in keyedValues.sorted(by: { $0.key < $1.key }) {
+            setValue(value is NSNull ? nil : value, forKey: key)
+        }
+    }
+
     /// The value at the end of `keyPath` (`"owner.name"`, `"tasks.@count"`).
     open func value(forKeyPath keyPath: String) -> Any? {
         KeyValueAccess.value(of: self, forKeyPath: keyPath)

@@ -20,6 +20,19 @@ final class ModelFileChecksTests: XCTestCase {
 
     private func errors(_ body: String) -> [ModelIssue] { read(body).errors }
 
+    /// A to-one relationship holds one object at most: a minimum count above 1 can never be met,
+    /// so it is an error at its line (as a to-many minimum above its maximum is).
+    func testAToOneMinimumCountAboveOneIsAnErrorAtItsLine() {
+        let found = errors("""
+            <entity name="Item">
+                <relationship name="owner" optional="YES" minCount="2" deletionRule="Nullify" destinationEntity="Item"/>
+            </entity>
+            """)
+        XCTAssertEqual(found.count, 1, "\(found)")
+        XCTAssertEqual(found.first?.location, ModelSourceLocation(file: path, line: 4), "\(found)")
+        XCTAssertTrue(found.first?.message.contains("to-one") == true, "\(found)")
+    }
+
     // MARK: Bad predicates are errors at load, with their line
 
     func testMalformedFetchRequestTemplatePredicateIsAnErrorAtItsLine() {

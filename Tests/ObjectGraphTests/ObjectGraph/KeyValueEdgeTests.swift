@@ -81,6 +81,26 @@ final class KeyValueEdgeTests: XCTestCase {
     /// it returns)." Core Data answers a to-many relationship's key with a set, so
     /// `attendees.lastName` of two attendees, one without a last name, is {"Lovelace"}, a
     /// `Set<AnyHashable>`.
+    /// Foundation's dictionaryWithValues(forKeys:) ("nil values ... are replaced with NSNull")
+    /// and setValuesForKeys(_:) ("NSNull ... is converted to nil"), each set a change that undo
+    /// takes back.
+    func testDictionaryWithValuesAndSetValuesForKeys() throws {
+        try forEachStore(undo: true) { stack in
+            let ada = stack.person("Ada", "Lovelace")
+            try stack.context.save()
+            let values = ada.dictionaryWithValues(forKeys: ["firstName", "lastName", "email"])
+            XCTAssertEqual(values["firstName"] as? String, "Ada")
+            XCTAssertTrue(values["email"] is NSNull, "\(stack.storeType)")
+            ada.setValuesForKeys(["firstName": "Augusta", "lastName": NSNull()])
+            XCTAssertEqual(ada.value(forKey: "firstName") as? String, "Augusta")
+            XCTAssertNil(ada.value(forKey: "lastName"))
+            XCTAssertEqual(Set(ada.changedValues().keys), ["firstName", "lastName"])
+            stack.context.processPendingChanges()
+            stack.context.undoManager?.undo()
+            XCTAssertEqual(ada.value(forKey: "lastName") as? String, "Lovelace", "\(stack.storeType)")
+        }
+    }
+
     func testKeyPathThroughAnUnorderedToManyLeavesOutNilValues() throws {
         try forEachStore { stack in
             let meeting = stack.event("Meeting")
