@@ -47,8 +47,10 @@ extension ManagedObjectContext {
         assertOnQueue()
         let chosen: (any PersistentStore)?
         if let affected = request.affectedStores {
-            let holding = affected.filter { persistentStoreCoordinator?.holds($0, entity: request.entity) == true }
-            chosen = holding.first { !$0.isReadOnly } ?? holding.first
+            for store in affected where persistentStoreCoordinator?.holds(store, entity: request.entity) != true {
+                throw StoreError.unknownStore("the store \(store.identifier) is not one of the context's stores holding \(request.entity.name)")
+            }
+            chosen = affected.first { !$0.isReadOnly } ?? affected.first
         } else {
             chosen = persistentStoreCoordinator?.store(forNewObjectOf: request.entity)
         }
@@ -69,7 +71,11 @@ extension ManagedObjectContext {
                              among affected: [any PersistentStore]?) throws -> (PersistentStoreCoordinator, [any BatchExecutingStore]) {
         assertOnQueue()
         guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: entity.name) }
-        let stores = coordinator.stores(for: entity).filter { store in affected?.contains { $0 === store } ?? true }
+        let holding = coordinator.stores(for: entity)
+        for store in affected ?? [] where !holding.contains(where: { $0 === store }) {
+            throw StoreError.unknownStore("the store \(store.identifier) is not one of the context's stores holding \(entity.name)")
+        }
+        let stores = holding.filter { store in affected?.contains { $0 === store } ?? true }
         let batchStores = stores.compactMap { $0 as? any BatchExecutingStore }
         guard !stores.isEmpty, batchStores.count == stores.count else {
             throw StoreError.unsupportedRequest("batch requests on \(entity.name) need stores that run them (SQLite)")

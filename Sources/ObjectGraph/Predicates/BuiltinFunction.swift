@@ -65,6 +65,22 @@ struct BuiltinFunction: Sendable {
 
     /// Applies the function named `name` to evaluated arguments.
     static func evaluate(_ name: String, _ arguments: [Any?]) throws -> Any? {
+        // Arithmetic with nil is nil, as SQL's is with NULL: `score * 2 > 10` is false for an
+        // object without a score, in memory and in SQLite alike, instead of failing the fetch.
+        if arithmeticFunctions.contains(name) {
+            if arguments.contains(where: { KeyValueAccess.normalized($0) == nil }) { return nil }
+            // Not a number is no value, as SQL's NULL (SQLite stores a NaN as NULL).
+            switch try evaluateFunction(name, arguments) {
+            case let value as Double where value.isNaN: return nil
+            case let value as Decimal where value.isNaN: return nil
+            case let value: return value
+            }
+        }
+        return try evaluateFunction(name, arguments)
+    }
+
+    /// ``evaluate(_:_:)`` for every function.
+    private static func evaluateFunction(_ name: String, _ arguments: [Any?]) throws -> Any? {
         func number(_ i: Int) throws -> Number {
             guard let value = KeyValueAccess.normalized(arguments[i]), let n = Number(value) else {
                 throw PredicateError(.evaluation, "\(name) needs a number, got \(ValueComparison.describe(arguments[i]))")
@@ -83,11 +99,6 @@ struct BuiltinFunction: Sendable {
                 throw PredicateError(.evaluation, "\(name) needs a string, got \(ValueComparison.describe(value))")
             }
             return s
-        }
-        // Arithmetic with nil is nil, as SQL's is with NULL: `score * 2 > 10` is false for an
-        // object without a score, in memory and in SQLite alike, instead of failing the fetch.
-        if arithmeticFunctions.contains(name), arguments.contains(where: { KeyValueAccess.normalized($0) == nil }) {
-            return nil
         }
         switch name {
         case "sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:":
@@ -109,15 +120,20 @@ struct BuiltinFunction: Sendable {
             default: return Aggregates.standardDeviation(try Aggregates.checkedNumbers(present, name))
             }
         case "add:to:", "from:subtract:", "multiply:by:":
-            if name == "add:to:", let date = KeyValueAccess.normalized(arguments[0]) as? Date {
-                return date.addingTimeInterval(try number(1).doubleValue)
+            // A date takes seconds added (either way round) or subtracted.
+            if name != "multiply:by:", let date = KeyValueAccess.normalized(arguments[0]) as? Date {
+                let seconds = try number(1).doubleValue
+                return date.addingTimeInterval(name == "add:to:" ? seconds : -seconds)
+            }
+            if name == "add:to:", let date = KeyValueAccess.normalized(arguments[1]) as? Date {
+                return date.addingTimeInterval(try number(0).doubleValue)
             }
             return try arithmetic(name, try number(0), try number(1))
         case "divide:by:":
             let a = try number(0), b = try number(1)
+            guard b.doubleValue != 0 else { throw PredicateError(.evaluation, "division by zero") }
             if case .decimal = a { return a.decimalValue / b.decimalValue }
             if case .decimal = b { return a.decimalValue / b.decimalValue }
-            guard b.doubleValue != 0 else { throw PredicateError(.evaluation, "division by zero") }
             return a.doubleValue / b.doubleValue
         case "modulus:by:":
             let a = try number(0), b = try number(1)

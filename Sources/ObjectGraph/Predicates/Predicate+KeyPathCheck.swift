@@ -16,11 +16,12 @@ extension Predicate {
 
     private static func checkKeyPath(_ path: String, against root: EntityDescription) throws {
         var entity: EntityDescription? = root
-        for (position, component) in path.split(separator: ".", omittingEmptySubsequences: false).enumerated() {
+        for component in path.split(separator: ".", omittingEmptySubsequences: false) {
             guard let current = entity, !component.hasPrefix("@") else { return }
             let name = String(component)
             guard let property = current.property(inSelfOrDescendantsNamed: name) else {
-                if position == 0, ["self", "objectID", "entity"].contains(name) { return }
+                // Keys every object answers, at any step that reaches an object.
+                if ["self", "objectID", "entity"].contains(name) { return }
                 throw PredicateError(.evaluation, "the key path \(path): \(current.name) has no property \"\(name)\"")
             }
             entity = (property as? RelationshipDescription)?.destinationEntity

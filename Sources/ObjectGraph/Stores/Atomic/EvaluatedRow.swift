@@ -23,10 +23,19 @@ final class EvaluatedRow: KeyValueCoding, EvaluationIdentity, Hashable {
     var evaluationIdentity: any OpaqueConstant { snapshot.objectID }
 
     /// An attribute's value; the destination row of a to-one relationship; the destination rows
-    /// of a to-many one (an array when ordered, a set otherwise). Nil for nil values, unknown
-    /// keys and destinations no longer stored.
+    /// of a to-many one (an array when ordered, a set otherwise); `self`, `objectID` and
+    /// `entity` as a managed object answers them. Nil for nil values, unknown keys and
+    /// destinations no longer stored.
     func value(forKey key: String) -> Any? {
-        guard let slot = snapshot.layout.index(of: key) else { return nil }
+        guard let slot = snapshot.layout.index(of: key) else {
+            // The keys every managed object answers besides its properties.
+            switch key {
+            case "self": return self
+            case "objectID": return snapshot.objectID
+            case "entity": return snapshot.objectID.entity
+            default: return nil
+            }
+        }
         switch snapshot.values[slot] {
         case .null: return nil
         case .value(let value): return value

@@ -47,6 +47,17 @@ extension InMemoryStore {
             } catch let error as PredicateError {
                 throw StoreError.unsupportedRequest("the in-memory store cannot evaluate \(error.message)")
             }
+            if sorts.isEmpty, request.fetchLimit > 0, request.resultType != .dictionaries, !request.countsDictionaries {
+                // Unsorted rows come in key order, and a limit stops the scan at the last row
+                // it keeps, as SQLite's does: a row after it is never evaluated (and cannot fail
+                // the fetch, with a division by zero say).
+                let needed = max(request.fetchOffset, 0) + request.fetchLimit
+                var kept: [EvaluatedRow] = []
+                for row in rows where kept.count < needed {
+                    if try predicate.evaluateChecked(with: row) { kept.append(row) }
+                }
+                return kept
+            }
             rows = try rows.filter { try predicate.evaluateChecked(with: $0) }
         }
         return rows.sorted(using: sorts)

@@ -206,12 +206,14 @@ final class SQLitePredicateTranslator {
         }
         let isDate = kinds.map { if case .date? = $0 { return true } else { return false } }
         if isDate[0] || isDate[1] {
-            // The evaluator adds seconds to a date (`add:to:` with the date first), nothing else.
-            guard name == "add:to:", isDate[0], !isDate[1] else {
-                throw unsupported("\(expression.expressionFormat): dates take only seconds added to them")
+            // The evaluator adds seconds to a date (either way round) and takes them from it,
+            // nothing else.
+            let seconds = isDate[0] ? 1 : 0
+            guard isDate[0] != isDate[1], name == "add:to:" || (name == "from:subtract:" && isDate[0]) else {
+                throw unsupported("\(expression.expressionFormat): dates take only seconds added to or subtracted from them")
             }
-            if case .decimal? = kinds[1] { throw unsupported("\(expression.expressionFormat): seconds added to a date must be an integer or a real") }
-            return .value("(\(sql[0]) + \(sql[1]))", .date)
+            if case .decimal? = kinds[seconds] { throw unsupported("\(expression.expressionFormat): seconds added to a date must be an integer or a real") }
+            return .value("(\(sql[0]) \(name == "add:to:" ? "+" : "-") \(sql[1]))", .date)
         }
         let isDecimal = kinds.contains { if case .decimal? = $0 { return true } else { return false } }
         if !isDecimal, let op = Self.arithmeticOperators[name] ?? nil {
@@ -220,6 +222,17 @@ final class SQLitePredicateTranslator {
         let call = "\(SQLiteFunctions.arithmetic)(\(bind(.text(name))), \(sql[0]), \(sql[1]))"
         // Decimal arithmetic gives decimal text (a quotient of decimals, say), the rest numbers.
         return .value(call, isDecimal ? .decimal : .number)
+    }
+
+    /// Whether `expression` is computed from constants alone, the same at every evaluation.
+    static func isClosed(_ expression: Expression) -> Bool {
+        switch expression {
+        case .constant: return true
+        case .aggregate(let elements): return elements.allSatisfy(isClosed)
+        case .function(let name, let arguments):
+            return !["now", "random", "random:"].contains(name) && arguments.allSatisfy(isClosed)
+        default: return false
+        }
     }
 
     /// The operand `expression` stands for.
@@ -256,10 +269,12 @@ final class SQLitePredicateTranslator {
             return try operand(arguments[0])
         case .aggregate(let elements):
             let constants = try elements.map { element -> ConstantValue in
-                guard case .constant(let value) = element else {
-                    throw unsupported("the collection \(expression.expressionFormat), whose elements are not all constants")
+                if case .constant(let value) = element { return value }
+                // An element computed from constants alone (`$NOW + 604800`) is one.
+                if Self.isClosed(element), let value = try? ConstantValue(any: element.expressionValue(with: nil)) {
+                    return value
                 }
-                return value
+                throw unsupported("the collection \(expression.expressionFormat), whose elements are not all constants")
             }
             return .constant(.array(constants))
         case .function(let name, let arguments) where Self.arithmeticOperators[name] != nil && arguments.count == 2:

@@ -22,8 +22,12 @@ final class SQLiteStatement {
     /// Binds `values` to parameters 1...n, replacing earlier bindings.
     func bind(_ values: [SQLiteValue]) -> Int32 {
         // Parameters left out are NULL; when every one is bound, none is left to clear.
-        if values.count != Int(sqlite3_bind_parameter_count(handle)) { sqlite3_clear_bindings(handle) }
-        for (offset, value) in values.enumerated() {
+        let parameters = Int(sqlite3_bind_parameter_count(handle))
+        if values.count != parameters { sqlite3_clear_bindings(handle) }
+        // Values past the last parameter the SQL names are not bound: a translated term can
+        // bind its operands and then turn out constant (`points * 2 == 'six'` is `0`), leaving
+        // numbered placeholders (`?N`) unused at the end.
+        for (offset, value) in values.prefix(parameters).enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
             switch value {
