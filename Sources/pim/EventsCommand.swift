@@ -76,7 +76,7 @@ struct EventsCommand: ParsableCommand {
     struct Agenda: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The coming days: events (repeats expanded) and due tasks, by day.",
-            discussion: "A tentative or cancelled event says so after its title: Review (cancelled).")
+            discussion: "A tentative or cancelled event says so after its title: Review (cancelled). Overdue tasks show on the first day with the date they were due; tasks still waiting are left out.")
 
         @OptionGroup var global: GlobalOptions
         @Option(help: "How many days, from today.") var days = 7

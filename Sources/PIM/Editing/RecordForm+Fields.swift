@@ -68,6 +68,9 @@ extension RecordForm {
             }) { record, text, _ throws(PIMError) in
                 guard let event = record as? Event else { return }
                 event.recurrenceRule = text.isEmpty ? nil : try PIMStore.ruleText(text)
+                // A one-off event skips nothing: its skipped occurrences go with its rule, so
+                // that a rule set again later does not silently miss them.
+                if text.isEmpty { event.exceptionDates = nil }
             },
             FormField("skipped", "occurrences of a repeating event it skips, comma-separated: 2026-12-04, 2026-12-11 09:00", read: { record, store in
                 guard let event = record as? Event else { return "" }

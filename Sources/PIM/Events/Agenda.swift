@@ -1,6 +1,6 @@
 // The agenda: the coming days, each with its event occurrences (recurring events expanded, events
 // spanning days shown on each, all-day events on their own days in any time zone) and the open
-// tasks due that day beside them; overdue tasks show on the first day.
+// tasks due that day beside them (not those still waiting); overdue tasks show on the first day.
 import Foundation
 import ObjectGraph
 
@@ -34,7 +34,9 @@ extension PIMStore {
         var tasks = FetchRequest<TaskItem>(entityName: "Task")
         do {
             events.predicate = try ObjectGraph.Predicate(format: "start < %@ AND (recurrenceRule != nil OR end > %@ OR start >= %@)", fetchTo, fetchFrom, fetchFrom)
-            tasks.predicate = try ObjectGraph.Predicate(format: "status IN %@ AND due < %@", ["pending", "started"], end)
+            // Tasks put off (a wait date still ahead) stay hidden, as in task lists.
+            tasks.predicate = try ObjectGraph.Predicate(format: "status IN %@ AND due < %@ AND (wait == nil OR wait <= %@)",
+                                                        ["pending", "started"], end, now)
         } catch {
             throw PIMError.wrapping(error, storePath: url.path)
         }

@@ -29,7 +29,7 @@ public struct EventDraft: Sendable {
 extension PIMStore {
     /// Inserts the event `draft` describes.
     public func addEvent(_ draft: EventDraft) throws(PIMError) -> Event {
-        let title = draft.title.trimmingCharacters(in: .whitespaces)
+        let title = draft.title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw PIMError.usage("an event needs a title") }
         if draft.end != nil, draft.duration != nil { throw PIMError.usage("give --end or --duration, not both") }
         if let status = draft.status { try Event.checkStatus(status) }

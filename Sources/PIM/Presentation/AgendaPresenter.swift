@@ -29,7 +29,10 @@ public struct AgendaPresenter {
                     let line = "  \(time)  \(event.title ?? "")\(statusMarker(event))\(location)  [\(event.number)]"
                     lines.append((event.status == "cancelled" ? Emphasis.muted : .plain).apply(line, colored: colored))
                 case let .task(task):
-                    let due = task.due.map(clock) ?? ""
+                    // A task overdue from an earlier day shows on the first day with its own date,
+                    // so that it does not read as due today (without color too).
+                    let dueEarlier = task.due.map { $0 < day.day } ?? false
+                    let due = task.due.map { dueEarlier ? OutputFormat.string(from: $0, format: "MM-dd", timeZone: timeZone) : clock($0) } ?? ""
                     let overdue = (task.due ?? now) < now
                     let priority = TaskPriority.letter(task.priority).map { " (\($0))" } ?? ""
                     let line = "  \(("due " + due).padded(toWidth: 11))  \(task.title ?? "")\(priority)  [\(task.number)]"

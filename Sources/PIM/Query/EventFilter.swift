@@ -21,8 +21,11 @@ extension PIMStore {
         let from = try filter.from.map { text throws(PIMError) in try readDate(text, with: dateParser) }
         let to = try filter.to.map { text throws(PIMError) in try readDate(text, with: dateParser) }
         var formats: [(String, [Any?])] = []
-        if let from { formats.append(("recurrenceRule != nil OR end > %@ OR start >= %@", [from, from])) }
-        if let to { formats.append(("start < %@", [to])) }
+        // Repeating and all-day events are kept for the window's own test (``RecordQuery/occurring``):
+        // an occurrence may meet it, and an all-day event's days are days in any time zone, not
+        // the instants of the zone it was made in.
+        if let from { formats.append(("recurrenceRule != nil OR allDay == YES OR end > %@ OR start >= %@", [from, from])) }
+        if let to { formats.append(("allDay == YES OR start < %@", [to])) }
         if let calendar = filter.calendar { formats.append(("calendar ==[c] %@", [calendar])) }
         let predicates: [ObjectGraph.Predicate]
         do {

@@ -19,8 +19,9 @@ public struct RecordQuery {
     /// the printed fields read. Sorting by urgency adds what urgency reads.
     public var relationshipKeyPaths: [String] = []
     /// Events only: a repeating event is kept only when one of its occurrences, not skipped,
-    /// meets this window (`events list --from/--to`; the filters' predicate keeps every
-    /// repeating event, which the store cannot expand).
+    /// meets this window, and an all-day event when one of its days does, read in the current
+    /// time zone (`events list --from/--to`; the filters' predicate keeps every repeating and
+    /// all-day event, which the store cannot expand or read by days).
     public var occurring: Range<Date>?
 
     public init(kind: RecordKind) { self.kind = kind }
@@ -77,7 +78,7 @@ extension PIMStore {
         if let window = query.occurring {
             let calendar = self.calendar
             kept = records.filter { record in
-                guard let event = record as? Event, event.rule != nil else { return true }
+                guard let event = record as? Event, event.rule != nil || event.allDay else { return true }
                 return event.occurs(in: window, calendar: calendar)
             }
         }
