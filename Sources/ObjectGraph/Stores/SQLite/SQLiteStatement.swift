@@ -27,7 +27,8 @@ final class SQLiteStatement {
         // Values past the last parameter the SQL names are not bound: a translated term can
         // bind its operands and then turn out constant (`points * 2 == 'six'` is `0`), leaving
         // numbered placeholders (`?N`) unused at the end.
-        for (offset, value) in values.prefix(parameters).enumerated() {
+        for (offset, value) in values.enumerated() {
+            if offset == parameters { break }
             let index = Int32(offset + 1)
             let code: Int32
             switch value {
