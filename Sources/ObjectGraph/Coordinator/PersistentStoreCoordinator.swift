@@ -186,11 +186,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     // MARK: Object IDs
 
     /// The object ID a URI names (`x-objectgraph://<store-uuid>/<Entity>/p<key>`), or nil when
-    /// no added store has that UUID or the model has no such entity.
+    /// no added store has that UUID, the model has no such entity, or the key is not positive.
     public func managedObjectID(forURIRepresentation uri: URL) -> ObjectID? {
         guard uri.scheme == "x-objectgraph", let host = uri.host, !host.isEmpty else { return nil }
         let parts = uri.path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
-        guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()),
+        // Keys start at 1 (SQLite's Z_PK and the in-memory store's counter alike).
+        guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()), key > 0,
               let entity = managedObjectModel.entitiesByName[parts[0]], !entity.isAbstract,
               persistentStore(withIdentifier: host) != nil else { return nil }
         return ObjectID(entity: entity, storeIdentifier: host, primaryKey: key)

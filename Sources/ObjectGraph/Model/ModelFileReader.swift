@@ -387,7 +387,8 @@ enum ModelFileReader {
 
         func flag(_ text: String?) -> Bool {
             guard let text else { return false }
-            return text == "YES" || text == "true" || text == "1"
+            // Xcode writes YES; a hand-edited file may say yes or True.
+            return ["yes", "true", "1"].contains(text.lowercased())
         }
 
     }

@@ -281,6 +281,12 @@ extension ManagedObjectModel {
         default:
             contents = url
         }
-        try Data(xmlString().utf8).write(to: contents, options: .atomic)
+        let xml = xmlString()
+        // XML 1.0 has no way to hold most control characters, not even escaped: a model string
+        // holding one would be written into a file no reader accepts.
+        if let bad = xml.unicodeScalars.first(where: { $0.value < 0x20 && !["\t", "\n", "\r"].contains($0) }) {
+            throw ModelError.notAModel(path: contents.path, reason: String(format: "a name or value of the model holds the control character U+%04X, which XML cannot hold", bad.value))
+        }
+        try Data(xml.utf8).write(to: contents, options: .atomic)
     }
 }

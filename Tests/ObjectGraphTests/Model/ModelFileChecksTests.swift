@@ -20,6 +20,33 @@ final class ModelFileChecksTests: XCTestCase {
 
     private func errors(_ body: String) -> [ModelIssue] { read(body).errors }
 
+    /// Flags are read whatever their case (Xcode writes YES; a hand-edited file may say yes).
+    func testFlagsAreReadWhateverTheirCase() throws {
+        let result = read("""
+            <entity name="Item">
+                <attribute name="a" optional="yes" attributeType="String"/>
+                <attribute name="b" optional="True" transient="YES" attributeType="String"/>
+                <attribute name="c" optional="NO" attributeType="String"/>
+            </entity>
+            """)
+        XCTAssertEqual(result.errors.count, 0, "\(result.errors)")
+        let item = try XCTUnwrap(result.model?.entitiesByName["Item"])
+        XCTAssertEqual(["a", "b", "c"].map { item.attributesByName[$0]?.isOptional }, [true, true, false])
+        XCTAssertEqual(item.attributesByName["b"]?.isTransient, true)
+    }
+
+    /// A control character in a model string cannot be written as XML 1.0 (not even as a
+    /// character reference): writing refuses it, naming it, and leaves no unreadable file.
+    func testWritingAControlCharacterIsRefused() throws {
+        let model = ManagedObjectModel { Entity("Item") { Attribute("title", .string, default: "bell\u{7}") } }
+        let folder = try TemporaryDirectory()
+        let url = folder.url.appendingPathComponent("Bell.xcdatamodel")
+        XCTAssertThrowsError(try model.write(to: url)) { error in
+            XCTAssertTrue("\(error)".contains("U+0007"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url.appendingPathComponent("contents").path))
+    }
+
     /// A to-one relationship holds one object at most: a minimum count above 1 can never be met,
     /// so it is an error at its line (as a to-many minimum above its maximum is).
     func testAToOneMinimumCountAboveOneIsAnErrorAtItsLine() {

@@ -381,6 +381,10 @@ final class ContextLifecycleTests: XCTestCase {
             XCTAssertNil(stack.coordinator.managedObjectID(forURIRepresentation: URL(string: "x-objectgraph://\(store)/Nobody/p\(key)")!))
             XCTAssertNil(stack.coordinator.managedObjectID(forURIRepresentation: URL(string: "x-objectgraph://\(store)/Item/p\(key)")!), "abstract entity")
             XCTAssertNil(stack.coordinator.managedObjectID(forURIRepresentation: URL(string: "https://\(store)/Person/p\(key)")!))
+            // Stores hand out keys from 1: no row can have key 0 or a negative one.
+            for bad in ["p0", "p-3"] {
+                XCTAssertNil(stack.coordinator.managedObjectID(forURIRepresentation: URL(string: "x-objectgraph://\(store)/Person/\(bad)")!), bad)
+            }
         }
     }
 
