@@ -1,6 +1,6 @@
-// Review of reading and writing Xcode model files and of the `objectgraph` tool: each test
-// fails on the code it was written against and says what is expected and what happens instead.
-// Tests of the tool run the built `objectgraph` binary (beside the test bundle) on temporary files.
+// Review of reading and writing Xcode model files: each test failed on the code it was written
+// against and says what is expected and what happened instead. The review's tests of the
+// `objectgraph` tool are in Tests/objectgraphTests/ToolReviewTests.swift.
 import Foundation
 import XCTest
 @testable import ObjectGraph
@@ -18,52 +18,9 @@ final class ModelFileReviewTests: XCTestCase {
 
     // MARK: Helpers
 
-    /// What a run of the tool printed and how it exited.
-    private struct ToolRun {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// The built `objectgraph` executable, beside the test bundle in the products folder.
-    private var objectgraphURL: URL {
-        let bundle = Bundle(for: Self.self).bundleURL
-        let products = bundle.pathExtension == "xctest" ? bundle.deletingLastPathComponent() : bundle
-        return products.appendingPathComponent("objectgraph")
-    }
-
-    /// Runs `objectgraph arguments...` to completion, its output going through files.
-    private func objectgraph(_ arguments: String...) throws -> ToolRun {
-        let tool = objectgraphURL
-        guard FileManager.default.isExecutableFile(atPath: tool.path) else {
-            throw XCTSkip("objectgraph is not built at \(tool.path)")
-        }
-        let outputURL = folder.url.appendingPathComponent("stdout-\(UUID().uuidString)")
-        let errorURL = folder.url.appendingPathComponent("stderr-\(UUID().uuidString)")
-        try Data().write(to: outputURL)
-        try Data().write(to: errorURL)
-        let output = try FileHandle(forWritingTo: outputURL)
-        let error = try FileHandle(forWritingTo: errorURL)
-        defer {
-            try? output.close()
-            try? error.close()
-        }
-        let process = Process()
-        process.executableURL = tool
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        process.waitUntilExit()
-        return ToolRun(status: process.terminationStatus,
-                       stdout: try String(contentsOf: outputURL, encoding: .utf8),
-                       stderr: try String(contentsOf: errorURL, encoding: .utf8))
-    }
-
     /// Writes `<name>.xcdatamodel/contents` holding `entities`, whose first line is line 3.
-    @discardableResult
-    private func writeModel(_ name: String, _ entities: String, in directory: URL? = nil) throws -> URL {
-        let model = (directory ?? folder.url).appendingPathComponent("\(name).xcdatamodel")
+    private func writeModel(_ name: String, _ entities: String) throws -> URL {
+        let model = folder.url.appendingPathComponent("\(name).xcdatamodel")
         try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
         let xml = """
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -117,29 +74,7 @@ final class ModelFileReviewTests: XCTestCase {
                       "expected an error at line 6 naming \"ten\", got \(result.issues.map(\.description))")
     }
 
-    // MARK: Bundles
-
-    /// Xcode's versions are the `.xcdatamodel` *folders* of a bundle. A file whose name ends in
-    /// `.xcdatamodel` — such as the `._Name.xcdatamodel` AppleDouble file macOS leaves when a
-    /// bundle is copied through tar, zip or a network share — is not a version. The man page
-    /// says a `.xcdatamodeld` holds "one .xcdatamodel folder per version", and `validate` exits
-    /// 0 when "every version of every PATH is valid". Instead the file is taken for a version,
-    /// and `validate` prints `error: .../._Orders.xcdatamodel/contents: no such file or
-    /// directory` and exits 66 for a bundle whose only version is valid.
-    func testValidateIgnoresAFileNamedLikeAVersionInABundle() throws {
-        let bundle = folder.url.appendingPathComponent("Orders.xcdatamodeld")
-        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
-        try writeModel("Orders", """
-            <entity name="Order" representedClassName="Order">
-                <attribute name="number" optional="YES" attributeType="Integer 32" defaultValueString="0" usesScalarValueType="YES"/>
-            </entity>
-            """, in: bundle)
-        try Data([0x00, 0x05, 0x16, 0x07, 0x00, 0x02]).write(to: bundle.appendingPathComponent("._Orders.xcdatamodel"))
-        XCTAssertEqual(try ModelFile(url: bundle).versionNames, ["Orders"])
-        let run = try objectgraph("model", "validate", bundle.path)
-        XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(run.stdout, "ok  \(bundle.path) (version Orders): 1 entity, 1 attribute, 0 relationships\n")
-    }
+    // MARK: Writing versions
 
     /// `write(to:versionName:)` writes the model "as version versionName"; everywhere else a
     /// version may be named with or without its `.xcdatamodel` extension (`ModelFile.version
@@ -159,63 +94,5 @@ final class ModelFileReviewTests: XCTestCase {
         let file = try ModelFile(url: bundle)
         XCTAssertEqual(file.versionNames, ["V2"])
         XCTAssertEqual(file.currentVersionName, "V2")
-    }
-
-    // MARK: The objectgraph tool
-
-    /// The man page: "notes, warnings and errors go to standard error, one a line, in the form
-    /// file:line: error: Entity.property: message", and "A line break in a value a message
-    /// quotes is shown as \n (or \r) ... so that each diagnostic stays one line." An entity named
-    /// `Bad&#10;Name` in a hand-edited file is printed raw in the `Entity.property:` part, so
-    /// the diagnostic is split over two lines and the second (`Name.x: attribute type ...`)
-    /// names no file or line.
-    func testDiagnosticForAnEntityNameWithALineBreakStaysOneLine() throws {
-        let model = try writeModel("Broken", """
-            <entity name="Bad&#10;Name">
-                <attribute name="x" optional="YES" attributeType="Strin"/>
-            </entity>
-            """)
-        let run = try objectgraph("model", "validate", model.path)
-        XCTAssertEqual(run.status, 1, run.stderr)
-        let contents = model.appendingPathComponent("contents").path
-        let lines = run.stderr.split(separator: "\n").map(String.init)
-        let diagnostics = lines.filter { !$0.hasPrefix("invalid  ") }
-        XCTAssertEqual(diagnostics.count, 1, run.stderr)
-        for line in diagnostics {
-            XCTAssertTrue(line.hasPrefix("\(contents):4: error: "), "a diagnostic line without its file and line: \(line)")
-        }
-    }
-
-    /// The man page on `codegen`'s exit status 1: "also a property whose name the generated code
-    /// cannot take ... each reported at its line", and `CodeGenerator.problems` is "Empty when
-    /// the code will compile". An attribute named `first-name` cannot be a Swift property.
-    /// Instead `codegen` exits 0 and writes `public var first-name: String? {`, code that does
-    /// not compile, without a diagnostic.
-    func testCodegenRefusesAPropertyNameThatIsNotASwiftIdentifier() throws {
-        let model = try writeModel("People", """
-            <entity name="Person" representedClassName="Person">
-                <attribute name="first-name" optional="YES" attributeType="String"/>
-            </entity>
-            """)
-        let output = folder.url.appendingPathComponent("Generated")
-        let run = try objectgraph("codegen", model.path, "--output", output.path)
-        XCTAssertEqual(run.status, 1, "stdout: \(run.stdout)")
-        let contents = model.appendingPathComponent("contents").path
-        XCTAssertTrue(run.stderr.contains("\(contents):4:") && run.stderr.contains("first-name"), run.stderr)
-    }
-
-    /// The brief for `store info` on a wrong store, and the tool's rule that errors say what is
-    /// wrong and where: given a folder instead of a store file, the message should say that the
-    /// path is a folder (not a store file) and exit 66. It exits 66, but says
-    /// `objectgraph: /tmp/.../folder: SQLite error 10 (disk I/O error)`, which points at a
-    /// failing disk rather than at the argument.
-    func testStoreInfoOnAFolderSaysItIsNotAStoreFile() throws {
-        let directory = folder.url.appendingPathComponent("folder.sqlite")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let run = try objectgraph("store", "info", directory.path)
-        XCTAssertEqual(run.status, 66, run.stderr)
-        XCTAssertTrue(run.stderr.contains(directory.path), run.stderr)
-        XCTAssertFalse(run.stderr.contains("disk I/O error"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("folder") || run.stderr.contains("directory"), run.stderr)
     }
 }
