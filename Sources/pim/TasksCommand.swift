@@ -111,12 +111,13 @@ struct TasksCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The contact it is assigned to.", valueName: "contact")) var assignee: String?
         @Option(name: .customLong("for-event"), help: ArgumentHelp("The event it prepares for.", valueName: "event")) var event: String?
         @Option(help: ArgumentHelp("The task it is a subtask of.", valueName: "task")) var parent: String?
+        @Option(name: .customLong("depends-on"), help: ArgumentHelp("Tasks that must be done first, comma-separated (replaces them all).", valueName: "tasks")) var dependsOn: String?
         @Option(help: "Notes.") var notes: String?
 
         func run() throws {
             let values: [String: String?] = [
                 "title": title, "status": status, "priority": priority, "due": due, "scheduled": scheduled, "wait": wait,
-                "project": project, "tags": tags, "assignee": assignee, "event": event, "parent": parent, "notes": notes,
+                "project": project, "tags": tags, "assignee": assignee, "event": event, "parent": parent, "depends-on": dependsOn, "notes": notes,
             ]
             try RecordCommands.edit(id, kind: .task, values: values.compactMapValues { $0 }, global: global)
         }

@@ -138,6 +138,42 @@ final class PimEditingTests: PimTestCase {
         XCTAssertEqual(try pim("events", "delete", "review", "--yes").status, 0)
         XCTAssertEqual(try pim("tasks", "list", "--fields", "title").stdout, "TITLE\nSlides\n")
     }
+
+    /// pim-tasks(1) edit: `--depends-on` replaces the tasks one depends on (comma-separated, empty
+    /// clears), as the form's `depends-on:` line does, and `undo` puts them back. A task that
+    /// depends on itself, or on a task depending on it, would never be unblocked: refused with
+    /// status 2 and nothing changed (Taskwarrior refuses a circular dependency too).
+    func testEditSetsDependenciesAndRefusesACircle() throws {
+        for title in ["Draft", "Review", "Publish"] { XCTAssertEqual(try pim("tasks", "add", title).status, 0) }
+        func dependencies(_ task: String) throws -> [Int] {
+            let shown = try XCTUnwrap(try pim("tasks", "show", task, "--json").json() as? [String: Any])
+            return try XCTUnwrap(shown["dependsOn"] as? [[String: Any]]).compactMap { $0["number"] as? Int }.sorted()
+        }
+        XCTAssertEqual(try pim("tasks", "edit", "3", "--depends-on", "2").status, 0)
+        XCTAssertEqual(try pim("tasks", "edit", "2", "--depends-on", "1").status, 0)
+        XCTAssertEqual(try dependencies("3"), [2])
+
+        let circle = try pim("tasks", "edit", "1", "--depends-on", "3")
+        XCTAssertEqual(circle.status, 2, circle.stderr)
+        XCTAssertTrue(circle.stderr.contains("task 3 already depends on task 1 (1 → 3 → 2 → 1)"), circle.stderr)
+        let itself = try pim("tasks", "edit", "1", "--depends-on", "1")
+        XCTAssertEqual(itself.status, 2, itself.stderr)
+        XCTAssertTrue(itself.stderr.contains("task 1 cannot depend on itself"), itself.stderr)
+        XCTAssertEqual(try dependencies("1"), [])
+
+        let both = try pim("tasks", "edit", "3", "--depends-on", "1, 2")
+        XCTAssertEqual(both.status, 0, both.stderr)
+        XCTAssertEqual(try dependencies("3"), [1, 2])
+        XCTAssertEqual(try pim("undo").status, 0)
+        XCTAssertEqual(try dependencies("3"), [2])
+
+        let form = try pim("tasks", "edit", "3", environment: ["EDITOR": "sed -i 's/^depends-on: .*/depends-on: /'"])
+        XCTAssertEqual(form.status, 0, form.stderr)
+        XCTAssertEqual(try dependencies("3"), [])
+        XCTAssertEqual(try pim("tasks", "edit", "3", "--depends-on", "1").status, 0)
+        let shown = try pim("tasks", "edit", "3", environment: ["EDITOR": "cat"])
+        XCTAssertTrue(shown.stdout.contains("depends-on: 1\n"), shown.stdout)
+    }
 }
 
 final class PimFilterTests: PimTestCase {

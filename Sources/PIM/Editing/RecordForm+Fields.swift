@@ -41,6 +41,12 @@ extension RecordForm {
                     steps += 1
                 }
             },
+            FormField("depends-on", "tasks that must be done first, comma-separated", read: { record, _ in
+                ((record as? TaskItem)?.dependencies.map(\.number).sorted() ?? []).map(String.init).joined(separator: ", ")
+            }) { record, text, store throws(PIMError) in
+                guard let task = record as? TaskItem else { return }
+                try store.setDependencies(FormField.items(text), of: task)
+            },
             .text("notes", "notes"),
         ]
     }

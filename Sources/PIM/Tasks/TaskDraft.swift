@@ -84,6 +84,50 @@ extension PIMStore {
         return task
     }
 
+    /// Replaces the tasks `task` depends on with the ones `references` name (as on the command
+    /// line). A task cannot depend on itself, nor on a task that already depends on it, directly
+    /// or through others: Taskwarrior refuses such a circle too, and no task of it could ever
+    /// become unblocked.
+    public func setDependencies(_ references: [String], of task: TaskItem) throws(PIMError) {
+        let resolver = RecordResolver(store: self)
+        var wanted: [TaskItem] = []
+        for reference in references {
+            guard let dependency = try resolver.resolve(reference, as: .task) as? TaskItem else { continue }
+            if dependency === task { throw PIMError.usage("depends-on: task \(task.number) cannot depend on itself") }
+            if let path = dependencyPath(from: dependency, to: task) {
+                let circle = ([task] + path).map { "\($0.number)" }.joined(separator: " → ")
+                throw PIMError.usage("depends-on: task \(dependency.number) already depends on task \(task.number) (\(circle)): a circle of dependencies is refused")
+            }
+            if !wanted.contains(where: { $0 === dependency }) { wanted.append(dependency) }
+        }
+        for old in task.dependencies where !wanted.contains(where: { $0 === old }) { task.removeFromDependencies(old) }
+        let present = task.dependencies
+        for dependency in wanted where !present.contains(where: { $0 === dependency }) { task.addToDependencies(dependency) }
+    }
+
+    /// The tasks from `start` to `goal` following dependencies (`start` first, `goal` last), or
+    /// nil when `start` does not depend on `goal`, directly or through others.
+    private func dependencyPath(from start: TaskItem, to goal: TaskItem) -> [TaskItem]? {
+        var previous: [ObjectIdentifier: TaskItem] = [:]
+        var queue = [start]
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(start)]
+        var index = 0
+        while index < queue.count {
+            let current = queue[index]
+            index += 1
+            for next in current.dependencies where seen.insert(ObjectIdentifier(next)).inserted {
+                previous[ObjectIdentifier(next)] = current
+                if next === goal {
+                    var path = [next]
+                    while let step = previous[ObjectIdentifier(path[0])] { path.insert(step, at: 0) }
+                    return path
+                }
+                queue.append(next)
+            }
+        }
+        return nil
+    }
+
     /// Replaces a task's tags with `names` (each made once in the store).
     public func setTags(_ names: [String], of task: TaskItem) throws(PIMError) {
         let wanted = Set(names.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
