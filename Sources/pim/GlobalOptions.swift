@@ -28,7 +28,7 @@ struct ListOptions: ParsableArguments {
     @Option(name: .customLong("where"), help: ArgumentHelp("Only records matching a predicate, e.g. 'priority == 1 AND due < $NOW + 86400' ($NOW, $TODAY, $TOMORROW are bound; arithmetic works on numbers and dates).", valueName: "predicate"))
     var predicate: String?
 
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sort keys, comma-separated; -key sorts descending.", valueName: "keys"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sort keys, comma-separated; -key sorts descending (-priority: H first).", valueName: "keys"))
     var sort: String?
 
     @Option(name: .long, parsing: .unconditional, help: "Print at most this many records (1 or more).")

@@ -228,9 +228,13 @@ final class PimJournalTests: PimTestCase {
         XCTAssertEqual(try pim("tasks", "list", "--fields", "nosuch").status, 2)
     }
 
+    /// pim(1) --sort: a task's priority sorts by importance (none, L, M, H), so `-priority` lists
+    /// H first and tasks with none last, as Taskwarrior's `priority-` does (not by iCalendar's
+    /// number, where 1 is H and 0 none, which put L first).
     func testSortWithSeveralKeysAndLimit() throws {
         try addQueryTasks()
-        XCTAssertEqual(try titles("tasks", "list", "--sort", "-priority,title"), "TITLE\nGamma\nBeta\nAlpha\nDélta\nEps\n")
+        XCTAssertEqual(try titles("tasks", "list", "--sort", "-priority,title"), "TITLE\nAlpha\nBeta\nGamma\nDélta\nEps\n")
+        XCTAssertEqual(try titles("tasks", "list", "--sort", "priority,title"), "TITLE\nDélta\nEps\nGamma\nBeta\nAlpha\n")
         XCTAssertEqual(try titles("tasks", "list", "--sort", "project,-due"), "TITLE\nDélta\nGamma\nEps\nAlpha\nBeta\n")
         XCTAssertEqual(try titles("tasks", "list", "--sort", "-title", "--limit", "2"), "TITLE\nGamma\nEps\n")
         XCTAssertEqual(try pim("tasks", "list", "--limit", "0").status, 2)

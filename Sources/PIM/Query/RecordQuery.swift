@@ -89,6 +89,8 @@ extension PIMStore {
 
     /// `records` ordered by `keys` (attributes, key paths through to-one relationships, or
     /// `urgency`). Text sorts as people read it: ignoring case and accents (ann, Bob, Émile, Zoe).
+    /// A task's priority sorts by importance (none, L, M, H), not by iCalendar's number, where 1
+    /// is the highest and 0 none: `-priority` lists H first, as Taskwarrior's `priority-` does.
     func sort(_ records: [ManagedObject], by keys: [String], kind: RecordKind) throws(PIMError) -> [ManagedObject] {
         let entity = PIMModel.shared.entitiesByName[kind.entityName]
         let descriptors = try keys.map { key throws(PIMError) -> (String, Bool) in
@@ -103,6 +105,7 @@ extension PIMStore {
         let keyed = records.map { record -> (record: ManagedObject, values: [Any?], number: Int64) in
             let values = descriptors.map { key, _ -> Any? in
                 if key == "urgency" { return (record as? TaskItem)?.urgency(at: now) ?? 0 }
+                if key == "priority", let task = record as? TaskItem { return TaskPriority.importance(task.priority) }
                 let value = record.value(forKeyPath: key)
                 if let text = value as? String { return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) }
                 return value

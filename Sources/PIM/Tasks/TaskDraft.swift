@@ -38,6 +38,12 @@ public enum TaskPriority {
         }
     }
 
+    /// How important a stored priority is, for sorting: 0 for none, then 1 (low, 9) to 9 (the
+    /// highest, 1). iCalendar's numbers run the other way, with 0 meaning none.
+    public static func importance(_ value: Int16) -> Int {
+        (1...9).contains(value) ? 10 - Int(value) : 0
+    }
+
     /// `H`, `M`, `L` or nil.
     public static func letter(_ value: Int16) -> String? {
         switch value {
