@@ -202,6 +202,27 @@ final class EventsEdgeTests: PimTestCase {
         XCTAssertEqual(meet["start"] as? String, "2026-11-30")
     }
 
+    /// The other way round: a start with a time makes an all-day event a timed one, an hour long
+    /// as `add` makes it, or until an end given with it (pim-events(1) edit). Before, the time was
+    /// dropped without a word: the holiday stayed all day on the 24th.
+    func testEditingTheStartToATimeMakesAnAllDayEventTimed() throws {
+        XCTAssertEqual(try pim("events", "add", "Party", "--start", "2026-12-24").status, 0)
+        let run = try pim("events", "edit", "1", "--start", "2026-12-24 18:00")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("start Thu 2026-12-24 18:00"), run.stdout)
+        let party = try event("1")
+        XCTAssertEqual(party["allDay"] as? Bool, false)
+        XCTAssertEqual(party["start"] as? String, "2026-12-24T18:00:00+01:00")
+        XCTAssertEqual(party["end"] as? String, "2026-12-24T19:00:00+01:00")
+
+        XCTAssertEqual(try pim("events", "add", "Trip", "--start", "2026-12-01", "--end", "2026-12-03").status, 0)
+        XCTAssertEqual(try pim("events", "edit", "2", "--start", "2026-12-01 08:00", "--end", "2026-12-03 20:00").status, 0)
+        let trip = try event("2")
+        XCTAssertEqual(trip["allDay"] as? Bool, false)
+        XCTAssertEqual(trip["start"] as? String, "2026-12-01T08:00:00+01:00")
+        XCTAssertEqual(trip["end"] as? String, "2026-12-03T20:00:00+01:00")
+    }
+
     // MARK: Days without a midnight
 
     /// Chile springs forward at 00:00 on Sunday 2026-09-06, which starts at 01:00. The agenda

@@ -27,6 +27,9 @@ public struct EventDraft: Sendable {
 }
 
 extension PIMStore {
+    /// How long a timed event lasts when no end or duration says: an hour.
+    static let defaultEventLength: TimeInterval = 3600
+
     /// Inserts the event `draft` describes.
     public func addEvent(_ draft: EventDraft) throws(PIMError) -> Event {
         let title = draft.title.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -53,7 +56,7 @@ extension PIMStore {
             }
             end = allDay ? Self.allDayEnd(sum, hasTime: true, with: parser) : sum
         } else {
-            end = allDay ? parser.adding(days: 1, to: start) : start.addingTimeInterval(3600)
+            end = allDay ? parser.adding(days: 1, to: start) : start.addingTimeInterval(Self.defaultEventLength)
         }
         // An all-day event's end is the day after its last: that may not be its first.
         guard allDay ? end > start : end >= start else {

@@ -7,11 +7,13 @@ extension PIMStore {
     /// Moves `event` to start at `text`, its end moving with it. A date without a time makes it
     /// all-day (pim(1) DATES: "A date without a time is midnight, and makes an event all-day")
     /// over the days it touched; an all-day event keeps its days and moves to the day named; a
-    /// timed event keeps its length.
+    /// timed event keeps its length. A time makes an all-day event a timed one, an hour long as
+    /// `add` makes it (a later end sets its length).
     ///
     /// ```swift
     /// try store.moveEvent(meeting, toStart: "2026-11-30")   // all day on Monday 2026-11-30
     /// try store.moveEvent(meeting, toStart: "fri 9:00")     // 9:00 on Friday, as long as before
+    /// try store.moveEvent(holiday, toStart: "dec 24 18:00") // no longer all-day: 18:00 to 19:00
     /// ```
     ///
     /// A repeating event's skipped occurrences stay skipped on their days, at the new time.
@@ -20,9 +22,14 @@ extension PIMStore {
         let parsed = try readParsedDate(text, with: parser)
         let skippedDays = event.skippedDaysBeforeMove(fallback: parser.calendar)
         defer { event.keepSkipping(skippedDays, fallback: parser.calendar) }
-        if event.allDay || !parsed.hasTime {
+        if !parsed.hasTime {
             let count = event.coveredDays(fallback: parser.calendar)?.count ?? 1
             event.setDays(EventDays(first: parser.calendar.midnightUTC(ofDayHolding: parsed.date), count: count), fallback: parser.calendar)
+        } else if event.allDay {
+            event.allDay = false
+            event.start = parsed.date
+            event.end = parsed.date.addingTimeInterval(Self.defaultEventLength)
+            retime(event, clock: parsed.clock, calendar: parser.calendar)
         } else {
             let start = event.start ?? parsed.date
             event.end = parsed.date.addingTimeInterval((event.end ?? start).timeIntervalSince(start))
