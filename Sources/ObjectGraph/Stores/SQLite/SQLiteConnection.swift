@@ -214,17 +214,27 @@ final class SQLiteConnection {
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
 
-    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so that a second writer waits for
-    /// the lock at the start rather than failing half-way); commits when it returns, rolls back
-    /// when it throws, so the file is as it was.
     /// Whether a transaction is open.
     var inTransaction: Bool {
         guard let handle else { return false }
         return sqlite3_get_autocommit(handle) == 0
     }
 
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so that a second writer waits for
+    /// the lock at the start rather than failing half-way); commits when it returns, rolls back
+    /// when it throws, so the file is as it was.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try run(body, in: "BEGIN IMMEDIATE")
+    }
+
+    /// Runs `body` in a read transaction (`BEGIN`, which takes no write lock): its statements
+    /// read one state of the file, even while another connection writes (WAL).
+    func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try run(body, in: "BEGIN")
+    }
+
+    private func run<T>(_ body: () throws -> T, in begin: String) throws -> T {
+        try execute(begin)
         do {
             let result = try body()
             try execute("COMMIT")

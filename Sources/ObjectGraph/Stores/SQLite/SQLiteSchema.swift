@@ -328,6 +328,26 @@ final class SQLiteSchema: @unchecked Sendable {
 
     // MARK: DDL
 
+    /// The names of the tables, indexes and triggers ``creationStatements`` create: a file
+    /// holding all of them needs none of the statements run.
+    var createdNames: Set<String> {
+        Set(creationStatements.compactMap { statement -> String? in
+            guard let marker = statement.range(of: "IF NOT EXISTS ") else { return nil }
+            let rest = statement[marker.upperBound...]
+            guard rest.first == "\"" else { return rest.prefix { $0 != " " && $0 != "(" }.description }
+            // A quoted identifier ends at a quote not doubled (``quoted(_:)``).
+            var name = ""
+            var characters = rest.dropFirst().makeIterator()
+            while let character = characters.next() {
+                if character == "\"" {
+                    guard let following = characters.next(), following == "\"" else { return name }
+                }
+                name.append(character)
+            }
+            return name
+        })
+    }
+
     /// The statements that create every table, index and trigger (idempotent).
     var creationStatements: [String] {
         let q = Self.quoted

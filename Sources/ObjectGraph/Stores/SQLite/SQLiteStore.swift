@@ -166,6 +166,14 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                 return
             }
             try connection.enableWriteAheadLog(within: busyTimeout)
+            if try openWithoutWriting(schema: schema, hashes: hashes, model: model) {
+                self.schema = schema
+                self.model = model
+                readers = [:]
+                writePlans = [:]
+                lastWritePlan = nil
+                return
+            }
             try connection.transaction {
                 if let current = try Self.readMetadata(connection) {
                     storedMetadata = current
@@ -205,6 +213,29 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             readers = [:]
             writePlans = [:]
             lastWritePlan = nil
+        }
+    }
+
+    /// Reads the metadata of a store file that already holds every table, index and trigger
+    /// `schema` makes, and returns true; false (having changed nothing) when the file lacks
+    /// some, or holds no store yet. It takes no write lock, so a store opens while another
+    /// process saves (WAL lets readers and a writer run at once), as Core Data's does: only a
+    /// file that must change waits for the writer.
+    private func openWithoutWriting(schema: SQLiteSchema, hashes: [String: Data], model: ManagedObjectModel) throws -> Bool {
+        try connection.readTransaction {
+            guard let current = try Self.readMetadata(connection), current[Self.versionHashesKey] is [String: Data] else { return false }
+            let present = Set(try connection.rows("SELECT name FROM sqlite_master").compactMap { row -> String? in
+                guard case .text(let name)? = row.first else { return nil }
+                return name
+            })
+            guard schema.createdNames.isSubset(of: present) else { return false }
+            try checkCompatibility(of: current, hashes: hashes, schema: schema, model: model)
+            storedMetadata = current
+            if let uuid = current[Self.uuidKey] as? String {
+                let identity = StoreIdentity(uuid)
+                storedIdentity.withLock { $0 = identity }
+            }
+            return true
         }
     }
 
