@@ -138,9 +138,11 @@ struct ContactsCommand: ParsableCommand {
 
             func run() throws {
                 let session = try Session(global)
-                let (group, isNew) = try session.store.addToGroup(self.group, contacts: contacts)
+                let (made, isNew) = try session.store.addToGroup(self.group, contacts: contacts)
                 try session.commit()
-                try session.printChanged([group], kind: .group, verb: isNew ? "Added" : "Updated") { _ in
+                // Another run may have saved a group of this name meanwhile: the contacts joined it.
+                guard let group = session.store.survivor(of: made) as? Group else { return }
+                try session.printChanged([group], kind: .group, verb: isNew && group === made ? "Added" : "Updated") { _ in
                     ["members: " + group.members.compactMap(\.name).sorted().joined(separator: ", ")]
                 }
             }

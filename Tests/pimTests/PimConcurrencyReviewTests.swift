@@ -146,4 +146,26 @@ final class PimConcurrencyReviewTests: PimTestCase {
         let members = try pim("contacts", "group", "members", "family", "--fields", "name")
         XCTAssertEqual(members.stdout, "NAME\nAnn Lee\nBob Ray\n", "exit \(members.status): \(members.stderr)")
     }
+
+    /// The other half of pim(1) EXIT STATUS 5: two runs changing the same record's own fields
+    /// still conflict (the second exits 5 and writes nothing), while catching up with links made
+    /// elsewhere leaves each run's journal right: undoing the later add removes only its task,
+    /// and the contact keeps the task the other run assigned.
+    func testTwoEditsOfOneTaskStillConflictAndUndoAfterTwoAddsKeepsTheOther() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Draft").status, 0)
+        let edits = try runTogether(["tasks", "edit", "1", "--title", "First"], ["tasks", "edit", "1", "--title", "Second"])
+        XCTAssertEqual(edits.map(\.status).sorted(), [0, 5], edits.map(\.stderr).joined())
+        let titles = try tasks().compactMap { $0["title"] as? String }
+        XCTAssertTrue(titles == ["First"] || titles == ["Second"], "\(titles)")
+
+        XCTAssertEqual(try pim("contacts", "add", "Ann Lee").status, 0)
+        let adds = try runTogether(["tasks", "add", "Milk", "--assignee", "1", "--tag", "shop"],
+                                   ["tasks", "add", "Bread", "--assignee", "1", "--tag", "shop"])
+        for run in adds { XCTAssertEqual(run.status, 0, run.stderr) }
+        let undo = try pim("undo")
+        XCTAssertEqual(undo.status, 0, undo.stderr)
+        let left = try tasks().filter { ($0["assignee"] as? [String: Any])?["name"] as? String == "Ann Lee" }
+        XCTAssertEqual(left.count, 1, "\(left)")
+        XCTAssertEqual(left.first?["tags"] as? [String], ["shop"])
+    }
 }

@@ -20,6 +20,9 @@ public final class PIMStore {
     public let now: Date
     /// The time zone dates are read and shown in.
     public let timeZone: TimeZone
+    /// New groups and tags folded into the ones another run saved under their names meanwhile,
+    /// by the record they were folded into (``survivor(of:)``).
+    var folded: [ObjectIdentifier: ManagedObject] = [:]
 
     /// Opens the store at `url`, creating it and its folder if needed.
     public init(url: URL, now: Date, timeZone: TimeZone = .current) throws(PIMError) {
@@ -64,6 +67,7 @@ public final class PIMStore {
             // one pim run at a time does both, or two could take the same number.
             let lock = try WriterLock(storeURL: url)
             defer { lock.release() }
+            try catchUpWithOtherRuns()
             let recorder = JournalRecorder(store: self)
             for record in recorder.touchedRecords() where !record.isDeleted && !record.isInserted {
                 record.setValue(now, forKey: "modified")
