@@ -9,7 +9,7 @@ export PIM_STORE
 echo "demo store: $PIM_STORE"
 pim() { "$PIM" "$@" > /dev/null; }
 
-pim contacts add Ada Lovelace --email work:ada@analytical.example --phone mobile:+44 7700 900001 --org "Analytical Engines" --title Engineer --birthday 1815-12-10
+pim contacts add Ada Lovelace --email work:ada@analytical.example --phone "mobile:+44 7700 900001" --org "Analytical Engines" --title Engineer --birthday 1815-12-10
 pim contacts add Charles Babbage --email charles@analytical.example --org "Analytical Engines"
 pim contacts add Grace Hopper --email grace@navy.example --nickname Amazing
 pim contacts add "Analytical Engines" --kind organization --email info@analytical.example

@@ -68,7 +68,8 @@ struct ModelVersionOptions: ParsableArguments {
         let versionName: String
         do {
             let file = try ModelFile(url: URL(fileURLWithPath: path))
-            file.printNotes(path: path)
+            // The notes say which version was taken as the current one: none is, when one is named.
+            if version == nil { file.printNotes(path: path) }
             versionName = try file.version(named: version).name
             result = try file.read(version: versionName)
         } catch {

@@ -56,7 +56,7 @@ public struct FetchRequestTemplate: Sendable, Hashable {
     /// its `$NAME`s. Throws a ``PredicateError`` for a malformed format or an unbound variable.
     ///
     /// ```swift
-    /// try template.predicate(substitutionVariables: ["DATE": Date()])   // due < CAST(...) AND done == NO
+    /// try template.predicate(substitutionVariables: ["DATE": Date()])   // due < CAST(...) AND done == 0
     /// ```
     public func predicate(substitutionVariables variables: [String: Any?] = [:]) throws -> Predicate? {
         guard let format = predicateFormat, !format.isEmpty else { return nil }

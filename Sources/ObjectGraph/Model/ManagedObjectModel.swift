@@ -123,7 +123,7 @@ public final class ManagedObjectModel: @unchecked Sendable, Equatable, CustomStr
     ///
     /// ```swift
     /// let due = try model.fetchRequestTemplate(forName: "tasksDueBefore", substitutionVariables: ["DATE": Date()])
-    /// due?.predicateFormat   // due < CAST(785000000.000000, "NSDate") AND done == NO
+    /// due?.predicateFormat   // due < CAST(785000000.000000, "NSDate") AND done == 0
     /// ```
     public func fetchRequestTemplate(forName name: String, substitutionVariables variables: [String: Any?]) throws -> FetchRequestTemplate? {
         guard var template = fetchRequestTemplate(forName: name) else { return nil }

@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// ```swift
 /// let id = task.objectID
-/// await background.perform { let same = try background.existingObject(with: id) }
+/// try await background.perform { let same = try background.existingObject(with: id) }
 /// id.uriRepresentation   // x-objectgraph://6F1C.../Task/p42
 /// ```
 public struct ObjectID: Sendable, Hashable, CustomStringConvertible, Comparable {

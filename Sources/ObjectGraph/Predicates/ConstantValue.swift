@@ -7,7 +7,7 @@ import Foundation
 ///
 /// ```swift
 /// let answer = Expression.constant(.integer(42))
-/// ConstantValue(42) == ConstantValue(42.0)   // true: numbers compare by value
+/// ConstantValue.integer(42) == ConstantValue.double(42.0)   // true: numbers compare by value
 /// ```
 public enum ConstantValue: Sendable, Hashable {
     /// `nil` (also `NULL`).

@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// let total = try Expression(format: "items.@sum.price * 1.2")
-/// let value = try total.value(with: order)
+/// let value = try total.expressionValue(with: order)
 /// ```
 ///
 /// Arithmetic is represented as Foundation does, by the built-in functions: `a + b` is

@@ -100,9 +100,10 @@ extension PIMStore {
         return (address.label.map { $0 + ":" } ?? "") + text
     }
 
-    /// Refuses a phone entry with no number (`mobile:`), naming it as typed.
+    /// Refuses a phone entry with no number (`mobile:`, `mobile:abc`: no digit), naming it as
+    /// typed. Letters may stand beside digits (`+1 800 FLOWERS`, `ext. 12`).
     static func checkPhones(_ entries: [String]) throws(PIMError) {
-        for entry in entries where labelled(entry).value.isEmpty {
+        for entry in entries where !labelled(entry).value.contains(where: \.isNumber) {
             throw PIMError.usage("phone \"\(entry)\": expected a number such as mobile:+44 7700 900123")
         }
     }
