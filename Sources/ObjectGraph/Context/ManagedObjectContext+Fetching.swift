@@ -112,6 +112,30 @@ extension ManagedObjectContext {
     }
 
     /// Whether the context has unsaved changes to objects the entity's fetch could return.
+    /// The order the SQLite store gives objects equal on every sort key: by primary key (its
+    /// ORDER BY ends with it), stores by identifier; new objects last, as they were inserted
+    /// (saved, they take the next keys).
+    static func inStoreOrder(_ a: ObjectID, _ b: ObjectID) -> Bool {
+        switch (a.key, b.key) {
+        case let (.permanent(x), .permanent(y)):
+            if a.storeTag != b.storeTag { return (a.storeIdentifier ?? "") < (b.storeIdentifier ?? "") }
+            return x < y
+        case (.permanent, .temporary): return true
+        case (.temporary, .permanent): return false
+        case let (.temporary(x), .temporary(y)): return x < y
+        }
+    }
+
+    /// Whether the context must merge its unsaved changes into a fetch of `entity`: objects of
+    /// the entity are inserted, deleted or changed, or a sort key runs through a relationship
+    /// (`owner.name`) while any object has unsaved changes, which the stores' order cannot see.
+    func hasPendingChanges(for request: FetchRequest<some Any>, entity: EntityDescription) -> Bool {
+        guard request.includesPendingChanges else { return false }
+        if hasPendingChanges(for: entity, includingSubentities: request.includesSubentities) { return true }
+        guard request.sortDescriptors.contains(where: { $0.key.contains(".") }) else { return false }
+        return !updatedByID.isEmpty || !insertedByID.isEmpty || !deletedByID.isEmpty
+    }
+
     func hasPendingChanges(for entity: EntityDescription, includingSubentities: Bool) -> Bool {
         func matches(_ object: ManagedObject) -> Bool {
             includingSubentities ? object.entity.isKind(of: entity) : object.entity === entity
@@ -288,7 +312,7 @@ extension ManagedObjectContext {
     func fetchObjectIDs<Result>(_ request: FetchRequest<Result>) throws -> [ObjectID] {
         let entity = try entity(named: request.entityName)
         if request.includesPendingChanges { processPendingChanges() }
-        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, includingSubentities: request.includesSubentities)
+        let pending = hasPendingChanges(for: request, entity: entity)
         let entityStores = try stores(for: entity, request)
         guard !pending && entityStores.count == 1 else {
             return try fetchObjects(request, entity: entity, pending: pending, idsOnly: true).map(\.objectID)
@@ -305,7 +329,7 @@ extension ManagedObjectContext {
     func fetchManagedObjects<Result>(_ request: FetchRequest<Result>) throws -> [ManagedObject] {
         let entity = try entity(named: request.entityName)
         if request.includesPendingChanges { processPendingChanges() }
-        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, includingSubentities: request.includesSubentities)
+        let pending = hasPendingChanges(for: request, entity: entity)
         let objects = try fetchObjects(request, entity: entity, pending: pending, idsOnly: false)
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
@@ -381,7 +405,7 @@ extension ManagedObjectContext {
                 .sorted { $0.objectID < $1.objectID }
         }
         if !request.sortDescriptors.isEmpty {
-            objects = objects.sorted(using: request.sortDescriptors)
+            objects = objects.sortedAsStored(using: request.sortDescriptors) { Self.inStoreOrder($0.objectID, $1.objectID) }
         }
         if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
         if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }

@@ -76,6 +76,8 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
         case date(Date)
         /// UUIDs order by their bytes, as NSUUID's compare(_:) and SQLite's blobs order them.
         case uuid(UUID)
+        /// Data, and a URL's string (UTF-8): byte by byte, as SQLite orders blobs and text.
+        case bytes([UInt8])
         case other(Any)
 
         /// Values of different kinds, which have no order between them, sort by kind.
@@ -86,7 +88,8 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
             case .string: return 1
             case .date: return 2
             case .uuid: return 3
-            case .other: return 4
+            case .bytes: return 4
+            case .other: return 5
             }
         }
     }
@@ -96,9 +99,16 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
         if let s = ValueComparison.string(value) {
             return .string(comparison == .caseInsensitive ? s.folding(options: .caseInsensitive, locale: nil) : s)
         }
-        if let n = Number(value) { return .number(n) }
+        if let n = Number(value) {
+            // SQLite stores a NaN as NULL, where it sorts: the in-memory store keeps the NaN
+            // it was given, which sorts with the nils too.
+            if case .double(let d) = n, d.isNaN { return .null }
+            return .number(n)
+        }
         if let d = value as? Date { return .date(d) }
         if let u = value as? UUID { return .uuid(u) }
+        if let data = value as? Data { return .bytes(Array(data)) }
+        if let url = value as? URL { return .bytes(Array(url.absoluteString.utf8)) }
         return .other(value)
     }
 
@@ -129,6 +139,8 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
             // The uppercase hexadecimal form orders as the bytes do.
             let (a, b) = (x.uuidString, y.uuidString)
             return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+        case let (.bytes(x), .bytes(y)):
+            return x == y ? .orderedSame : (x.lexicographicallyPrecedes(y) ? .orderedAscending : .orderedDescending)
         case let (.other(x), .other(y)): return (try? ValueComparison.order(x, y)) ?? .orderedSame
         default:
             return a.rank == b.rank ? .orderedSame : (a.rank < b.rank ? .orderedAscending : .orderedDescending)
@@ -147,10 +159,21 @@ extension Sequence {
         sorted(using: descriptors) { element, key in KeyValueAccess.value(of: element, forKeyPath: key) }
     }
 
+    /// The elements sorted as the stores sort rows: each key read as the predicate evaluator
+    /// reads it (`tasks.@avg.points` averages the values there are, as SQL's AVG does, where
+    /// Foundation's key-value coding counts nil as 0), and elements equal on every key in the
+    /// order `precedes` gives (the SQLite store's primary key order), else as they came.
+    func sortedAsStored(using descriptors: [SortDescriptor], precedes: ((Element, Element) -> Bool)? = nil) -> [Element] {
+        sorted(using: descriptors, value: { element, key in KeyValueAccess.value(of: element, forKeyPath: key, .evaluation) },
+               precedes: precedes)
+    }
+
     /// ``sorted(using:)`` with each element's value for a descriptor's key read by `value`: a
     /// dictionary fetch's results are sorted by their entries, whose keys may be dotted key
-    /// paths (`owner.name`) that key-value access would walk.
-    func sorted(using descriptors: [SortDescriptor], value: (Element, String) -> Any?) -> [Element] {
+    /// paths (`owner.name`) that key-value access would walk. Elements equal on every key keep
+    /// their order, or take the one `precedes` gives.
+    func sorted(using descriptors: [SortDescriptor], value: (Element, String) -> Any?,
+                precedes: ((Element, Element) -> Bool)? = nil) -> [Element] {
         let elements = Array(self)
         guard !descriptors.isEmpty else { return elements }
         let keys: [[SortDescriptor.SortKey]] = elements.map { element in
@@ -163,6 +186,10 @@ extension Sequence {
                 case .orderedDescending: return false
                 case .orderedSame: continue
                 }
+            }
+            if let precedes {
+                if precedes(elements[i], elements[j]) { return true }
+                if precedes(elements[j], elements[i]) { return false }
             }
             return i < j
         }

@@ -25,7 +25,7 @@ extension InMemoryStore {
             : try rows.map { try dictionary(of: $0, properties, request.expressionsToFetch) }
         if request.returnsDistinctResults {
             var seen: Set<[String: AnyHashableValue]> = []
-            results = results.filter { seen.insert($0.mapValues { AnyHashableValue($0) }).inserted }
+            results = results.filter { seen.insert($0.mapValues { AnyHashableValue(Self.literal($0)) }).inserted }
         }
         return window(results, of: request)
     }
@@ -137,12 +137,16 @@ extension InMemoryStore {
         for group in groups(of: rows, by: request.groupingKeys) {
             var dictionary = try group.first.map { try values(of: properties, in: $0) } ?? [:]
             for description in request.expressionsToFetch {
-                let value = try groupValue(of: description.expression, over: group)
+                let value = try groupValue(of: description.expression, over: group, entity: request.entity)
                 if let value = try Self.sendable(value, named: description.name) { dictionary[description.name] = value }
             }
             if let having = request.havingPredicate {
                 let scope = HavingScope(dictionary, names: names)
-                let kept = try having.evaluate(with: scope, substitutionVariables: dictionary.mapValues { $0 })
+                // Every name the dictionaries can hold is a variable, nil where the group has no
+                // value (an average over nothing): `$avg > 5` is then false, as SQL's NULL > 5.
+                var variables: [String: Any?] = Dictionary(uniqueKeysWithValues: names.map { ($0, nil) })
+                for (key, value) in dictionary { variables[key] = value }
+                let kept = try having.evaluate(with: scope, substitutionVariables: variables)
                 if let missing = scope.missing.first {
                     throw StoreError.unsupportedRequest(
                         "the in-memory store cannot apply the having predicate \(having): \"\(missing)\" is not a key of the dictionaries")
@@ -157,14 +161,25 @@ extension InMemoryStore {
         return results.sorted(using: descriptors) { dictionary, key in dictionary[key] }
     }
 
-    /// `rows` grouped by the values of `keyPaths`, groups in the order of their first row; one
-    /// group of every row (possibly none) when there are no key paths.
+    /// `value` as grouping and distinct results compare it: a string by its UTF-8 bytes, as
+    /// SQLite's GROUP BY and DISTINCT do (Swift's == would make one of "é" and "e\u{301}").
+    private static func literal(_ value: any Sendable) -> any Sendable {
+        (value as? String).map { Data($0.utf8) } ?? value
+    }
+
+    /// `rows` grouped by the values of `keyPaths` (strings compared by their bytes, as
+    /// ``literal(_:)`` says), groups in the order of their first row; one group of every row
+    /// (possibly none) when there are no key paths.
     private func groups(of rows: [EvaluatedRow], by keyPaths: [String]) -> [[EvaluatedRow]] {
         guard !keyPaths.isEmpty else { return [rows] }
         var order: [[SnapshotValue]] = []
         var members: [[SnapshotValue]: [EvaluatedRow]] = [:]
         for row in rows {
-            let key = keyPaths.map { table.storedValue(atKeyPath: $0, from: row.snapshot) ?? .null }
+            let key = keyPaths.map { path -> SnapshotValue in
+                let value = table.storedValue(atKeyPath: path, from: row.snapshot) ?? .null
+                if case .value(let text as String) = value { return .value(Data(text.utf8)) }
+                return value
+            }
             if members[key] == nil { order.append(key) }
             members[key, default: []].append(row)
         }
@@ -203,18 +218,38 @@ extension InMemoryStore {
     /// The value of an expression over a group: aggregate functions over the values of their
     /// argument in every row (nil values left out, as SQL does), collection operators over the
     /// rows, other functions over those, and anything else in the group's first row.
-    private func groupValue(of expression: Expression, over rows: [EvaluatedRow]) throws -> Any? {
+    private func groupValue(of expression: Expression, over rows: [EvaluatedRow], entity: EntityDescription) throws -> Any? {
         switch expression {
         case .function(let name, let arguments) where Expression.aggregateFunctionNames.contains(name) && arguments.count == 1:
             let values = try rows.compactMap { KeyValueAccess.normalized(try rowValue(of: arguments[0], in: $0)) }
+            // A sum of decimals over no values is a decimal zero, as the SQLite store answers
+            // (and Core Data's NSDecimalNumber sum), not the integer 0 of a sum of nothing.
+            if name == "sum:", values.isEmpty, case .keyPath(let path) = arguments[0],
+               Self.attribute(atKeyPath: path, of: entity)?.attributeType == .decimal {
+                return Decimal(0)
+            }
             return try BuiltinFunction.evaluate(name, [values])
         case .function(let name, let arguments):
-            return try BuiltinFunction.evaluate(name, try arguments.map { try groupValue(of: $0, over: rows) })
+            return try BuiltinFunction.evaluate(name, try arguments.map { try groupValue(of: $0, over: rows, entity: entity) })
         case .keyPath(let path) where path.hasPrefix("@"):
             return KeyValueAccess.evaluationValue(of: rows as [Any], forKeyPath: path)
         default:
             return try rows.first.flatMap { try rowValue(of: expression, in: $0) }
         }
+    }
+
+    /// The attribute `keyPath` names from `entity`, through to-one relationships.
+    private static func attribute(atKeyPath keyPath: String, of entity: EntityDescription) -> AttributeDescription? {
+        var current = entity
+        let steps = keyPath.split(separator: ".").map(String.init)
+        for (index, step) in steps.enumerated() {
+            let property = current.propertiesByName[step]
+            if index == steps.count - 1 { return property as? AttributeDescription }
+            guard let relationship = property as? RelationshipDescription, !relationship.isToMany,
+                  let destination = relationship.destinationEntity else { return nil }
+            current = destination
+        }
+        return nil
     }
 
     /// A stored value as a dictionary holds it: attribute values as they are, to-one

@@ -60,7 +60,7 @@ extension InMemoryStore {
             }
             rows = try rows.filter { try predicate.evaluateChecked(with: $0) }
         }
-        return rows.sorted(using: sorts)
+        return rows.sortedAsStored(using: sorts)
     }
 
     /// Throws ``StoreError/unsupportedRequest(_:)`` for a sort key the SQLite store cannot

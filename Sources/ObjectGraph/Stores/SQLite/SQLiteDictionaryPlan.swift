@@ -180,7 +180,7 @@ struct SQLiteDictionaryPlan {
             return Output(name: name, sql: ["\(SQLiteFunctions.decimalAverage)(\(column))"], decoder: .attribute(attribute))
         case ("MIN", .decimal), ("MAX", .decimal):
             return Output(name: name, sql: ["\(function)(\(column) COLLATE \(SQLiteFunctions.decimalCollation))"], decoder: .attribute(attribute))
-        case ("SUM", .number): return Output(name: name, sql: ["COALESCE(SUM(\(column)), 0)"], decoder: .number)
+        case ("SUM", .number): return Output(name: name, sql: ["COALESCE(\(SQLiteFunctions.sum)(\(column)), 0)"], decoder: .number)
         case ("AVG", .number): return Output(name: name, sql: ["AVG(\(column))"], decoder: .number)
         case ("MIN", .number), ("MAX", .number), ("MIN", .date), ("MAX", .date):
             return Output(name: name, sql: ["\(function)(\(column))"], decoder: .attribute(attribute))

@@ -111,6 +111,65 @@ enum SQLiteFunctions {
                 throw SQLiteError(code: code, message: "cannot register the SQL function \(name)", path: path)
             }
         }
+        let sumCode = sqlite3_create_function_v2(db, sum, 1, flags, nil, nil, sumStep, sumFinal, nil)
+        guard sumCode == SQLITE_OK else {
+            throw SQLiteError(code: sumCode, message: "cannot register the SQL function \(sum)", path: path)
+        }
+    }
+
+    // MARK: Sums of numbers
+
+    /// The aggregate function summing numbers as the evaluator's sum does (`Aggregates.sum`):
+    /// integers stay an integer until the total leaves 64 bits, then it goes on as a double.
+    /// SQLite's SUM fails the whole statement with "integer overflow" instead. NULL over no
+    /// number.
+    static let sum = "og_sum"
+
+    /// What `og_sum` keeps per group, in memory SQLite gives zeroed.
+    private struct NumberTotal {
+        var started: Bool
+        var isDouble: Bool
+        var integer: Int64
+        var double: Double
+    }
+
+    private static let sumStep: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let value = argument(arguments, 0) else { return }
+        let type = sqlite3_value_type(value)
+        guard type == SQLITE_INTEGER || type == SQLITE_FLOAT else { return }
+        guard let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<NumberTotal>.size)) else {
+            sqlite3_result_error_nomem(context)
+            return
+        }
+        let total = raw.bindMemory(to: NumberTotal.self, capacity: 1)
+        total.pointee.started = true
+        if type == SQLITE_INTEGER, !total.pointee.isDouble {
+            let (sum, overflow) = total.pointee.integer.addingReportingOverflow(sqlite3_value_int64(value))
+            if !overflow {
+                total.pointee.integer = sum
+                return
+            }
+            total.pointee.isDouble = true
+            total.pointee.double = Double(total.pointee.integer) + Double(sqlite3_value_int64(value))
+            return
+        }
+        if !total.pointee.isDouble {
+            total.pointee.isDouble = true
+            total.pointee.double = Double(total.pointee.integer)
+        }
+        total.pointee.double += type == SQLITE_INTEGER ? Double(sqlite3_value_int64(value)) : sqlite3_value_double(value)
+    }
+
+    private static let sumFinal: @convention(c) (OpaquePointer?) -> Void = { context in
+        guard let raw = sqlite3_aggregate_context(context, 0) else { sqlite3_result_null(context); return }
+        let total = raw.bindMemory(to: NumberTotal.self, capacity: 1).pointee
+        if !total.started {
+            sqlite3_result_null(context)
+        } else if total.isDouble {
+            sqlite3_result_double(context, total.double)
+        } else {
+            sqlite3_result_int64(context, total.integer)
+        }
     }
 
     // MARK: Decimal aggregates

@@ -396,7 +396,7 @@ final class SQLitePredicateTranslator {
             guard members.rest.count > 1, case .value(let argument, let argumentKind) = try resolve(Array(members.rest.dropFirst()), from: scope, path: members.path)
             else { throw unsupported("the key path \(members.path): \(name) needs an attribute after it") }
             switch (name, argumentKind) {
-            case ("@sum", .number): value = "COALESCE(SUM(\(argument)), 0)"; kind = .number
+            case ("@sum", .number): value = "COALESCE(\(SQLiteFunctions.sum)(\(argument)), 0)"; kind = .number
             case ("@avg", .number): value = "AVG(\(argument))"; kind = .number
             case ("@min", .number), ("@min", .date): value = "MIN(\(argument))"; kind = argumentKind
             case ("@max", .number), ("@max", .date): value = "MAX(\(argument))"; kind = argumentKind

@@ -135,9 +135,13 @@ extension SQLiteStore {
                 return "\(sql) COLLATE \(SQLiteFunctions.decimalCollation)" + direction
             case .value(let sql, .number), .value(let sql, .date):
                 return sql + direction
-            case .value(let sql, .other(let attribute)) where attribute.attributeType == .uuid:
-                // Sixteen bytes in a blob: SQLite orders blobs byte by byte.
+            case .value(let sql, .other(let attribute)) where attribute.attributeType == .uuid || attribute.attributeType == .uri:
+                // Sixteen bytes in a blob, which SQLite orders byte by byte; a URI's text.
                 return sql + direction
+            case .value(let sql, .other(let attribute)) where attribute.attributeType == .binaryData:
+                // Bytes, byte by byte; an externally stored value's column names its file, so
+                // the bytes are read as equality reads them (behind the inline tag all share).
+                return (attribute.allowsExternalBinaryDataStorage ? "\(SQLiteFunctions.externalData)(\(sql))" : sql) + direction
             case .value(let sql, .other), .object(let sql, _, _):
                 return "(\(sql) IS NOT NULL)" + direction
             case .toMany(let members):
