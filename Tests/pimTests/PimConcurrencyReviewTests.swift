@@ -27,7 +27,7 @@ final class PimConcurrencyReviewTests: PimTestCase {
         }
     }
 
-    private func start(_ arguments: [String]) throws -> Started {
+    private func start(_ arguments: [String], environment: [String: String]? = nil) throws -> Started {
         let output = folder.appendingPathComponent("out-\(UUID().uuidString)")
         let error = folder.appendingPathComponent("err-\(UUID().uuidString)")
         try Data().write(to: output)
@@ -35,7 +35,7 @@ final class PimConcurrencyReviewTests: PimTestCase {
         let process = Process()
         process.executableURL = pimURL
         process.arguments = arguments + ["--store", store.path]
-        process.environment = testEnvironment()
+        process.environment = environment ?? testEnvironment()
         process.currentDirectoryURL = folder
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: output)
@@ -167,5 +167,46 @@ final class PimConcurrencyReviewTests: PimTestCase {
         let left = try tasks().filter { ($0["assignee"] as? [String: Any])?["name"] as? String == "Ann Lee" }
         XCTAssertEqual(left.count, 1, "\(left)")
         XCTAssertEqual(left.first?["tags"] as? [String], ["shop"])
+    }
+
+    /// A task open in the editor while another run adds a subtask to it: the other run only
+    /// linked a record to it (and stamped its modification date), no field the editor shows, so
+    /// the edit saves (exit 0) and the subtask stays. Before, the edit exited 5: the task's row
+    /// had a newer version. The editor script tells the test when pim has read the task and
+    /// waits for its word before saving the form (two named pipes: no timing).
+    func testEditingATaskWhileAnotherRunAddsItASubtaskSaves() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Report").status, 0)
+        let opened = folder.appendingPathComponent("opened")
+        let proceed = folder.appendingPathComponent("proceed")
+        XCTAssertEqual(mkfifo(opened.path, 0o600), 0)
+        XCTAssertEqual(mkfifo(proceed.path, 0o600), 0)
+        let editor = folder.appendingPathComponent("editor.sh")
+        try Data("""
+            #!/bin/sh
+            echo opened > "\(opened.path)"
+            read word < "\(proceed.path)"
+            sed -i 's/^title:.*/title: Quarterly report/' "$1"
+
+            """.utf8).write(to: editor)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: editor.path)
+
+        var environment = testEnvironment()
+        environment["EDITOR"] = editor.path
+        let edit = try start(["tasks", "edit", "1"], environment: environment)
+        // The editor runs once pim has read the task: its first line says so.
+        // (Opening a named pipe waits for the other end: the script's echo, then its read.)
+        let signal = try FileHandle(forReadingFrom: opened)
+        XCTAssertEqual(try signal.readToEnd(), Data("opened\n".utf8))
+        try signal.close()
+        XCTAssertEqual(try pim("tasks", "add", "Figures", "--parent", "1").status, 0)
+        let word = try FileHandle(forWritingTo: proceed)
+        try word.write(contentsOf: Data("go\n".utf8))
+        try word.close()
+        let result = try edit.finish()
+        XCTAssertEqual(result.status, 0, result.stderr)
+
+        let report = try XCTUnwrap(try tasks().first { $0["number"] as? Int == 1 })
+        XCTAssertEqual(report["title"] as? String, "Quarterly report")
+        XCTAssertEqual((report["subtasks"] as? [[String: Any]])?.compactMap { $0["name"] as? String }, ["Figures"])
     }
 }

@@ -1,10 +1,11 @@
 // What a command does, under the writer lock, about the pim runs that saved since it read the
 // store (pim(1) EXIT STATUS 5: "only a change to the same records is a conflict"). Records it
 // changed only as the other side of a link (a contact a new task is assigned to, a tag a task
-// joins) are read again with its links kept on top, so that two runs adding tasks to one
-// contact both save; a tag or group it made is folded into the one another run made meanwhile
-// under the same name. Records whose own fields it changed keep the version it read: a change
-// of the same record elsewhere is still a conflict.
+// joins), and records whose own fields nobody else changed (another run only linked a subtask
+// or a task to them), are read again with its changes kept on top, so that both runs save; a
+// tag or group it made is folded into the one another run made meanwhile under the same name.
+// A record whose own fields another run changed keeps the version this one read: the save is
+// a conflict.
 import Foundation
 import ObjectGraph
 
@@ -12,7 +13,9 @@ extension PIMStore {
     /// Brings the command's pending changes up to date with the store; called holding the
     /// writer lock, before numbers are given and the journal is written.
     func catchUpWithOtherRuns() throws {
-        for object in context.updatedObjects where !object.isDeleted && Self.changesOnlyToManyLinks(object) {
+        var probe: ManagedObjectContext?
+        for object in context.updatedObjects where !object.isDeleted {
+            guard try Self.changesOnlyToManyLinks(object) || ownFieldsAreAsRead(object, probe: &probe) else { continue }
             context.refresh(object, mergeChanges: true)
         }
         for object in context.insertedObjects where !object.isDeleted {
@@ -33,6 +36,30 @@ extension PIMStore {
     private static func changesOnlyToManyLinks(_ object: ManagedObject) -> Bool {
         let relationships = object.entity.relationshipsByName
         return object.changedValues().keys.allSatisfy { relationships[$0]?.isToMany == true }
+    }
+
+    /// Whether the stored row of the record `object` still holds the fields this run read: its
+    /// attributes (but `modified`, which linking stamps), its to-one links, the values it owns
+    /// and its tags. Another run may have changed only its links to other records (a subtask, a
+    /// task assigned to a contact). Read in a context of its own (`probe`, made once), which
+    /// reads the store, not the row this run cached.
+    private func ownFieldsAreAsRead(_ object: ManagedObject, probe: inout ManagedObjectContext?) throws -> Bool {
+        guard RecordKind(entity: object.entity) != nil, !object.objectID.isTemporaryID else { return false }
+        let reader = probe ?? {
+            let reader = ManagedObjectContext(concurrencyType: .mainQueue)
+            reader.persistentStoreCoordinator = context.persistentStoreCoordinator
+            reader.stalenessInterval = 0
+            return reader
+        }()
+        probe = reader
+        guard let stored = try? reader.existingObject(with: object.objectID) else { return false }
+        func fields(_ state: RecordState) -> RecordState {
+            var state = state
+            state.attributes["modified"] = nil
+            state.toMany = [:]
+            return state
+        }
+        return fields(RecordState(of: stored, committed: true)) == fields(RecordState(of: object, committed: true))
     }
 
     /// The stored tag or group with the name of the new `object`, when another run saved one
