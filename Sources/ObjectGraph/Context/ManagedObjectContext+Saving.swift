@@ -71,6 +71,7 @@ extension ManagedObjectContext {
             changes = changedObjectsInOrder()
         }
         finishSave(changes, saved: &saved, coordinator: coordinator, alsoUpdated: leftByResolution)
+        conflictDetected = [:]
     }
 
     /// Inserted, updated and deleted objects, in a stable order.
@@ -299,6 +300,19 @@ extension ManagedObjectContext {
                 // An untracked edit (a primitive setter) changed slots without marking them.
                 parts[part].request.changedSlots.append(object.hasUntrackedEdits ? nil : object.changedSlots)
                 parts[part].updated.append(object)
+            }
+        }
+        // Objects marked for conflict detection that the save does not write are checked at the
+        // version they were read (detectConflicts(for:)).
+        for object in conflictDetected.values where object.managedObjectContext === self && !object.isDeleted
+            && !object.isInserted && object.changedSlots.isEmpty && object.hasCommittedSnapshot {
+            let tag = object.objectID.storeTag
+            if let index = parts.firstIndex(where: { $0.storeTag == tag }) {
+                parts[index].request.locked.append((object.objectID, object.committedVersion))
+            } else {
+                var locking = StoreChanges(storeTag: tag, sample: object.objectID, expecting: (0, 0))
+                locking.request.locked.append((object.objectID, object.committedVersion))
+                parts.append(locking)
             }
         }
         var saved = SavedRows()

@@ -118,6 +118,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @exclusivity(unchecked) var deletedByID: [ObjectKey: ManagedObject] = [:]
     /// The stores new objects were assigned to (``assign(_:to:)``), by their temporary IDs.
     @exclusivity(unchecked) var assignedStores: [ObjectID: any PersistentStore] = [:]
+    /// The objects marked for conflict detection at the next save (``detectConflicts(for:)``).
+    @exclusivity(unchecked) var conflictDetected: [ObjectKey: ManagedObject] = [:]
 
     /// What happened in the current event, for objectsDidChange.
     @exclusivity(unchecked) var event = EventChanges()
@@ -394,6 +396,27 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         precondition(persistentStoreCoordinator?.holds(store, entity: object.entity) == true,
                      "the store \(store.identifier) is not one of the context's stores holding \(object.entity.name)")
         assignedStores[object.objectID] = store
+    }
+
+    /// Marks `object` for conflict detection, as Core Data's `detectConflicts(for:)`: the next
+    /// save fails with a ``MergeError`` (or its merge policy resolves the conflict) when the
+    /// object's row changed in the store since the context read it, though the object itself
+    /// did not change. Optimistic locking for what a change depends on: an order's total saved
+    /// from its items' prices should not be saved if a price changed meanwhile. Changed and
+    /// deleted objects are always checked; a new object has no row yet, and is not marked.
+    ///
+    /// ```swift
+    /// context.detectConflicts(for: price)
+    /// order.setValue(total, forKey: "total")
+    /// try context.save()   // throws if price's row changed since it was read
+    /// ```
+    public func detectConflicts(for object: ManagedObject) {
+        assertOnQueue()
+        precondition(object.managedObjectContext === self, "\(object.objectID) does not belong to this context")
+        guard !object.objectID.isTemporaryID else { return }
+        // The version checked is the one read: a fault reads its row now.
+        object.fireFaultIfNeeded()
+        conflictDetected[ObjectKey(object)] = object
     }
 
     /// The store new objects of `object`'s kind go to: the one it was assigned to, or the
@@ -830,6 +853,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         clearUpdated()
         deletedByID = [:]
         assignedStores = [:]
+        conflictDetected = [:]
         pendingDeletions = []
         event = EventChanges()
         eventSequence += 1
