@@ -10,22 +10,17 @@ final class ConflictDetectionTests: XCTestCase {
     /// Marked, Ada's new row makes the save fail naming her, and nothing of it is written.
     func testAMarkedObjectChangedElsewhereFailsTheSave() throws {
         try forEachStore { stack in
-            let ada = stack.person("Ada")
-            try stack.context.save()
-            let reader = stack.newContext()
-            let writer = stack.newContext()
-            let adaHere = try reader.existingObject(with: ada.objectID)
-            reader.detectConflicts(for: adaHere)
+            let (reader, writer, adaHere) = try stack.adaMarked()
             let task = reader.insertNewObject(forEntityName: "Task")
             task.setValue("Write to \(adaHere.value(forKey: "firstName") as? String ?? "")", forKey: "title")
             task.setValue(UUID(), forKey: "uuid")
 
-            try writer.existingObject(with: ada.objectID).setValue("Augusta", forKey: "firstName")
+            try writer.existingObject(with: adaHere.objectID).setValue("Augusta", forKey: "firstName")
             try writer.save()
 
             XCTAssertThrowsError(try reader.save()) { error in
                 let conflicts = (error as? MergeError)?.conflicts ?? []
-                XCTAssertEqual(conflicts.map(\.objectID), [ada.objectID], "\(error)")
+                XCTAssertEqual(conflicts.map(\.objectID), [adaHere.objectID], "\(error)")
             }
             XCTAssertEqual(try stack.count("Task", in: stack.newContext()), 0, "the failed save wrote the task")
             XCTAssertTrue(reader.hasChanges)
@@ -36,16 +31,11 @@ final class ConflictDetectionTests: XCTestCase {
     /// save ("the next invocation of save()"), so a later change elsewhere fails nothing.
     func testAMarkHoldsForTheNextSaveOnly() throws {
         try forEachStore { stack in
-            let ada = stack.person("Ada")
-            try stack.context.save()
-            let reader = stack.newContext()
-            let writer = stack.newContext()
-            let adaHere = try reader.existingObject(with: ada.objectID)
-            reader.detectConflicts(for: adaHere)
+            let (reader, writer, adaHere) = try stack.adaMarked()
             _ = stack.task("First", in: reader)
             XCTAssertNoThrow(try reader.save())
 
-            try writer.existingObject(with: ada.objectID).setValue("Augusta", forKey: "firstName")
+            try writer.existingObject(with: adaHere.objectID).setValue("Augusta", forKey: "firstName")
             try writer.save()
             _ = stack.task("Second", in: reader)
             XCTAssertNoThrow(try reader.save())
@@ -57,16 +47,11 @@ final class ConflictDetectionTests: XCTestCase {
     /// store's values trumping, the save goes through and the object takes the stored row.
     func testAMergePolicyResolvesAMarkedObjectsConflict() throws {
         try forEachStore { stack in
-            let ada = stack.person("Ada")
-            try stack.context.save()
-            let reader = stack.newContext()
-            let writer = stack.newContext()
+            let (reader, writer, adaHere) = try stack.adaMarked()
             reader.mergePolicy = .mergeByPropertyStoreTrump
-            let adaHere = try reader.existingObject(with: ada.objectID)
-            reader.detectConflicts(for: adaHere)
             _ = stack.task("First", in: reader)
 
-            try writer.existingObject(with: ada.objectID).setValue("Augusta", forKey: "firstName")
+            try writer.existingObject(with: adaHere.objectID).setValue("Augusta", forKey: "firstName")
             try writer.save()
 
             XCTAssertNoThrow(try reader.save())
@@ -77,6 +62,17 @@ final class ConflictDetectionTests: XCTestCase {
 }
 
 private extension Stack {
+    /// Ada, saved, read in a new context that marks her for conflict detection, and another
+    /// context to change her in.
+    func adaMarked() throws -> (reader: ManagedObjectContext, writer: ManagedObjectContext, ada: ManagedObject) {
+        let ada = person("Ada")
+        try context.save()
+        let reader = newContext()
+        let adaThere = try reader.existingObject(with: ada.objectID)
+        reader.detectConflicts(for: adaThere)
+        return (reader, newContext(), adaThere)
+    }
+
     /// A new task titled `title` in `context`.
     func task(_ title: String, in context: ManagedObjectContext) -> ManagedObject {
         let task = context.insertNewObject(forEntityName: "Task")
