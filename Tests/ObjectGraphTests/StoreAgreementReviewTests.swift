@@ -272,6 +272,26 @@ final class StoreAgreementReviewTests: XCTestCase {
         }
     }
 
+    /// `max:` or `@min` of values with no order in SQL (UUIDs, data, URIs): the SQLite store
+    /// refuses, naming the expression; the in-memory store answered one value silently (the first:
+    /// `Aggregates.extreme` skips values it cannot order). Both refuse now.
+    func testAMaximumOfValuesWithoutAnOrderIsRefusedByBothStores() throws {
+        let pair = try Pair()
+        for format in ["max:(uuid)", "min:(data)", "@max.uri"] {
+            var request = StoreFetchRequest(entity: pair.entity("Sample"))
+            request.propertiesToFetch = []
+            request.expressionsToFetch = [try expression("extreme", format)]
+            for store in [pair.sqlite.store, pair.memory] as [any PersistentStore] {
+                XCTAssertThrowsError(try dictionaries(request, from: store), "\(type(of: store)): \(format)") { error in
+                    guard case StoreError.unsupportedRequest(let reason)? = error as? StoreError else {
+                        return XCTFail("\(type(of: store)): \(format): \(error)")
+                    }
+                    XCTAssertTrue(reason.contains("extreme"), reason)
+                }
+            }
+        }
+    }
+
     // MARK: Fetches with unsaved changes
 
     /// A saved object changed so that it now matches the predicate, tying on the sort key with

@@ -34,7 +34,8 @@ extension InMemoryStore {
     /// that the stores agree: a to-many relationship fetched or grouped by, or a key path through
     /// one (NSFetchRequest's propertiesToFetch "may represent attributes, to-one relationships, or
     /// expressions"), a transient property (no store holds its values), a key path the entity
-    /// does not have, a sum or average of what is not a number, and, when rows are grouped, a
+    /// does not have, a sum or average of what is not a number, a minimum or maximum of what has
+    /// no order in SQL (UUIDs, data, URIs, transformable values), and, when rows are grouped, a
     /// property or key path that is neither grouped by nor aggregated ("the SELECT values must be
     /// literals, aggregates, or columns specified in propertiesToGroupBy"; a group has no one
     /// value of it), or the object itself.
@@ -67,22 +68,31 @@ extension InMemoryStore {
             }
             return walked
         }
-        /// Checks the key paths `expression` reads; `summing`: the values must be numbers.
-        func check(_ expression: Expression, for name: String, summing: Bool = false) throws {
+        /// Checks the key paths `expression` reads; `summing`: the values must be numbers;
+        /// `ordering`: they must have an order (a minimum or maximum).
+        func check(_ expression: Expression, for name: String, summing: Bool = false, ordering: Bool = false) throws {
             switch expression {
             case .keyPath(let path) where path == "@count":
                 return
             case .keyPath(let path) where path.hasPrefix("@"):
                 let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { return }
-                try check(.keyPath(parts[1]), for: name, summing: parts[0] == "@sum" || parts[0] == "@avg")
+                try check(.keyPath(parts[1]), for: name, summing: parts[0] == "@sum" || parts[0] == "@avg",
+                          ordering: parts[0] == "@min" || parts[0] == "@max")
             case .keyPath(let path):
                 let walked = try walk(path, for: name)
                 if summing, let attribute = walked.last as? AttributeDescription, !attribute.attributeType.isNumeric {
                     throw refuse("\(name) (a sum or average of \(attribute.qualifiedName), which is not a number)")
                 }
+                let unordered: Set<AttributeType> = [.uuid, .binaryData, .uri, .transformable, .objectID]
+                if ordering, let attribute = walked.last as? AttributeDescription, unordered.contains(attribute.attributeType) {
+                    throw refuse("\(name) (a minimum or maximum of \(attribute.qualifiedName), whose values have no order)")
+                }
             case .function(let function, let arguments):
-                for argument in arguments { try check(argument, for: name, summing: function == "sum:" || function == "average:") }
+                for argument in arguments {
+                    try check(argument, for: name, summing: function == "sum:" || function == "average:",
+                              ordering: function == "min:" || function == "max:")
+                }
             default:
                 return
             }
