@@ -79,7 +79,8 @@ struct EventsCommand: ParsableCommand {
             discussion: "A tentative or cancelled event says so after its title: Review (cancelled). Overdue tasks show on the first day with the date they were due; tasks still waiting are left out.")
 
         @OptionGroup var global: GlobalOptions
-        @Option(help: "How many days, from today.") var days = 7
+        // Unconditional, so that `--days -3` gets pim's own message, not "missing value".
+        @Option(parsing: .unconditional, help: "How many days, from today.") var days = 7
 
         func run() throws {
             let session = try Session(global)

@@ -58,4 +58,16 @@ final class PimDocsReviewTests: PimTestCase {
         XCTAssertEqual(run.status, 2, "stdout: \(run.stdout)")
         XCTAssertEqual(try pim("contacts", "list").status, 1, "the refused add stored a contact")
     }
+
+    /// From the review's side notes: `agenda --days -3` said "Missing value for '--days'" (the
+    /// -3 was read as an option) instead of pim's own "--days must be at least 1"; a duration
+    /// that cannot be read was called a date.
+    func testANegativeDayCountAndABadDurationAreNamedAsWhatTheyAre() throws {
+        let days = try pim("events", "agenda", "--days", "-3")
+        XCTAssertEqual(days.status, 2)
+        XCTAssertTrue(days.stderr.contains("--days must be at least 1"), days.stderr)
+        let duration = try pim("events", "add", "Call", "--start", "today 10:00", "--duration", "5x")
+        XCTAssertEqual(duration.status, 2)
+        XCTAssertTrue(duration.stderr.contains("duration: cannot read \"5x\""), duration.stderr)
+    }
 }

@@ -9,16 +9,19 @@ public struct DateParseError: Error, Sendable, Equatable, CustomStringConvertibl
     public let offending: String
     /// Why, in a few words.
     public let reason: String
+    /// What the text was read as: `date` or `duration`.
+    public let kind: String
 
-    public init(input: String, offending: String, reason: String) {
+    public init(input: String, offending: String, reason: String, kind: String = "date") {
         self.input = input
         self.offending = offending
         self.reason = reason
+        self.kind = kind
     }
 
     public var description: String {
         offending == input
-            ? "date: cannot read \"\(input)\": \(reason)"
-            : "date: cannot read \"\(offending)\" in \"\(input)\": \(reason)"
+            ? "\(kind): cannot read \"\(input)\": \(reason)"
+            : "\(kind): cannot read \"\(offending)\" in \"\(input)\": \(reason)"
     }
 }

@@ -31,7 +31,7 @@ public struct PIMDuration: Sendable, Equatable, CustomStringConvertible {
             return
         }
         guard let components = Self.unitRuns(trimmed.replacingOccurrences(of: " ", with: "")), !trimmed.isEmpty else {
-            throw DateParseError(input: text, offending: text, reason: "expected a duration such as 1h30m, 90m, 2d or PT1H")
+            throw DateParseError(input: text, offending: text, reason: "expected a duration such as 1h30m, 90m, 2d or PT1H", kind: "duration")
         }
         self.init(components)
     }
