@@ -223,6 +223,28 @@ final class EventsEdgeTests: PimTestCase {
         XCTAssertEqual(trip["end"] as? String, "2026-12-03T20:00:00+01:00")
     }
 
+    /// A timed event over several days showed its start and end clock times on every day it
+    /// spans ("08:00-20:00" on the Wednesday it fills whole). Each day now shows the part that
+    /// falls on it, an end past midnight as 24:00, and which day of the event it is.
+    func testAgendaShowsEachDayOfATimedEventSpanningDays() throws {
+        XCTAssertEqual(try pim("events", "add", "Trip", "--start", "2026-11-26 08:00", "--end", "2026-11-28 20:00").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Late", "--start", "2026-11-26 22:00", "--end", "2026-11-27 00:00").status, 0)
+        let agenda = try pim("events", "agenda", "--days", "4")
+        XCTAssertEqual(agenda.status, 0, agenda.stderr)
+        XCTAssertEqual(agenda.stdout, """
+            Wed 2026-11-25
+              nothing
+            Thu 2026-11-26
+              08:00-24:00  Trip (day 1/3)  [1]
+              22:00-24:00  Late  [2]
+            Fri 2026-11-27
+              00:00-24:00  Trip (day 2/3)  [1]
+            Sat 2026-11-28
+              00:00-20:00  Trip (day 3/3)  [1]
+
+            """)
+    }
+
     // MARK: Days without a midnight
 
     /// Chile springs forward at 00:00 on Sunday 2026-09-06, which starts at 01:00. The agenda

@@ -24,9 +24,9 @@ public struct AgendaPresenter {
             for item in day.items {
                 switch item {
                 case let .event(event, start, end):
-                    let time = event.allDay ? "all day    " : "\(clock(start))-\(clock(end))"
+                    let (time, part) = event.allDay ? ("all day    ", "") : timedSpan(start, end, on: day.day)
                     let location = event.location.map { "  @ \($0)" } ?? ""
-                    let line = "  \(time)  \(event.title ?? "")\(statusMarker(event))\(location)  [\(event.number)]"
+                    let line = "  \(time)  \(event.title ?? "")\(part)\(statusMarker(event))\(location)  [\(event.number)]"
                     lines.append((event.status == "cancelled" ? Emphasis.muted : .plain).apply(line, colored: colored))
                 case let .task(task):
                     // A task overdue from an earlier day shows on the first day with its own date,
@@ -73,6 +73,25 @@ public struct AgendaPresenter {
     func statusMarker(_ event: Event) -> String {
         guard let status = event.status, status != "confirmed" else { return "" }
         return " (\(status))"
+    }
+
+    /// The part of a timed occurrence from `start` to `end` that falls on `day`, as the agenda
+    /// shows it: its clock times on that day (an end past midnight is 24:00), and for one that
+    /// spans several days which day of them this is (" (day 2/3)"): a trip from Tuesday 08:00
+    /// to Thursday 20:00 reads 08:00-24:00, 00:00-24:00, 00:00-20:00.
+    func timedSpan(_ start: Date, _ end: Date, on day: Date) -> (time: String, part: String) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let nextDay = calendar.date(byAdding: .day, value: 1, to: day) ?? day
+        let from = max(start, day)
+        let time = "\(clock(from))-\(end >= nextDay ? "24:00" : clock(end))"
+        // An end at midnight ends the day before; a zero-length occurrence is on its start's day.
+        let first = calendar.startOfDay(for: start)
+        let last = calendar.startOfDay(for: max(start, end.addingTimeInterval(-1)))
+        let total = (calendar.dateComponents([.day], from: first, to: last).day ?? 0) + 1
+        guard total > 1 else { return (time, "") }
+        let index = (calendar.dateComponents([.day], from: first, to: calendar.startOfDay(for: day)).day ?? 0) + 1
+        return (time, " (day \(index)/\(total))")
     }
 
     func clock(_ date: Date) -> String {
