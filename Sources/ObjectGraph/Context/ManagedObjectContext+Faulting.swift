@@ -161,8 +161,10 @@ extension ManagedObjectContext {
     /// applied: the destinations stored now, less those the object removed and with those it
     /// added since its baseline (``ToManyStorage/baseline``), in the stored order with additions
     /// after. As Core Data re-applies local changes on top of refreshed values: what another
-    /// context added to or removed from the relationship stays. Nil when `local` is no changed
-    /// to-many storage with a baseline (the local list then stands whole).
+    /// context added to or removed from the relationship stays. An ordered relationship keeps the
+    /// object's own order (a reorder is a change too), each destination added elsewhere after the
+    /// one it follows in the stored order. Nil when `local` is no changed to-many storage with a
+    /// baseline (the local list then stands whole).
     func mergedToMany(_ local: Any?, slot index: Int, of object: ManagedObject) -> ToManyStorage? {
         guard case .toMany = object.layout.kinds[index], let storage = local as? ToManyStorage,
               let baseline = storage.baseline,
@@ -177,8 +179,31 @@ extension ManagedObjectContext {
         let kept = Set(mine.map(\.objectID))
         let before = Set(baseline)
         var result: OrderedSet<ManagedObject> = []
-        for id in stored where kept.contains(id) || !before.contains(id) { result.append(self.object(with: id)) }
-        for destination in mine where !before.contains(destination.objectID) { result.append(destination) }
+        if relationship.isOrdered {
+            let present = Set(stored)
+            let ours = mine.filter { present.contains($0.objectID) || !before.contains($0.objectID) }
+            let ourIDs = Set(ours.map(\.objectID))
+            // Each destination added elsewhere follows the last of ours before it in the stored
+            // order (those before any of ours lead).
+            var leading: [ManagedObject] = []
+            var following: [ObjectID: [ManagedObject]] = [:]
+            var anchor: ObjectID?
+            for id in stored {
+                if ourIDs.contains(id) {
+                    anchor = id
+                } else if !before.contains(id) {
+                    if let anchor { following[anchor, default: []].append(self.object(with: id)) } else { leading.append(self.object(with: id)) }
+                }
+            }
+            for destination in leading { result.append(destination) }
+            for destination in ours {
+                result.append(destination)
+                for added in following[destination.objectID] ?? [] { result.append(added) }
+            }
+        } else {
+            for id in stored where kept.contains(id) || !before.contains(id) { result.append(self.object(with: id)) }
+            for destination in mine where !before.contains(destination.objectID) { result.append(destination) }
+        }
         let merged = ToManyStorage(result)
         merged.baseline = stored
         return merged

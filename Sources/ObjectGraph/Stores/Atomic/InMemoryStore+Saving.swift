@@ -88,6 +88,7 @@ extension InMemoryStore {
         try checkUniqueness(of: inserted + updated, replacing: Set(request.updated.map(\.objectID) + deletedIDs))
         var pending = PendingSave(inserted: inserted, updated: updated, deleted: deletedIDs)
         keepInverseLists(of: &pending, sent: request)
+        keepSentListsInStep(of: &pending, sent: request)
         dropDeletedMembers(of: &pending)
         dropDeletedFromOneWayLists(of: &pending)
         return derivingValues(of: pending)
@@ -222,6 +223,79 @@ extension InMemoryStore {
             }
         }
         pending.relisted = relisted.keys.sorted().compactMap { relisted[$0] }
+    }
+
+    /// Keeps each to-many list an updated row sends in step with the other side, as the SQLite
+    /// store's are by construction (a list read from foreign keys, one join table for both sides
+    /// of a many-to-many). A save that writes one side only (the overwrite policy writing the
+    /// context's whole list over one another context changed) would otherwise leave the sides
+    /// disagreeing:
+    /// - a list whose inverse is a to-one lists exactly the rows whose to-one names its row after
+    ///   the save: members sent that point elsewhere leave it, rows stored in it that still point
+    ///   here stay, after the members sent;
+    /// - each member a many-to-many list gains or loses gains or loses the row in its own list,
+    ///   unless the save sends that list too (the context changed both sides). Lock held.
+    private func keepSentListsInStep(of pending: inout PendingSave, sent request: StoreSaveRequest) {
+        var positions: [ObjectID: Int]?
+        var deleted: Set<ObjectID>?
+        var relisted: [ObjectID: Snapshot]?
+        /// The row `id` will hold after the save, if it is in it or stored (nil when deleted).
+        func rowAfterSave(_ id: ObjectID) -> Snapshot? {
+            if positions == nil { positions = pending.positions }
+            if let position = positions.unsafelyUnwrapped[id] {
+                return position < pending.inserted.count ? pending.inserted[position] : pending.updated[position - pending.inserted.count]
+            }
+            if deleted == nil { deleted = Set(pending.deleted) }
+            return deleted.unsafelyUnwrapped.contains(id) ? nil : table.row(for: id)
+        }
+        for index in pending.updated.indices {
+            let sent = request.updated[index]
+            let layout = sent.layout
+            guard layout.hasToManySlots, let stored = table.row(for: sent.objectID) else { continue }
+            for slot in sent.values.indices {
+                guard case .objects(let list) = sent.values[slot], case .objects(let before) = stored.values[slot],
+                      let relationship = layout.properties[slot] as? RelationshipDescription, relationship.isToMany,
+                      let inverse = relationship.inverseRelationship, inverse.isStored else { continue }
+                let owner = sent.objectID
+                if !inverse.isToMany {
+                    func pointsHere(_ member: ObjectID) -> Bool {
+                        guard let row = rowAfterSave(member), let inverseSlot = row.layout.index(of: inverse.name) else { return false }
+                        return Self.destination(in: row.values[inverseSlot]) == owner
+                    }
+                    let sentMembers = Set(list)
+                    let kept = list.filter(pointsHere) + before.filter { !sentMembers.contains($0) && pointsHere($0) }
+                    if kept != list { pending.updated[index].values[slot] = .objects(kept) }
+                    continue
+                }
+                let old = Set(before), new = Set(list)
+                for member in list.filter({ !old.contains($0) }) + before.filter({ !new.contains($0) }) {
+                    let joins = new.contains(member)
+                    if positions == nil { positions = pending.positions }
+                    if let position = positions.unsafelyUnwrapped[member] {
+                        let row = position < pending.inserted.count ? request.inserted[position] : request.updated[position - pending.inserted.count]
+                        // The save sends that side too: it stands as the context made it.
+                        if let inverseSlot = row.layout.index(of: inverse.name), row.values[inverseSlot].isLoaded { continue }
+                        if position < pending.inserted.count {
+                            if let inverseSlot = row.layout.index(of: inverse.name) {
+                                Self.relist(owner, joining: joins, in: &pending.inserted[position], slot: inverseSlot)
+                            }
+                        } else if let inverseSlot = row.layout.index(of: inverse.name) {
+                            Self.relist(owner, joining: joins, in: &pending.updated[position - pending.inserted.count], slot: inverseSlot)
+                        }
+                    } else {
+                        // A row the save deletes leaves every list (dropDeletedMembers), and is not stored again.
+                        if deleted == nil { deleted = Set(pending.deleted) }
+                        if deleted.unsafelyUnwrapped.contains(member) { continue }
+                        if relisted == nil { relisted = Dictionary(pending.relisted.map { ($0.objectID, $0) }, uniquingKeysWith: { $1 }) }
+                        guard var row = relisted.unsafelyUnwrapped[member] ?? table.row(for: member),
+                              let inverseSlot = row.layout.index(of: inverse.name) else { continue }
+                        Self.relist(owner, joining: joins, in: &row, slot: inverseSlot)
+                        relisted![member] = row
+                    }
+                }
+            }
+        }
+        if let relisted { pending.relisted = relisted.keys.sorted().compactMap { relisted[$0] } }
     }
 
     /// Takes each deleted row out of the stored many-to-many lists that name it
