@@ -194,4 +194,29 @@ final class RecurrenceRuleTests: XCTestCase {
             .map { chile.component(.day, from: $0) }
         XCTAssertEqual(days, [5, 6])
     }
+
+    /// The expansion starts at the first period that can reach a window (instead of walking every
+    /// period from the first occurrence, which made an agenda slower each day after a repeating
+    /// event's start): it must find exactly what the walk from the first day finds, for each
+    /// frequency, interval and filter, in windows years after the start, across clock changes.
+    func testAWindowLongAfterTheStartFindsWhatTheWholeExpansionFinds() throws {
+        let rules = ["FREQ=DAILY", "FREQ=DAILY;INTERVAL=3", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE,SU",
+                     "FREQ=WEEKLY;BYDAY=SA;WKST=SU", "FREQ=MONTHLY;BYMONTHDAY=-1", "FREQ=MONTHLY;INTERVAL=5;BYDAY=2TU", "FREQ=MONTHLY;BYDAY=-1FR",
+                     "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29",
+                     "FREQ=YEARLY;INTERVAL=2", "FREQ=DAILY;BYHOUR=23;BYMINUTE=30", "FREQ=WEEKLY;UNTIL=20260315T000000Z"]
+        let start = local("2019-03-10 01:30")
+        let windows = [("2026-03-06", "2026-03-16"), ("2026-10-30", "2026-11-09"), ("2024-02-25", "2024-03-05"),
+                       ("2019-03-11", "2019-03-20"), ("2027-03-05", "2027-03-15")]
+        var compared = 0
+        for text in rules {
+            let rule = try RecurrenceRule(text)
+            for (from, to) in windows {
+                let window = local(from)..<local(to)
+                let whole = rule.occurrences(from: start, in: start..<window.upperBound, calendar: calendar).filter { $0 >= window.lowerBound }
+                XCTAssertEqual(rule.occurrences(from: start, in: window, calendar: calendar), whole, "\(text) in \(from)..<\(to)")
+                if !whole.isEmpty { compared += 1 }
+            }
+        }
+        XCTAssertGreaterThan(compared, 30, "windows holding occurrences to compare")
+    }
 }

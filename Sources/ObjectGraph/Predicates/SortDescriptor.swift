@@ -168,12 +168,17 @@ extension Sequence {
                precedes: precedes)
     }
 
-    /// ``sorted(using:)`` with each element's value for a descriptor's key read by `value`: a
-    /// dictionary fetch's results are sorted by their entries, whose keys may be dotted key
-    /// paths (`owner.name`) that key-value access would walk. Elements equal on every key keep
-    /// their order, or take the one `precedes` gives.
-    func sorted(using descriptors: [SortDescriptor], value: (Element, String) -> Any?,
-                precedes: ((Element, Element) -> Bool)? = nil) -> [Element] {
+    /// ``sorted(using:)`` with each element's value for a descriptor's key read by `value` (once
+    /// per element and descriptor): a dictionary fetch's results are sorted by their entries,
+    /// whose keys may be dotted key paths (`owner.name`) that key-value access would walk; a
+    /// program sorts by values it computes. Elements equal on every key keep their order, or take
+    /// the one `precedes` gives.
+    ///
+    /// ```swift
+    /// let byScore = people.sorted(using: [SortDescriptor(key: "score", ascending: false)]) { person, _ in score(of: person) }
+    /// ```
+    public func sorted(using descriptors: [SortDescriptor], value: (Element, String) -> Any?,
+                       precedes: ((Element, Element) -> Bool)? = nil) -> [Element] {
         let elements = Array(self)
         guard !descriptors.isEmpty else { return elements }
         let keys: [[SortDescriptor.SortKey]] = elements.map { element in

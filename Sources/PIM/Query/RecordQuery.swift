@@ -112,14 +112,11 @@ extension PIMStore {
             }
             return (record, values, record.value(forKey: "number") as? Int64 ?? 0)
         }
-        let comparators = descriptors.map { ObjectGraph.SortDescriptor(key: $0.0, ascending: $0.1) }
-        return keyed.sorted { a, b in
-            for (index, comparator) in comparators.enumerated() {
-                let order = comparator.compareValues(a.values[index], b.values[index])
-                if order != .orderedSame { return order == .orderedAscending }
-            }
-            return a.number < b.number
-        }.map(\.record)
+        // Keyed by position ("0", "1"...): the values were read above, once per record, and the
+        // sort takes each apart once (not at every comparison).
+        let comparators = descriptors.enumerated().map { ObjectGraph.SortDescriptor(key: String($0), ascending: $1.1) }
+        return keyed.sorted(using: comparators, value: { element, key in element.values[Int(key) ?? 0] },
+                            precedes: { $0.number < $1.number }).map(\.record)
     }
 
     /// Whether `keyPath` names an attribute of `entity` (or of a sub-entity), through to-one

@@ -211,6 +211,15 @@ struct SQLiteDictionaryPlan {
 
     /// The statement: rows (`from` is FROM ... WHERE ..., `order` the fetch order) or groups.
     func sql(from: String, order: [String], window: String, distinct: Bool) -> String {
+        if grouped && groupBy.isEmpty && having == nil && !distinct {
+            // One group of every row: it has no order to keep, so the rows get no rank, and
+            // SQLite flattens the subquery: `max:(number)` reads the last entry of an index
+            // instead of numbering and sorting every row.
+            let columns = outputs.flatMap(\.sql)
+            let innerColumns = inner.enumerated().map { "\($1) AS c\($0)" }
+            let innerSelect = "SELECT " + (innerColumns.isEmpty ? "1" : innerColumns.joined(separator: ", ")) + from
+            return "SELECT \(columns.isEmpty ? "NULL" : columns.joined(separator: ", ")) FROM (\(innerSelect))" + window
+        }
         let innerList = inner.enumerated().map { "\($1) AS c\($0)" } + ["ROW_NUMBER() OVER (ORDER BY \(order.joined(separator: ", "))) AS og_rank"]
         let innerSelect = "SELECT " + innerList.joined(separator: ", ") + from
         let columns = outputs.flatMap(\.sql)
