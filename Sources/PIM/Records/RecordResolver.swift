@@ -20,15 +20,37 @@ public struct RecordResolver {
         }
         let hex = text.lowercased()
         if hex.count >= 4, hex.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
-            let matches = try fetch(kind, nil).filter {
-                ($0.value(forKey: "uuid") as? UUID)?.uuidString.lowercased().hasPrefix(hex) == true
-            }
+            let matches = try records(kind, uuidPrefix: hex)
             if !matches.isEmpty || !byName { return try unique(matches, kind: kind, reference: text) }
         }
         guard byName else { throw PIMError.notFound(kind: kind, reference: text) }
         let exact = try fetch(kind, "%K ==[c] %@", kind.nameKey, text)
         if !exact.isEmpty { return try unique(exact, kind: kind, reference: text) }
         return try unique(fetch(kind, "%K CONTAINS[cd] %@", kind.nameKey, text), kind: kind, reference: text)
+    }
+
+    /// The records of `kind` whose UUID starts with `prefix` (lowercase hexadecimal, dashes as
+    /// typed), by number: every UUID is read as a dictionary with its object's ID, and only the
+    /// matching records become objects (reading them all as objects took a quarter of a second
+    /// with 20,000 tasks).
+    func records(_ kind: RecordKind, uuidPrefix prefix: String) throws(PIMError) -> [ManagedObject] {
+        var request = FetchRequest<[String: Any]>(entityName: kind.entityName)
+        request.propertiesToFetch = [
+            .property("uuid"),
+            .expression(ExpressionDescription(name: "record", expression: .evaluatedObject, resultType: .objectID)),
+        ]
+        request.sortDescriptors = [ObjectGraph.SortDescriptor(key: "number")]
+        do {
+            return try store.fetch(request).compactMap { row -> ManagedObject? in
+                guard let uuid = row["uuid"] as? UUID, uuid.uuidString.lowercased().hasPrefix(prefix),
+                      let id = row["record"] as? ObjectID else { return nil }
+                return try store.context.existingObject(with: id)
+            }
+        } catch let error as PIMError {
+            throw error
+        } catch {
+            throw PIMError.wrapping(error, storePath: store.url.path)
+        }
     }
 
     /// The records of `kind` matching a predicate format (all when nil).
