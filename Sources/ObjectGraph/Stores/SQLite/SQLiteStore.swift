@@ -158,20 +158,12 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             if isReadOnly {
                 // Nothing is created or switched on: the file is read as it is.
                 storedMetadata = try Self.readMetadata(connection) ?? storedMetadata
-                self.schema = schema
-                self.model = model
-                readers = [:]
-                writePlans = [:]
-                lastWritePlan = nil
+                adopt(schema, model)
                 return
             }
             try connection.enableWriteAheadLog(within: busyTimeout)
             if try openWithoutWriting(schema: schema, hashes: hashes, model: model) {
-                self.schema = schema
-                self.model = model
-                readers = [:]
-                writePlans = [:]
-                lastWritePlan = nil
+                adopt(schema, model)
                 return
             }
             try connection.transaction {
@@ -208,12 +200,18 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                     try writeMetadata()
                 }
             }
-            self.schema = schema
-            self.model = model
-            readers = [:]
-            writePlans = [:]
-            lastWritePlan = nil
+            adopt(schema, model)
         }
+    }
+
+    /// Makes `schema` and `model` the store's, forgetting the readers and write plans made for
+    /// any earlier ones. Lock held.
+    private func adopt(_ schema: SQLiteSchema, _ model: ManagedObjectModel) {
+        self.schema = schema
+        self.model = model
+        readers = [:]
+        writePlans = [:]
+        lastWritePlan = nil
     }
 
     /// Reads the metadata of a store file that already holds every table, index and trigger
