@@ -59,12 +59,18 @@ enum ValueComparison {
 
     // MARK: Ordering
 
-    /// The order of two non-nil values: numbers, strings (with options) or dates; throws for
-    /// values that have no order between them.
+    /// The order of two non-nil values: numbers, strings (with options), dates or UUIDs (by their
+    /// bytes, as NSUUID's compare(_:) and SQLite's blobs order them); throws for values that have
+    /// no order between them.
     static func order(_ a: Any, _ b: Any, options: ComparisonPredicate.Options = []) throws -> ComparisonResult {
         if let x = Number(a), let y = Number(b) { return x.compare(y) }
         if let x = string(a), let y = string(b) { return compareStrings(x, y, options) }
         if let x = a as? Date, let y = b as? Date { return x.compare(y) }
+        if let x = a as? UUID, let y = b as? UUID {
+            // The uppercase hexadecimal form orders as the bytes do.
+            let (p, q) = (x.uuidString, y.uuidString)
+            return p == q ? .orderedSame : (p < q ? .orderedAscending : .orderedDescending)
+        }
         throw PredicateError(.evaluation, "cannot order \(describe(a)) against \(describe(b))")
     }
 

@@ -29,28 +29,37 @@ public struct RecordResolver {
         return try unique(fetch(kind, "%K CONTAINS[cd] %@", kind.nameKey, text), kind: kind, reference: text)
     }
 
-    /// The records of `kind` whose UUID starts with `prefix` (lowercase hexadecimal, dashes as
-    /// typed), by number: every UUID is read as a dictionary with its object's ID, and only the
-    /// matching records become objects (reading them all as objects took a quarter of a second
-    /// with 20,000 tasks).
+    /// The records of `kind` whose UUID starts with `prefix` (hexadecimal, dashes ignored), by
+    /// number: the prefix is a range of UUIDs (`1bea` is 1bea0000-… up to, not including,
+    /// 1beb0000-…), which the store finds on the UUID's unique index. Reading every UUID of the
+    /// kind to compare its text took a quarter of a second with 20,000 tasks.
     func records(_ kind: RecordKind, uuidPrefix prefix: String) throws(PIMError) -> [ManagedObject] {
-        var request = FetchRequest<[String: Any]>(entityName: kind.entityName)
-        request.propertiesToFetch = [
-            .property("uuid"),
-            .expression(ExpressionDescription(name: "record", expression: .evaluatedObject, resultType: .objectID)),
-        ]
-        request.sortDescriptors = [ObjectGraph.SortDescriptor(key: "number")]
-        do {
-            return try store.fetch(request).compactMap { row -> ManagedObject? in
-                guard let uuid = row["uuid"] as? UUID, uuid.uuidString.lowercased().hasPrefix(prefix),
-                      let id = row["record"] as? ObjectID else { return nil }
-                return try store.context.existingObject(with: id)
-            }
-        } catch let error as PIMError {
-            throw error
-        } catch {
-            throw PIMError.wrapping(error, storePath: store.url.path)
+        guard let range = Self.uuidRange(ofPrefix: prefix) else { return [] }
+        if let upper = range.upper {
+            return try fetch(kind, "uuid >= %@ AND uuid < %@", range.lower, upper)
         }
+        return try fetch(kind, "uuid >= %@", range.lower)
+    }
+
+    /// The UUIDs a hexadecimal prefix stands for: from the prefix padded with zeros up to the
+    /// prefix plus one padded with zeros (none past `ffff…`); nil when the prefix, dashes
+    /// removed, is not 1–32 hexadecimal digits.
+    static func uuidRange(ofPrefix prefix: String) -> (lower: UUID, upper: UUID?)? {
+        var digits = prefix.lowercased().filter { $0 != "-" }.map { $0.hexDigitValue ?? -1 }
+        guard !digits.isEmpty, digits.count <= 32, !digits.contains(-1) else { return nil }
+        func uuid(_ digits: [Int]) -> UUID {
+            let padded = digits + Array(repeating: 0, count: 32 - digits.count)
+            var bytes = [UInt8](repeating: 0, count: 16)
+            for index in 0..<16 { bytes[index] = UInt8(padded[2 * index] << 4 | padded[2 * index + 1]) }
+            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        }
+        let lower = uuid(digits)
+        // The next prefix: the last digit that is not f goes up by one, the f's after it drop.
+        while let last = digits.last, last == 15 { digits.removeLast() }
+        guard !digits.isEmpty else { return (lower, nil) }
+        digits[digits.count - 1] += 1
+        return (lower, uuid(digits))
     }
 
     /// The records of `kind` matching a predicate format (all when nil).

@@ -339,6 +339,35 @@ final class FetchAgreementTests: XCTestCase {
         }
     }
 
+    /// UUIDs order by their 16 bytes (as NSUUID's compare(_:) and SQLite's blobs do): `<`, `>=`
+    /// and BETWEEN agree on every store with the byte order computed here, which is what lets a
+    /// prefix of a UUID be looked up as a range on its index.
+    func testUUIDComparisonsOrderByTheBytesOnEveryStore() throws {
+        func bytes(_ uuid: UUID) -> [UInt8] { withUnsafeBytes(of: uuid.uuid) { Array($0) } }
+        for (name, graph) in try allGraphs() {
+            let uuids = graph.keys.filter { id, _ in id.entity.name == "Task" }
+                .map { id, key in (key, graph.context.object(with: id).value(forKey: "uuid") as! UUID) }
+                .sorted { bytes($0.1).lexicographicallyPrecedes(bytes($1.1)) }
+            let (low, middle, high) = (uuids[2].1, uuids[4].1, uuids[6].1)
+            let cases: [(String, [Any?], [String])] = [
+                ("uuid < %@", [middle], uuids[..<4].map(\.0)),
+                ("uuid >= %@", [middle], uuids[4...].map(\.0)),
+                ("uuid BETWEEN %@", [[low, high]], uuids[2...6].map(\.0)),
+                ("uuid > %@ AND uuid <= %@", [low, high], uuids[3...6].map(\.0)),
+            ]
+            for (format, arguments, expected) in cases {
+                do {
+                    var request = FetchRequest<ManagedObject>(entityName: "Task")
+                    request.predicate = try Predicate(format: format, argumentArray: arguments)
+                    XCTAssertEqual(try graph.context.fetch(request).map(graph.label).sorted(), expected.sorted(), "\(format) in \(name)")
+                    XCTAssertEqual(try graph.context.count(for: request), expected.count, "count of \(format) in \(name)")
+                } catch {
+                    XCTFail("\(format) in \(name) threw \(error)")
+                }
+            }
+        }
+    }
+
     /// `NOT (owner IN %@)`: a task without an owner is not among the objects, so it matches, as
     /// the evaluator, the in-memory store and `owner != %@` on SQLite all answer. The SQLite
     /// store leaves it out (`NULL IN (...)` is NULL, and so is its negation).

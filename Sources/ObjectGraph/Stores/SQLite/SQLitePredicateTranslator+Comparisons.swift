@@ -349,8 +349,10 @@ extension SQLitePredicateTranslator {
         }
     }
 
+    /// Whether values of `kind` have an order: every kind but the equality-only ones, of which
+    /// UUIDs order as their 16-byte blobs do (as the evaluator orders them).
     private static func isOrdered(_ kind: Kind) -> Bool {
-        if case .other = kind { return false }
+        if case .other(let attribute) = kind { return attribute.attributeType == .uuid }
         return true
     }
 
