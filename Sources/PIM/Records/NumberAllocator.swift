@@ -8,47 +8,45 @@ import ObjectGraph
 struct NumberAllocator {
     let context: ManagedObjectContext
 
+    /// Up to this many new records of a kind ask the number index for each gap (a few counts
+    /// each); more read every saved number once.
+    static let recordsAskingTheIndex = 16
+
     func assignNumbers() throws {
         let inserted = context.insertedObjects.filter { RecordKind(entity: $0.entity) != nil }
         guard !inserted.isEmpty else { return }
-        let deleted = Set(context.deletedObjects.compactMap { $0.value(forKey: "uuid") as? UUID })
         for kind in RecordKind.allCases {
             let records = inserted.filter { RecordKind(entity: $0.entity) == kind }
                 .sorted { ($0.value(forKey: "created") as? Date ?? .distantPast) < ($1.value(forKey: "created") as? Date ?? .distantPast) }
             guard !records.isEmpty else { continue }
-            var used = try highestWithoutGaps(of: kind, deleting: deleted).map { TakenNumbers(through: $0) }
-                ?? TakenNumbers(others: storedNumbers(of: kind, excluding: deleted))
+            let deleting = Array(context.deletedObjects.filter { RecordKind(entity: $0.entity) == kind })
+            var free = try freeNumbers(of: kind, deleting: deleting, forRecords: records.count)
             for record in records {
                 let number = (record.value(forKey: "number") as? Int64) ?? 0
-                if number > 0, !used.contains(number) {
-                    used.insert(number)
-                    continue
-                }
-                let free = used.smallestFree()
-                record.setValue(free, forKey: "number")
-                used.insert(free)
+                if number > 0, try free.take(number) { continue }
+                record.setValue(try free.takeSmallest(), forKey: "number")
             }
         }
     }
 
-    /// The highest number saved records of `kind` hold when they hold 1 through it with none
-    /// missing and none being deleted (numbers are unique, so n records up to n hold them all):
-    /// a count and a maximum, answered from the number index, rather than every record's number.
-    /// Nil otherwise: ``storedNumbers(of:excluding:)`` finds the gaps.
-    func highestWithoutGaps(of kind: RecordKind, deleting deleted: Set<UUID>) throws -> Int64? {
-        guard deleted.isEmpty else { return nil }
-        var count = FetchRequest<Int>(entityName: kind.entityName)
-        count.includesPendingChanges = false
-        let stored = try context.count(for: count)
-        guard stored > 0 else { return 0 }
-        var highest = FetchRequest<[String: Any]>(entityName: kind.entityName)
-        highest.propertiesToFetch = [.expression(ExpressionDescription(name: "highest", expression: .function("max:", [.keyPath("number")]),
-                                                                       resultType: .integer64))]
-        highest.includesPendingChanges = false
-        guard let row = try context.fetch(highest).first,
-              let maximum = (row["highest"] as? Int64) ?? (row["highest"] as? Int).map(Int64.init),
-              maximum == Int64(stored) else { return nil }
-        return maximum
+    /// The numbers of `kind` free for `count` new records, asked of the store in the cheapest
+    /// way that answers: a count and a maximum when the saved records hold 1 through n with none
+    /// being deleted; the number index, gap by gap, for a few records; every saved number otherwise.
+    func freeNumbers(of kind: RecordKind, deleting: [ManagedObject], forRecords count: Int) throws -> FreeNumbers {
+        let index = try NumberIndex(context: context, kind: kind)
+        if deleting.isEmpty, index.gaps == 0 { return FreeNumbers(taken: TakenNumbers(through: index.highest)) }
+        if count <= Self.recordsAskingTheIndex {
+            let freed = deleting.compactMap { Self.number(of: $0) }
+            return FreeNumbers(index: index, freed: freed)
+        }
+        let deleted = Set(deleting.compactMap { $0.value(forKey: "uuid") as? UUID })
+        return FreeNumbers(taken: TakenNumbers(others: try storedNumbers(of: kind, excluding: deleted)))
+    }
+
+    /// The number a record was saved with.
+    static func number(of record: ManagedObject) -> Int64? {
+        let saved = record.committedValues(forKeys: ["number"])["number"] ?? record.value(forKey: "number")
+        return (saved as? Int64) ?? (saved as? Int).map(Int64.init)
     }
 
     /// The numbers saved records of `kind` hold, except those being deleted.
@@ -62,6 +60,120 @@ struct NumberAllocator {
             if let number = row["number"] as? Int64 { numbers.insert(number) } else if let number = row["number"] as? Int { numbers.insert(Int64(number)) }
         }
         return numbers
+    }
+}
+
+/// The numbers saved records of one kind hold, asked of the store's number index: how many there
+/// are and the highest, whether one is held, and the j-th number none holds. Numbers are unique
+/// and positive, so the numbers free up to m are m less the records holding 1 through m.
+struct NumberIndex {
+    let context: ManagedObjectContext
+    let kind: RecordKind
+    /// The highest number held (0 for none).
+    let highest: Int64
+    /// How many numbers up to ``highest`` no saved record holds.
+    let gaps: Int64
+
+    init(context: ManagedObjectContext, kind: RecordKind) throws {
+        self.context = context
+        self.kind = kind
+        var request = FetchRequest<[String: Any]>(entityName: kind.entityName)
+        request.propertiesToFetch = [
+            .expression(ExpressionDescription(name: "highest", expression: .function("max:", [.keyPath("number")]), resultType: .integer64)),
+            .expression(ExpressionDescription(name: "holders", expression: .function("count:", [.keyPath("number")]), resultType: .integer64)),
+        ]
+        request.includesPendingChanges = false
+        let row = try context.fetch(request).first ?? [:]
+        func integer(_ key: String) -> Int64 { (row[key] as? Int64) ?? (row[key] as? Int).map(Int64.init) ?? 0 }
+        highest = integer("highest")
+        gaps = highest - integer("holders")
+    }
+
+    /// How many saved records of the kind match `format`.
+    private func count(_ format: String, _ arguments: Any...) throws -> Int {
+        var request = FetchRequest<Int>(entityName: kind.entityName)
+        request.predicate = try ObjectGraph.Predicate(format: format, argumentArray: arguments)
+        request.includesPendingChanges = false
+        return try context.count(for: request)
+    }
+
+    func isHeld(_ number: Int64) throws -> Bool {
+        guard number >= 1, number <= highest else { return false }
+        return try count("number == %@", number) > 0
+    }
+
+    /// The `rank`-th smallest positive number no saved record holds (`rank` from 1): past
+    /// ``highest`` by arithmetic, below it by a binary search on counts of the index.
+    func gap(_ rank: Int64) throws -> Int64 {
+        if rank > gaps { return highest + (rank - gaps) }
+        var (low, high) = (Int64(1), highest)
+        while low < high {
+            let middle = low + (high - low) / 2
+            let holders = Int64(try count("number >= 1 AND number <= %@", middle))
+            if middle - holders >= rank { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
+
+/// The numbers of one kind still free while a save gives them out: from the taken numbers read
+/// at once, or from the number index and the numbers of records being deleted (held in the store,
+/// free after the save).
+struct FreeNumbers {
+    private var taken: TakenNumbers?
+    private var index: NumberIndex?
+    /// Numbers of records being deleted, ascending.
+    private var freed: [Int64] = []
+    private var given: Set<Int64> = []
+    private var nextGap: Int64 = 1
+    /// The gap of rank ``nextGap``, once looked up.
+    private var gapAhead: Int64?
+    private var nextFreed = 0
+
+    init(taken: TakenNumbers) { self.taken = taken }
+
+    init(index: NumberIndex, freed: [Int64]) {
+        self.index = index
+        self.freed = Array(Set(freed)).sorted()
+    }
+
+    /// Takes `number` for a record that brings it (a restored one) if it is free; false if not.
+    mutating func take(_ number: Int64) throws -> Bool {
+        if var taken {
+            defer { self.taken = taken }
+            guard !taken.contains(number) else { return false }
+            taken.insert(number)
+            return true
+        }
+        guard !given.contains(number) else { return false }
+        if let index, try index.isHeld(number), freed.firstIndex(of: number) == nil { return false }
+        given.insert(number)
+        return true
+    }
+
+    /// Takes the smallest number free.
+    mutating func takeSmallest() throws -> Int64 {
+        if var taken {
+            let number = taken.smallestFree()
+            taken.insert(number)
+            self.taken = taken
+            return number
+        }
+        guard let index else { preconditionFailure("free numbers from neither taken numbers nor an index") }
+        while true {
+            let gap = try gapAhead ?? index.gap(nextGap)
+            gapAhead = gap
+            let number: Int64
+            if nextFreed < freed.count, freed[nextFreed] < gap {
+                number = freed[nextFreed]
+                nextFreed += 1
+            } else {
+                number = gap
+                nextGap += 1
+                gapAhead = nil
+            }
+            if given.insert(number).inserted { return number }
+        }
     }
 }
 
