@@ -2,6 +2,7 @@
 // and keeping the inverse side in step for every cardinality (one-to-one, one-to-many,
 // many-to-many, ordered). Public changes maintain inverses; the primitive steps they are made of
 // record undo and change tracking, so undo replays them exactly.
+import Foundation
 
 extension ManagedObject {
     // MARK: Reading
@@ -291,14 +292,29 @@ extension ManagedObject {
         return MutableRelationship(owner: self, slot: index)
     }
 
-    /// A mutable view of the ordered to-many relationship `key`, with positions.
+    /// A mutable view of the ordered to-many relationship `key`, with positions, as Core Data's
+    /// `mutableOrderedSetValue(forKey:)` (an `NSMutableOrderedSet` proxy): inserting at, removing
+    /// at, replacing, exchanging and moving by position.
+    ///
+    /// ```swift
+    /// let tasks = person.mutableOrderedSetValue(forKey: "tasks")
+    /// tasks.insert(task, at: 0)                                  // first; task.owner is person
+    /// tasks.move(fromOffsets: IndexSet(integer: 0), toOffset: 2)  // now second
+    /// ```
+    ///
+    /// A relationship that is not ordered, or a position out of range, is a programming error
+    /// (Core Data raises), and traps naming the relationship.
     public func mutableOrderedSetValue(forKey key: String) -> MutableRelationship {
-        mutableSetValue(forKey: key)
+        let proxy = mutableSetValue(forKey: key)
+        precondition(proxy.isOrdered, "\(entity.name).\(key) is not ordered: use mutableSetValue(forKey:)")
+        return proxy
     }
 }
 
 /// A live, mutable view of a to-many relationship: changes go through the owner, keeping
-/// inverses and recording undo. Positions matter for ordered relationships.
+/// inverses and recording undo. Positions matter for ordered relationships, and the positional
+/// operations are for ordered relationships only (as `NSMutableOrderedSet`'s are), each one
+/// change of the relationship: a move or an exchange changes no inverse.
 public struct MutableRelationship: Sequence {
     let owner: ManagedObject
     let slot: Int
@@ -307,21 +323,111 @@ public struct MutableRelationship: Sequence {
     public var objects: [ManagedObject] { owner.objects(atSlot: slot) }
     /// How many objects the relationship holds.
     public var count: Int { objects.count }
+    /// Whether the relationship is ordered (positions are kept).
+    public var isOrdered: Bool { relationship.isOrdered }
     /// Whether `object` is in the relationship.
     public func contains(_ object: ManagedObject) -> Bool {
         owner.fireFaultIfNeeded()
         return owner.toManyStorage(atSlot: slot).objects.contains(object)
     }
-    /// Adds `object` (at the end of an ordered relationship).
+    /// Adds `object` (at the end of an ordered relationship); nothing if it is there already.
     public func insert(_ object: ManagedObject) { owner.addObject(object, toSlot: slot) }
-    /// Adds `object` at `position` of an ordered relationship.
-    public func insert(_ object: ManagedObject, at position: Int) { owner.addObject(object, toSlot: slot, at: position) }
+    /// Adds the objects not there yet, in order (at the end of an ordered relationship).
+    public func insert<Objects: Sequence>(contentsOf newObjects: Objects) where Objects.Element == ManagedObject {
+        for object in newObjects { insert(object) }
+    }
+    /// Adds `object` at `position` (0...count) of an ordered relationship; nothing if it is there
+    /// already, as `NSMutableOrderedSet.insert(_:at:)`.
+    public func insert(_ object: ManagedObject, at position: Int) {
+        checkPosition(position, in: 0...count)
+        owner.addObject(object, toSlot: slot, at: position)
+    }
+    /// Inserts the objects not there yet at `position`, in order.
+    public func insert<Objects: Sequence>(contentsOf newObjects: Objects, at position: Int) where Objects.Element == ManagedObject {
+        checkPosition(position, in: 0...count)
+        var place = position
+        for object in newObjects where !contains(object) {
+            owner.addObject(object, toSlot: slot, at: place)
+            place += 1
+        }
+    }
     /// Removes `object`.
     public func remove(_ object: ManagedObject) { owner.removeObject(object, fromSlot: slot) }
+    /// Removes the object at `position` of an ordered relationship, and returns it.
+    @discardableResult
+    public func remove(at position: Int) -> ManagedObject {
+        let current = objects
+        checkPosition(position, in: current.indices)
+        owner.removeObject(current[position], fromSlot: slot)
+        return current[position]
+    }
+    /// Removes the objects at `positions` of an ordered relationship.
+    public func remove(atOffsets positions: IndexSet) {
+        let current = objects
+        for position in positions { checkPosition(position, in: current.indices) }
+        for position in positions { owner.removeObject(current[position], fromSlot: slot) }
+    }
     /// Removes every object.
     public func removeAll() { for object in objects { remove(object) } }
-    /// The object at `position`.
-    public subscript(position: Int) -> ManagedObject { objects[position] }
+    /// The position of `object` in an ordered relationship, nil if it is not there.
+    public func firstIndex(of object: ManagedObject) -> Int? {
+        checkOrdered()
+        owner.fireFaultIfNeeded()
+        return owner.toManyStorage(atSlot: slot).objects.firstIndex(of: object)
+    }
+    /// The object at `position` of an ordered relationship; setting it replaces that object
+    /// (``replace(at:with:)``).
+    public subscript(position: Int) -> ManagedObject {
+        get {
+            let current = objects
+            checkPosition(position, in: current.indices)
+            return current[position]
+        }
+        nonmutating set { replace(at: position, with: newValue) }
+    }
+    /// Puts `object` at `position` of an ordered relationship in place of the object there,
+    /// which leaves the relationship (its inverse cleared). Nothing happens if `object` is in the
+    /// relationship already, as with ``insert(_:at:)``: a set holds each object once.
+    public func replace(at position: Int, with object: ManagedObject) {
+        var current = objects
+        checkPosition(position, in: current.indices)
+        guard !current.contains(where: { $0 === object }) else { return }
+        current[position] = object
+        owner.replaceObjects(in: slot, with: OrderedSet(current))
+    }
+    /// Swaps the objects at two positions of an ordered relationship.
+    public func exchange(at first: Int, with second: Int) {
+        var current = objects
+        checkPosition(first, in: current.indices)
+        checkPosition(second, in: current.indices)
+        current.swapAt(first, second)
+        owner.replaceObjects(in: slot, with: OrderedSet(current))
+    }
+    /// Moves the objects at `positions` of an ordered relationship to stand, in their order,
+    /// before the object that was at `destination` (`count` for the end), as SwiftUI's
+    /// `move(fromOffsets:toOffset:)` does.
+    public func move(fromOffsets positions: IndexSet, toOffset destination: Int) {
+        var current = objects
+        for position in positions { checkPosition(position, in: current.indices) }
+        checkPosition(destination, in: 0...current.count)
+        let moving = positions.map { current[$0] }
+        let before = positions.filter { $0 < destination }.count
+        for position in positions.reversed() { current.remove(at: position) }
+        current.insert(contentsOf: moving, at: destination - before)
+        owner.replaceObjects(in: slot, with: OrderedSet(current))
+    }
 
     public func makeIterator() -> IndexingIterator<[ManagedObject]> { objects.makeIterator() }
+
+    private var relationship: RelationshipDescription { owner.layout.properties[slot] as! RelationshipDescription }
+
+    private func checkOrdered() {
+        precondition(relationship.isOrdered, "\(owner.entity.name).\(relationship.name) is not ordered: it has no positions")
+    }
+
+    private func checkPosition<Positions: RangeExpression<Int>>(_ position: Int, in valid: Positions) {
+        checkOrdered()
+        precondition(valid.contains(position),
+                     "\(owner.entity.name).\(relationship.name): position \(position) is out of range for \(count) objects")
+    }
 }
