@@ -90,6 +90,14 @@ final class DocCommentReviewTests: XCTestCase {
         try assertCompiles("import ObjectGraph\n\nfunc example(order: [String: Any]) throws {\n\(example)\n}\n")
     }
 
+    /// The examples of the fetched results controller and of the ordered to-many proxy.
+    func testFetchedResultsControllerAndOrderedProxyExamplesCompile() throws {
+        let controller = try docExample(in: "Sources/ObjectGraph/Fetching/FetchedResultsController.swift", containing: "performFetch")
+        try assertCompiles("import Foundation\nimport ObjectGraph\n\nfunc example(context: ManagedObjectContext) throws {\n\(controller)\n}\n")
+        let proxy = try docExample(in: "Sources/ObjectGraph/Objects/ManagedObject+Relationships.swift", containing: "move(fromOffsets")
+        try assertCompiles("import Foundation\nimport ObjectGraph\n\nfunc example(person: ManagedObject, task: ManagedObject) {\n\(proxy)\n}\n")
+    }
+
     /// Sources/ObjectGraph/Objects/ObjectID.swift, the example of `ObjectID`, said `await
     /// background.perform { let same = try background.existingObject(with: id) }`: a throwing
     /// block selects `perform<T>(_:) async throws`, so the call needs `try await` ("call can

@@ -52,6 +52,14 @@ final class ReadmeExampleTests: XCTestCase {
         XCTAssertEqual(open, [task])
         XCTAssertEqual((ada.value(forKey: "tasks") as? OrderedSet<ManagedObject>)?.elements, [task])
 
+        var byPriority = FetchRequest<ManagedObject>(entityName: "Task")
+        byPriority.sortDescriptors = [SortDescriptor(key: "priority"), SortDescriptor(key: "title")]
+        let results = FetchedResultsController(fetchRequest: byPriority, managedObjectContext: context,
+                                               sectionNameKeyPath: "priority")
+        try results.performFetch()
+        XCTAssertEqual(results.sections?.map(\.name), ["0"])
+        XCTAssertEqual(results.object(at: IndexPath(item: 0, section: 0)), task)
+
         context.stalenessInterval = 0
         request.shouldRefreshRefetchedObjects = true
         XCTAssertFalse(ada.hasFault(forRelationshipNamed: "tasks"))
