@@ -28,12 +28,24 @@ struct PredicateCommand: ParsableCommand {
         @Option(
             name: .customLong("arg"),
             help: ArgumentHelp(
-                "A format argument as JSON, in order: one per %@, %K, %d... ('\"name\"', '42', 'null').",
+                "A format argument as JSON, in order: one per %@, %K, %d... ('\"name\"', '42', 'null'); one left over is an error.",
                 valueName: "json"))
         var arguments: [String] = []
 
         func decodedArguments() throws -> [Any?] {
             try arguments.map { try PredicateJSON.decode($0) }
+        }
+
+        /// `arguments` when `parse` uses every one of them. NSPredicate ignores arguments left
+        /// over; at the command line one is a mistake (a specifier forgotten, a value given
+        /// twice), reported as a missing one is: the format uses the fewest that parse.
+        func allUsed(_ arguments: [Any?], by parse: ([Any?]) throws -> Void) throws -> [Any?] {
+            var used = arguments.count
+            while used > 0, (try? parse(Array(arguments.prefix(used - 1)))) != nil { used -= 1 }
+            guard used < arguments.count else { return arguments }
+            let given = arguments.count == 1 ? "1 --arg was given" : "\(arguments.count) --arg values were given"
+            FileHandle.standardError.write(Data("error: the format uses \(used) argument\(used == 1 ? "" : "s"), but \(given)\n".utf8))
+            throw ExitCode(1)
         }
     }
 
@@ -54,8 +66,10 @@ struct PredicateCommand: ParsableCommand {
 
         func run() throws {
             try PredicateCommand.reportingErrors {
-                let predicate = try ObjectGraph.Predicate(
-                    format: options.format, argumentArray: try options.decodedArguments())
+                let arguments = try options.allUsed(try options.decodedArguments()) {
+                    _ = try ObjectGraph.Predicate(format: options.format, argumentArray: $0)
+                }
+                let predicate = try ObjectGraph.Predicate(format: options.format, argumentArray: arguments)
                 print(predicate.predicateFormat)
             }
         }
@@ -97,7 +111,13 @@ struct PredicateCommand: ParsableCommand {
 
         func run() throws {
             try PredicateCommand.reportingErrors {
-                let arguments = try options.decodedArguments()
+                let arguments = try options.allUsed(try options.decodedArguments()) { arguments in
+                    if expression {
+                        _ = try ObjectGraph.Expression(format: options.format, argumentArray: arguments)
+                    } else {
+                        _ = try ObjectGraph.Predicate(format: options.format, argumentArray: arguments)
+                    }
+                }
                 let target = try PredicateJSON.decode(object)
                 var variables: [String: Any?] = [:]
                 for binding in bindings {

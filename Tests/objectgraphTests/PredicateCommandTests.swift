@@ -92,6 +92,24 @@ final class PredicateCommandTests: XCTestCase {
         XCTAssertEqual(json.status, 1)
     }
 
+    /// An --arg the format does not use is refused as a missing one is (NSPredicate would drop
+    /// it silently), for predicates and expressions; the right number still parses.
+    func testAnArgumentLeftOverIsAnError() throws {
+        let extra = try run("predicate", "check", "name == %@", "--arg", "\"Ada\"", "--arg", "42")
+        XCTAssertEqual(extra.status, 1)
+        XCTAssertEqual(extra.error, "error: the format uses 1 argument, but 2 --arg values were given\n")
+        XCTAssertEqual(extra.output, "")
+        let none = try run("predicate", "eval", "TRUEPREDICATE", "--arg", "1")
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.error.contains("the format uses 0 arguments, but 1 --arg was given"), none.error)
+        let expression = try run("predicate", "eval", "--expression", "%@ + %@", "--arg", "1", "--arg", "2", "--arg", "3")
+        XCTAssertEqual(expression.status, 1)
+        XCTAssertTrue(expression.error.contains("uses 2 arguments, but 3 --arg values"), expression.error)
+        let exact = try run("predicate", "eval", "--expression", "%@ + %@", "--arg", "1", "--arg", "2")
+        XCTAssertEqual(exact.status, 0, exact.error)
+        XCTAssertEqual(exact.output, "3\n")
+    }
+
     func testUsageErrorsExitSixtyFour() throws {
         XCTAssertEqual(try run("predicate", "eval", "a == 1", "--bind", "novalue").status, 64)
         XCTAssertEqual(try run("predicate", "check").status, 64)
