@@ -416,8 +416,9 @@ extension ManagedObjectContext {
         }
         coordinator.rowCache.retain(taking: &insertedRows)
         coordinator.rowCache.update(taking: &updatedRows)
-        // Observers' sets are built only when someone observes.
-        let notifies = !observers.isEmpty
+        // Observers' sets are built only when someone observes, or merges the save.
+        let merging = coordinator.contextsMergingSaves(of: self)
+        let notifies = !observers.isEmpty || !merging.isEmpty
         var objects = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: [], invalidated: [], invalidatedAll: false)
         var payload = ContextDidSave(contextName: name, transactionAuthor: transactionAuthor)
         // The objects whose didSave runs: `changes`, less the inserted and deleted again (rare:
@@ -470,6 +471,10 @@ extension ManagedObjectContext {
         coordinator.rowCache.invalidate(deleted.map(\.objectID))
         for object in deleted { unregister(object, releasingCachedRow: false) }
         if notifies { post(.didSave(payload, objects: objects)) }
+        for context in merging {
+            let saved = payload
+            context.perform { [weak context] in context?.mergeChanges(fromContextDidSave: saved) }
+        }
         for index in savedObjects.indices { savedObjects[index].didSave() }
     }
 

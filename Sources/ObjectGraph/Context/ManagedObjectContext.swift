@@ -61,6 +61,26 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         didSet {
             rowCacheReference = persistentStoreCoordinator.map { Unowned($0.rowCache) }
             if stalenessInterval > 0 { rowCacheReference?.object.trackAges() }
+            if automaticallyMergesChangesFromParent, oldValue !== persistentStoreCoordinator {
+                oldValue?.setMergesSaves(of: self, false)
+                persistentStoreCoordinator?.setMergesSaves(of: self, true)
+            }
+        }
+    }
+    /// Whether the saves of the coordinator's other contexts are merged into this one as they
+    /// happen (Core Data's `automaticallyMergesChangesFromParent`, for a context whose parent is
+    /// the coordinator): each save's changes go through ``mergeChanges(fromContextDidSave:)``,
+    /// run on this context's queue with ``perform(_:)``, so a main-queue context merges when
+    /// its queue next runs. Saves of other coordinators (another process) are not seen.
+    ///
+    /// ```swift
+    /// container.viewContext.automaticallyMergesChangesFromParent = true
+    /// container.performBackgroundTask { background in /* insert, save: the view context follows */ }
+    /// ```
+    @exclusivity(unchecked) public var automaticallyMergesChangesFromParent = false {
+        didSet {
+            guard oldValue != automaticallyMergesChangesFromParent else { return }
+            persistentStoreCoordinator?.setMergesSaves(of: self, automaticallyMergesChangesFromParent)
         }
     }
     /// The coordinator's row cache, unretained (the coordinator, which the context holds, keeps

@@ -54,6 +54,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// IDs carry tags, so routing one to its store compares no strings.
     private var storesByTag: [StoreTag: any PersistentStore] = [:]
 
+    /// The contexts that merge the saves of the others (``ManagedObjectContext/automaticallyMergesChangesFromParent``),
+    /// unretained.
+    private var mergingContexts: [ObjectIdentifier: WeakContext] = [:]
+
+    private struct WeakContext {
+        weak var context: ManagedObjectContext?
+    }
+
     /// A coordinator for `model`, which becomes read-only.
     public init(managedObjectModel model: ManagedObjectModel) {
         model.freeze()
@@ -233,6 +241,22 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The store holding `objectID`.
     func store(for objectID: ObjectID) -> (any PersistentStore)? {
         lock.withLock { storesByTag[objectID.storeTag] }
+    }
+
+    /// Adds `context` to the contexts that merge the others' saves, or takes it out.
+    func setMergesSaves(of context: ManagedObjectContext, _ merges: Bool) {
+        lock.withLock {
+            mergingContexts = mergingContexts.filter { $0.value.context != nil }
+            mergingContexts[ObjectIdentifier(context)] = merges ? WeakContext(context: context) : nil
+        }
+    }
+
+    /// The contexts other than `saver` that merge the saves of the others.
+    func contextsMergingSaves(of saver: ManagedObjectContext) -> [ManagedObjectContext] {
+        lock.withLock {
+            guard !mergingContexts.isEmpty else { return [] }
+            return mergingContexts.values.compactMap(\.context).filter { $0 !== saver }
+        }
     }
 
     /// Runs `body` with the stores locked (one request at a time into stores).
