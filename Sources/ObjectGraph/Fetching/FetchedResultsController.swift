@@ -60,6 +60,9 @@ public protocol FetchedResultsControllerDelegate<Object>: AnyObject {
     func controller(_ controller: FetchedResultsController<Object>, didChange object: Object, at indexPath: IndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: IndexPath?)
     func controllerDidChangeContent(_ controller: FetchedResultsController<Object>)
+    /// The index title of the section named `sectionName`; by default the controller's
+    /// ``FetchedResultsController/sectionIndexTitle(forSectionName:)``.
+    func controller(_ controller: FetchedResultsController<Object>, sectionIndexTitleForSectionName sectionName: String) -> String?
 }
 
 extension FetchedResultsControllerDelegate {
@@ -69,6 +72,9 @@ extension FetchedResultsControllerDelegate {
     public func controller(_ controller: FetchedResultsController<Object>, didChange object: Object, at indexPath: IndexPath?,
                            for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {}
     public func controllerDidChangeContent(_ controller: FetchedResultsController<Object>) {}
+    public func controller(_ controller: FetchedResultsController<Object>, sectionIndexTitleForSectionName sectionName: String) -> String? {
+        controller.sectionIndexTitle(forSectionName: sectionName)
+    }
 }
 
 /// The results of a fetch request, in sections, kept up to date with its context while a
@@ -90,8 +96,10 @@ extension FetchedResultsControllerDelegate {
 /// fetched object itself changes next. Core Data's section cache (`cacheName`) is not offered:
 /// sections are computed from the fetched objects in memory.
 open class FetchedResultsController<Object: ManagedObject> {
-    /// The request whose results the controller holds.
-    public let fetchRequest: FetchRequest<Object>
+    /// The request whose results the controller holds. A change (another predicate or sort)
+    /// takes effect at the next ``performFetch()``; until then changes are tracked against the
+    /// request of the last fetch.
+    public var fetchRequest: FetchRequest<Object>
     /// The context it fetches from and whose changes it tracks.
     public let managedObjectContext: ManagedObjectContext
     /// The key path whose value names each object's section; nil: one section.
@@ -107,12 +115,17 @@ open class FetchedResultsController<Object: ManagedObject> {
     public private(set) var sections: [FetchedResultsSection<Object>]?
 
     private var entity: EntityDescription?
+    /// The request of the last fetch, which tracking follows.
+    private var request: FetchRequest<Object>
+    /// Each fetched object's sort values as last seen: a change of them is told as a move.
+    private var sortKeysByObject: [ObjectIdentifier: [SortDescriptor.SortKey]] = [:]
     private var observation: ObservationToken?
     /// Where each fetched object stands: its section and its place in it.
     private var positions: [ObjectIdentifier: IndexPath] = [:]
 
     public init(fetchRequest: FetchRequest<Object>, managedObjectContext: ManagedObjectContext, sectionNameKeyPath: String? = nil) {
         self.fetchRequest = fetchRequest
+        request = fetchRequest
         self.managedObjectContext = managedObjectContext
         self.sectionNameKeyPath = sectionNameKeyPath
     }
@@ -125,11 +138,14 @@ open class FetchedResultsController<Object: ManagedObject> {
         guard !fetchRequest.sortDescriptors.isEmpty else {
             throw FetchedResultsError(description: "a fetched results controller needs a fetch request with sort descriptors (\(fetchRequest.entityName))")
         }
-        let entity = try managedObjectContext.entity(named: fetchRequest.entityName)
-        let objects = try managedObjectContext.fetch(fetchRequest)
+        let request = fetchRequest
+        let entity = try managedObjectContext.entity(named: request.entityName)
+        let objects = try managedObjectContext.fetch(request)
+        self.request = request
         let sections = try makeSections(of: objects)
         self.entity = entity
         install(objects, sections)
+        sortKeysByObject = Dictionary(uniqueKeysWithValues: objects.map { (ObjectIdentifier($0), sortKeys(of: $0)) })
         if observation == nil {
             observation = managedObjectContext.observe { [weak self] note in
                 guard let self, self.delegate != nil, case .objectsDidChange(let changes) = note else { return }
@@ -155,7 +171,8 @@ open class FetchedResultsController<Object: ManagedObject> {
     }
 
     /// The index title of a section named `sectionName`: its first letter, capitalized (nil for
-    /// an empty name). Override it for other titles.
+    /// an empty name). Override it, or implement the delegate's
+    /// `controller(_:sectionIndexTitleForSectionName:)`, for other titles.
     open func sectionIndexTitle(forSectionName sectionName: String) -> String? {
         sectionName.first.map { String($0).uppercased() }
     }
@@ -196,7 +213,8 @@ open class FetchedResultsController<Object: ManagedObject> {
         var runName: String?
         func close() {
             guard let runName else { return }
-            sections.append(FetchedResultsSection(name: runName, indexTitle: sectionIndexTitle(forSectionName: runName), objects: run))
+            let title = delegate.map { $0.controller(self, sectionIndexTitleForSectionName: runName) } ?? sectionIndexTitle(forSectionName: runName)
+            sections.append(FetchedResultsSection(name: runName, indexTitle: title, objects: run))
         }
         for (index, object) in objects.enumerated() {
             let name = sectionName(of: object)
@@ -205,7 +223,7 @@ open class FetchedResultsController<Object: ManagedObject> {
                 continue
             }
             guard names.insert(name).inserted else {
-                throw FetchedResultsError(description: "the fetched \(fetchRequest.entityName) at index \(index) has the section name \"\(name)\" "
+                throw FetchedResultsError(description: "the fetched \(request.entityName) at index \(index) has the section name \"\(name)\" "
                     + "out of order: the first sort descriptor must sort by \(sectionNameKeyPath ?? "the section")")
             }
             close()
@@ -242,14 +260,17 @@ open class FetchedResultsController<Object: ManagedObject> {
         // to be checked against their old one (moves).
         var updated = Set<ObjectIdentifier>()
         var placed = Set<ObjectIdentifier>()
-        if changes.invalidatedAll || fetchRequest.fetchLimit > 0 || fetchRequest.fetchOffset > 0 {
-            guard let fetched = try? managedObjectContext.fetch(fetchRequest) else { return }
+        // The sort values of the objects that arrived or changed.
+        var arrivingKeys: [ObjectIdentifier: [SortDescriptor.SortKey]] = [:]
+        if changes.invalidatedAll || request.fetchLimit > 0 || request.fetchOffset > 0 {
+            guard let fetched = try? managedObjectContext.fetch(request) else { return }
             new = fetched
             for object in changes.updated.union(changes.refreshed) { updated.insert(ObjectIdentifier(object)) }
             placed = Set(new.map(ObjectIdentifier.init))
+            for object in new { arrivingKeys[ObjectIdentifier(object)] = sortKeys(of: object) }
         } else {
             func belongs(_ object: ManagedObject) -> Bool {
-                fetchRequest.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
+                request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
             }
             let gone = changes.deleted.union(changes.invalidated).filter(belongs)
             let candidates = changes.inserted.union(changes.updated).union(changes.refreshed).filter(belongs)
@@ -258,7 +279,9 @@ open class FetchedResultsController<Object: ManagedObject> {
             var arriving: [(object: Object, keys: [SortDescriptor.SortKey])] = []
             for candidate in candidates where !candidate.isDeleted && !gone.contains(candidate) {
                 guard let object = candidate as? Object, matches(object) else { continue }
-                arriving.append((object, sortKeys(of: object)))
+                let keys = sortKeys(of: object)
+                arriving.append((object, keys))
+                arrivingKeys[ObjectIdentifier(object)] = keys
                 updated.insert(ObjectIdentifier(object))
             }
             arriving.sort { precedes($0.object, $0.keys, $1.object, $1.keys) }
@@ -271,7 +294,8 @@ open class FetchedResultsController<Object: ManagedObject> {
                 while low < high {
                     let middle = (low + high) / 2
                     let other = kept[middle]
-                    if precedes(other, sortKeys(of: other), object, keys) { low = middle + 1 } else { high = middle }
+                    let otherKeys = sortKeysByObject[ObjectIdentifier(other)] ?? sortKeys(of: other)
+                    if precedes(other, otherKeys, object, keys) { low = middle + 1 } else { high = middle }
                 }
                 kept.insert(object, at: low)
                 low += 1
@@ -281,16 +305,28 @@ open class FetchedResultsController<Object: ManagedObject> {
         guard let newSections = try? makeSections(of: new), let oldSections = sections else { return }
         let oldPositions = positions
         install(new, newSections)
-        report(from: old, oldSections, oldPositions, updated: updated, placed: placed)
+        // A changed sort value is told as a move even where the object stays (Core Data: "a move
+        // is reported when the changed attribute on the object is one of the sort descriptors").
+        var resorted = Set<ObjectIdentifier>()
+        for (key, keys) in arrivingKeys {
+            if updated.contains(key), let before = sortKeysByObject[key], !sameSortValues(before, keys) { resorted.insert(key) }
+            sortKeysByObject[key] = keys
+        }
+        for object in old where positions[ObjectIdentifier(object)] == nil { sortKeysByObject[ObjectIdentifier(object)] = nil }
+        report(from: old, oldSections, oldPositions, updated: updated, placed: placed, resorted: resorted)
+    }
+
+    private func sameSortValues(_ a: [SortDescriptor.SortKey], _ b: [SortDescriptor.SortKey]) -> Bool {
+        request.sortDescriptors.indices.allSatisfy { request.sortDescriptors[$0].compareKeys(a[$0], b[$0]) == .orderedSame }
     }
 
     private func sortKeys(of object: Object) -> [SortDescriptor.SortKey] {
-        fetchRequest.sortDescriptors.map { $0.sortKey(KeyValueAccess.value(of: object, forKeyPath: $0.key, .evaluation)) }
+        request.sortDescriptors.map { $0.sortKey(KeyValueAccess.value(of: object, forKeyPath: $0.key, .evaluation)) }
     }
 
     /// Whether `a` sorts before `b`: by the request's sort descriptors, then in store order.
     private func precedes(_ a: Object, _ aKeys: [SortDescriptor.SortKey], _ b: Object, _ bKeys: [SortDescriptor.SortKey]) -> Bool {
-        for (index, descriptor) in fetchRequest.sortDescriptors.enumerated() {
+        for (index, descriptor) in request.sortDescriptors.enumerated() {
             switch descriptor.compareKeys(aKeys[index], bKeys[index]) {
             case .orderedAscending: return true
             case .orderedDescending: return false
@@ -303,15 +339,15 @@ open class FetchedResultsController<Object: ManagedObject> {
     /// Whether `object` matches the request's predicate (a predicate the evaluator refuses
     /// matches nothing).
     private func matches(_ object: Object) -> Bool {
-        guard let predicate = fetchRequest.predicate else { return true }
+        guard let predicate = request.predicate else { return true }
         return (try? predicate.evaluateChecked(with: object)) ?? false
     }
 
     /// Tells the delegate how the results went from `old` to the installed ones: `updated` are
     /// the objects whose values changed, `placed` those whose place may have changed (the others
-    /// kept their order).
+    /// kept their order), `resorted` those whose sort values changed (moves wherever they stand).
     private func report(from old: [Object], _ oldSections: [FetchedResultsSection<Object>], _ oldPositions: [ObjectIdentifier: IndexPath],
-                        updated: Set<ObjectIdentifier>, placed: Set<ObjectIdentifier>) {
+                        updated: Set<ObjectIdentifier>, placed: Set<ObjectIdentifier>, resorted: Set<ObjectIdentifier>) {
         guard let delegate, let sections else { return }
         let oldNames = Set(oldSections.map(\.name)), newNames = Set(sections.map(\.name))
         var sectionChanges: [(FetchedResultsSection<Object>, Int, FetchedResultsChangeType)] = []
@@ -331,7 +367,7 @@ open class FetchedResultsController<Object: ManagedObject> {
                 inserts.append((object, now))
                 continue
             }
-            if placed.contains(key), !inPlace.contains(key) {
+            if resorted.contains(key) || placed.contains(key) && !inPlace.contains(key) {
                 moves.append((object, before, now))
             } else if updated.contains(key) {
                 updates.append((object, before))

@@ -376,14 +376,16 @@ public struct MutableRelationship: Sequence {
         return owner.toManyStorage(atSlot: slot).objects.firstIndex(of: object)
     }
     /// The object at `position` of an ordered relationship; setting it replaces that object
-    /// (``replace(at:with:)``).
+    /// (``replace(at:with:)``), or at `count` appends, as `NSMutableOrderedSet`'s subscript does.
     public subscript(position: Int) -> ManagedObject {
         get {
             let current = objects
             checkPosition(position, in: current.indices)
             return current[position]
         }
-        nonmutating set { replace(at: position, with: newValue) }
+        nonmutating set {
+            if position == count { insert(newValue, at: position) } else { replace(at: position, with: newValue) }
+        }
     }
     /// Puts `object` at `position` of an ordered relationship in place of the object there,
     /// which leaves the relationship (its inverse cleared). Nothing happens if `object` is in the

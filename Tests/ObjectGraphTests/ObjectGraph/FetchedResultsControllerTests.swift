@@ -48,6 +48,22 @@ final class FetchedResultsControllerTests: XCTestCase {
         }
     }
 
+    /// The delegate may name the index titles; a changed request takes effect at the next fetch.
+    func testIndexTitlesFromTheDelegateAndAChangedRequest() throws {
+        let stack = try Stack(storeType: .sqlite)
+        for (title, priority) in [("a", 0), ("b", 1), ("c", 1)] { _ = stack.task(title, priority: priority) }
+        let controller = try controller(stack)
+        let titler = Titler()
+        controller.delegate = titler
+        try controller.performFetch()
+        XCTAssertEqual(controller.sectionIndexTitles, ["P0", "P1"])
+        XCTAssertEqual(controller.section(forSectionIndexTitle: "P1", at: 1), 1)
+        controller.fetchRequest.predicate = try Predicate(format: "priority == 1")
+        XCTAssertEqual(titles(controller), [["a"], ["b", "c"]], "until the next fetch")
+        try controller.performFetch()
+        XCTAssertEqual(titles(controller), [["b", "c"]])
+    }
+
     func testARequestItCannotKeepIsAnError() throws {
         let stack = try Stack(storeType: .sqlite)
         _ = stack.task("a", priority: 1)
@@ -105,7 +121,8 @@ final class FetchedResultsControllerTests: XCTestCase {
                 stack.context.processPendingChanges()
                 return recorder.steps
             }
-            XCTAssertEqual(step { a.setValue("a2", forKey: "title") }, ["will", "update 0.0 a2", "did"], "\(stack.storeType)")
+            // A sort value changed: a move, even in place (Core Data's heuristic).
+            XCTAssertEqual(step { a.setValue("a2", forKey: "title") }, ["will", "move 0.0→0.0 a2", "did"], "\(stack.storeType)")
             XCTAssertEqual(step { a.setValue("z", forKey: "title") }, ["will", "move 0.0→0.1 z", "did"])
             XCTAssertEqual(step { b.setValue(1, forKey: "priority") }, ["will", "move 0.0→1.0 b", "did"])
             XCTAssertEqual(titles(controller), [["z"], ["b", "c"]])
@@ -203,8 +220,17 @@ final class FetchedResultsControllerTests: XCTestCase {
     }
 }
 
-/// Records what a controller reports.
-private final class ChangeRecorder: FetchedResultsControllerDelegate {
+/// Names each section's index title "P" and its name.
+private final class Titler: FetchedResultsControllerDelegate {
+    typealias Object = ManagedObject
+    func controller(_ controller: FetchedResultsController<ManagedObject>, sectionIndexTitleForSectionName sectionName: String) -> String? {
+        "P" + sectionName
+    }
+}
+
+/// Records what a controller reports, as "will", "did", "section <index> <type> <name>",
+/// "move <from>→<to> <title>", "insert <to> <title>", "<type> <at> <title>" (FRCReviewTests too).
+final class ChangeRecorder: FetchedResultsControllerDelegate {
     typealias Object = ManagedObject
     var steps: [String] = []
     var changes: [(object: ManagedObject, type: FetchedResultsChangeType, at: IndexPath?, to: IndexPath?)] = []
