@@ -63,6 +63,12 @@ extension PIMStore {
             keyPaths += TaskItem.urgencyRelationships.filter { !keyPaths.contains($0) }
         }
         request.relationshipKeyPathsForPrefetching = keyPaths
+        if let limit = query.limit, query.occurring == nil, let descriptors = storeOrder(sortKeys, kind: query.kind) {
+            // The store sorts and stops after `limit` records, as pim would have sorted them.
+            guard limit > 0 else { return [] }
+            request.sortDescriptors = descriptors
+            request.fetchLimit = limit
+        }
         let records: [ManagedObject]
         do {
             records = try context.fetch(request)
@@ -117,6 +123,38 @@ extension PIMStore {
         let comparators = descriptors.enumerated().map { ObjectGraph.SortDescriptor(key: String($0), ascending: $1.1) }
         return keyed.sorted(using: comparators, value: { element, key in element.values[Int(key) ?? 0] },
                             precedes: { $0.number < $1.number }).map(\.record)
+    }
+
+    /// The sort descriptors that make the store order records as ``sort(_:by:kind:)`` does, with
+    /// the number breaking ties; nil when a key is sorted in a way of pim's own: urgency, a task's
+    /// priority (by importance), text (folded), or not an attribute reached through to-one
+    /// relationships of one entity.
+    func storeOrder(_ keys: [String], kind: RecordKind) -> [ObjectGraph.SortDescriptor]? {
+        guard let entity = PIMModel.shared.entitiesByName[kind.entityName] else { return nil }
+        var descriptors: [ObjectGraph.SortDescriptor] = []
+        for key in keys {
+            let descending = key.hasPrefix("-")
+            let name = descending ? String(key.dropFirst()) : key
+            guard name != "urgency", !(name == "priority" && kind == .task),
+                  let attribute = Self.attribute(atKeyPath: name, of: entity), attribute.attributeType != .string else { return nil }
+            descriptors.append(ObjectGraph.SortDescriptor(key: name, ascending: !descending))
+        }
+        return descriptors + [ObjectGraph.SortDescriptor(key: "number")]
+    }
+
+    /// The attribute `keyPath` names from `entity` through to-one relationships, where one entity
+    /// (no sub-entities along the way) holds each step.
+    static func attribute(atKeyPath keyPath: String, of entity: EntityDescription) -> AttributeDescription? {
+        var current = entity
+        let steps = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for (index, step) in steps.enumerated() {
+            guard current.subentities.isEmpty, let property = current.propertiesByName[step] else { return nil }
+            if index == steps.count - 1 { return property as? AttributeDescription }
+            guard let relationship = property as? RelationshipDescription, !relationship.isToMany,
+                  let destination = relationship.destinationEntity else { return nil }
+            current = destination
+        }
+        return nil
     }
 
     /// Whether `keyPath` names an attribute of `entity` (or of a sub-entity), through to-one
