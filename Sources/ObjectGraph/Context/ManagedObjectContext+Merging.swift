@@ -26,6 +26,9 @@ extension ManagedObjectContext {
     /// ```
     public func mergeChanges(fromContextDidSave save: ContextDidSave) {
         assertOnQueue()
+        // The context's own pending changes (a delete's cascade, say) end their event first,
+        // recorded for undo as the user's; the merge's changes are not.
+        processPendingChanges()
         let local = translated(save)
         if let cache = persistentStoreCoordinator?.rowCache {
             cache.invalidate(Array(local.updatedObjectIDs) + Array(local.deletedObjectIDs))

@@ -7,23 +7,6 @@ import XCTest
 @testable import ObjectGraph
 
 final class AutomaticMergeTests: XCTestCase {
-    /// Waits until every block queued on `context`'s queue before now has run.
-    private func drain(_ context: ManagedObjectContext) {
-        let done = expectation(description: "the queue ran up to here")
-        context.perform { done.fulfill() }
-        wait(for: [done], timeout: 10)
-    }
-
-    /// Runs `body` on a new private-queue context of `stack`'s coordinator and saves it there.
-    private func saveInBackground(_ stack: Stack, _ body: (ManagedObjectContext) throws -> Void) throws {
-        let background = ManagedObjectContext(concurrencyType: .privateQueue)
-        background.persistentStoreCoordinator = stack.coordinator
-        try background.performAndWait {
-            try body(background)
-            try background.save()
-        }
-    }
-
     func testSavesOfOtherContextsAreMergedOnTheContextsQueue() throws {
         try forEachStore { stack in
             let view = stack.context
@@ -38,7 +21,7 @@ final class AutomaticMergeTests: XCTestCase {
             defer { token.cancel() }
 
             var newID: ObjectID?
-            try saveInBackground(stack) { background in
+            try stack.saveInBackground { background in
                 try background.existingObject(with: keptID).setValue("Renamed", forKey: "title")
                 background.delete(try background.existingObject(with: goneID))
                 let new = background.insertNewObject(forEntityName: "Task")
@@ -72,17 +55,17 @@ final class AutomaticMergeTests: XCTestCase {
         let task = stack.task("Before")
         try stack.context.save()
         let id = task.objectID
-        try saveInBackground(stack) { try $0.existingObject(with: id).setValue("First", forKey: "title") }
+        try stack.saveInBackground { try $0.existingObject(with: id).setValue("First", forKey: "title") }
         drain(stack.context)
         XCTAssertEqual(task.value(forKey: "title") as? String, "Before")
 
         stack.context.automaticallyMergesChangesFromParent = true
-        try saveInBackground(stack) { try $0.existingObject(with: id).setValue("Second", forKey: "title") }
+        try stack.saveInBackground { try $0.existingObject(with: id).setValue("Second", forKey: "title") }
         drain(stack.context)
         XCTAssertEqual(task.value(forKey: "title") as? String, "Second")
 
         stack.context.automaticallyMergesChangesFromParent = false
-        try saveInBackground(stack) { try $0.existingObject(with: id).setValue("Third", forKey: "title") }
+        try stack.saveInBackground { try $0.existingObject(with: id).setValue("Third", forKey: "title") }
         drain(stack.context)
         XCTAssertEqual(task.value(forKey: "title") as? String, "Second")
     }
@@ -124,7 +107,7 @@ final class AutomaticMergeTests: XCTestCase {
         let delegate = InsertCounter()
         controller.delegate = delegate
         try controller.performFetch()
-        try saveInBackground(stack) { background in
+        try stack.saveInBackground { background in
             for title in ["B", "A"] {
                 let task = background.insertNewObject(forEntityName: "Task")
                 task.setValue(title, forKey: "title")

@@ -65,6 +65,16 @@ final class Stack {
         try other.save()
     }
 
+    /// Runs `body` on a new private-queue context of the stack's coordinator and saves it there.
+    func saveInBackground(_ body: (ManagedObjectContext) throws -> Void) throws {
+        let background = ManagedObjectContext(concurrencyType: .privateQueue)
+        background.persistentStoreCoordinator = coordinator
+        try background.performAndWait {
+            try body(background)
+            try background.save()
+        }
+    }
+
     /// A new object of `entity` with `values`, in `context` (the stack's by default).
     @discardableResult
     func insert(_ entity: String, _ values: [String: Any] = [:], into context: ManagedObjectContext? = nil) -> ManagedObject {
@@ -102,6 +112,14 @@ final class Stack {
 }
 
 extension XCTestCase {
+    /// Waits until every block queued on `context`'s queue before now has run (a merge queued
+    /// by a save, say): a block queued behind them fulfils the expectation.
+    func drain(_ context: ManagedObjectContext) {
+        let done = expectation(description: "the queue ran up to here")
+        context.perform { done.fulfill() }
+        wait(for: [done], timeout: 10)
+    }
+
     /// Runs `body` once per store type, each on a fresh stack.
     func forEachStore(undo: Bool = false, model: ManagedObjectModel = Stack.organizerModel,
                       _ body: (Stack) throws -> Void) throws {
