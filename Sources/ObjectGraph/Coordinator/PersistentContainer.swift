@@ -37,18 +37,18 @@ public final class PersistentContainer: @unchecked Sendable {
     /// ``defaultDirectoryURL()``.
     public var persistentStoreDescriptions: [PersistentStoreDescription]
     /// The main-queue context, for the user interface (or a command-line program's main thread).
-    public private(set) lazy var viewContext: ManagedObjectContext = {
-        let context = ManagedObjectContext(concurrencyType: .mainQueue)
-        context.persistentStoreCoordinator = persistentStoreCoordinator
-        context.name = "viewContext"
-        return context
-    }()
+    /// Made with the container, as in Core Data (made on first use, two threads asking at once
+    /// could each have made one).
+    public let viewContext: ManagedObjectContext
 
     /// A container for `model`.
     public init(name: String, managedObjectModel model: ManagedObjectModel) {
         self.name = name
         managedObjectModel = model
         persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        viewContext = ManagedObjectContext(concurrencyType: .mainQueue)
+        viewContext.persistentStoreCoordinator = persistentStoreCoordinator
+        viewContext.name = "viewContext"
         persistentStoreDescriptions = [PersistentStoreDescription(
             type: .sqlite, url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))]
     }
