@@ -194,6 +194,31 @@ final class CodegenCommandTests: XCTestCase, CodegenTesting {
         try assertTypeChecks(try FileManager.default.contentsOfDirectory(atPath: output.path).map { output.appendingPathComponent($0) })
     }
 
+    /// Managed objects are Identifiable (by themselves, as NSManagedObject is); an attribute
+    /// named `id`, common in real models, still type-checks and is what `thing.id` reads.
+    func testAnAttributeNamedIdBesideIdentifiable() throws {
+        let model = try writeModel("Ids", entities: """
+            <entity name="Post" representedClassName="Post" codeGenerationType="class">
+                <attribute name="id" attributeType="String"/>
+            </entity>
+            <entity name="Plain" representedClassName="Plain" codeGenerationType="class">
+                <attribute name="title" optional="YES" attributeType="String"/>
+            </entity>
+            """, in: temporaryDirectory)
+        let output = temporaryDirectory.appendingPathComponent("Generated")
+        XCTAssertEqual(try objectgraph("codegen", model.path, "--output", output.path).status, 0)
+        try Data("""
+            import ObjectGraph
+            func use(_ post: Post, _ plain: Plain) -> (String?, ObjectIdentifier) {
+                let text: String? = post.id
+                let identity: ObjectIdentifier = plain.id
+                return (text, identity)
+            }
+
+            """.utf8).write(to: output.appendingPathComponent("Use.swift"))
+        try assertTypeChecks(try FileManager.default.contentsOfDirectory(atPath: output.path).map { output.appendingPathComponent($0) })
+    }
+
     func testUnusualNamesTypeCheckInOneInternalFile() throws {
         let model = try writeModel("Odd Names", entities: """
             <entity name="Thing" representedClassName="App.Thing">

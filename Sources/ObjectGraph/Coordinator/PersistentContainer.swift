@@ -113,4 +113,17 @@ public final class PersistentContainer: @unchecked Sendable {
         let context = newBackgroundContext()
         context.perform { block(context) }
     }
+
+    /// Runs `block` with a new background context, on that context's queue, and returns what it
+    /// returns (or throws what it throws).
+    ///
+    /// ```swift
+    /// let count = try await container.performBackgroundTask { context in
+    ///     try context.count(for: FetchRequest<Int>(entityName: "Task"))
+    /// }
+    /// ```
+    public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (ManagedObjectContext) throws -> T) async throws -> T {
+        let context = newBackgroundContext()
+        return try await context.perform { try block(context) }
+    }
 }

@@ -93,8 +93,9 @@ extension FetchedResultsControllerDelegate {
 /// sections are runs of one section name in that order). Use the controller on its context's
 /// queue. As in Core Data, it tracks changes of the fetched entity's objects: a change of a
 /// related object that a predicate or sort key reads through a relationship is seen when the
-/// fetched object itself changes next. Core Data's section cache (`cacheName`) is not offered:
-/// sections are computed from the fetched objects in memory.
+/// fetched object itself changes next. Core Data keeps sections on disk under a `cacheName`; here
+/// they are computed from the fetched objects in memory, so the name is accepted (for code
+/// written for Core Data) and there is no cache to keep or delete.
 open class FetchedResultsController<Object: ManagedObject> {
     /// The request whose results the controller holds. A change (another predicate or sort)
     /// takes effect at the next ``performFetch()``; until then changes are tracked against the
@@ -123,12 +124,19 @@ open class FetchedResultsController<Object: ManagedObject> {
     /// Where each fetched object stands: its section and its place in it.
     private var positions: [ObjectIdentifier: IndexPath] = [:]
 
-    public init(fetchRequest: FetchRequest<Object>, managedObjectContext: ManagedObjectContext, sectionNameKeyPath: String? = nil) {
+    /// A controller of `fetchRequest`'s results in `managedObjectContext`, in sections named by
+    /// `sectionNameKeyPath` (nil: one section). `cacheName` names no cache here (see above).
+    public init(fetchRequest: FetchRequest<Object>, managedObjectContext: ManagedObjectContext, sectionNameKeyPath: String? = nil,
+                cacheName: String? = nil) {
         self.fetchRequest = fetchRequest
         request = fetchRequest
         self.managedObjectContext = managedObjectContext
         self.sectionNameKeyPath = sectionNameKeyPath
     }
+
+    /// Core Data's removal of a section cache: sections are computed in memory here, so there is
+    /// no cache of any name, and nothing to remove.
+    public static func deleteCache(withName name: String?) {}
 
     /// Runs the fetch request and splits its results into sections; from then on, changes are
     /// tracked while a delegate is set. Throws for a request without sort descriptors, for

@@ -1,0 +1,83 @@
+// Core Data's spellings that code written for Core Data uses: NSEntityDescription's class methods,
+// the …ConcurrencyType and …ResultType names, properties to fetch by name, Identifiable objects,
+// performBackgroundTask returning a value, and a fetched results controller's cacheName.
+import Foundation
+import XCTest
+@testable import ObjectGraph
+
+final class CoreDataSpellingsTests: XCTestCase {
+    func testEntityDescriptionClassMethodsAndEnumNames() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let context = ManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        XCTAssertEqual(context.concurrencyType, .mainQueue)
+        XCTAssertEqual(ManagedObjectContext(concurrencyType: .privateQueueConcurrencyType).concurrencyType, .privateQueue)
+        context.persistentStoreCoordinator = stack.coordinator
+        XCTAssertIdentical(EntityDescription.entity(forEntityName: "Task", in: context), stack.model.entitiesByName["Task"])
+        XCTAssertNil(EntityDescription.entity(forEntityName: "Nothing", in: context))
+        let task = EntityDescription.insertNewObject(forEntityName: "Task", into: context)
+        XCTAssertEqual(task.entity.name, "Task")
+        XCTAssertTrue(context.insertedObjects.contains(task))
+        task.setValue("Write", forKey: "title")
+        task.setValue(UUID(), forKey: "uuid")
+        try context.save()
+
+        var request = FetchRequest<[String: Any]>(entityName: "Task")
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["title"]
+        XCTAssertEqual(try context.fetch(request).map { $0["title"] as? String }, ["Write"])
+        XCTAssertEqual(FetchResultType.managedObjectResultType, .managedObject)
+        XCTAssertEqual(FetchResultType.managedObjectIDResultType, .managedObjectID)
+        XCTAssertEqual(FetchResultType.countResultType, .count)
+    }
+
+    /// The identity is the object's, which a save does not change (its object ID does).
+    func testManagedObjectsAreIdentifiableByThemselves() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let task = stack.task("Plan")
+        let (id, objectID) = (task.id, task.objectID)
+        XCTAssertEqual(id, ObjectIdentifier(task))
+        try stack.context.save()
+        XCTAssertNotEqual(task.objectID, objectID)
+        XCTAssertEqual(task.id, id)
+        XCTAssertNotEqual(stack.task("Other").id, id)
+    }
+
+    func testPerformBackgroundTaskReturnsWhatTheBlockReturns() async throws {
+        let folder = try TemporaryDirectory()
+        let container = PersistentContainer(name: "Organizer", managedObjectModel: Stack.organizerModel)
+        container.persistentStoreDescriptions = [PersistentStoreDescription(type: .sqlite, url: folder.url.appendingPathComponent("o.sqlite"))]
+        try container.loadPersistentStores()
+        let saved = try await container.performBackgroundTask { context in
+            for title in ["A", "B"] {
+                let task = context.insertNewObject(forEntityName: "Task")
+                task.setValue(title, forKey: "title")
+                task.setValue(UUID(), forKey: "uuid")
+            }
+            try context.save()
+            return try context.count(for: FetchRequest<Int>(entityName: "Task"))
+        }
+        XCTAssertEqual(saved, 2)
+        do {
+            _ = try await container.performBackgroundTask { context -> Int in
+                _ = context.insertNewObject(forEntityName: "Task")   // no title, no uuid: invalid
+                try context.save()
+                return 0
+            }
+            XCTFail("the block's error should be thrown")
+        } catch {
+            XCTAssertTrue(error is ValidationError, "\(error)")
+        }
+    }
+
+    func testAFetchedResultsControllerTakesACacheName() throws {
+        let stack = try Stack(storeType: .inMemory)
+        _ = stack.task("A")
+        var request = FetchRequest<ManagedObject>(entityName: "Task")
+        request.sortDescriptors = [SortDescriptor(key: "title")]
+        FetchedResultsController<ManagedObject>.deleteCache(withName: "Tasks")
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: stack.context,
+                                                  sectionNameKeyPath: nil, cacheName: "Tasks")
+        try controller.performFetch()
+        XCTAssertEqual(controller.fetchedObjects?.count, 1)
+    }
+}
