@@ -18,6 +18,25 @@ public struct PersistentStoreDescription: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(type) store at \(url?.path ?? "(memory)")" }
+
+    /// Whether the store opens read-only: an existing store whose saves are refused (Core Data's
+    /// `isReadOnly`, the `NSReadOnlyPersistentStoreOption` option).
+    public var isReadOnly: Bool {
+        get { options[SQLiteStore.readOnlyOption] as? Bool ?? false }
+        set { options[SQLiteStore.readOnlyOption] = newValue }
+    }
+
+    /// How long, in seconds, a call waits for another connection's write to end before it fails
+    /// (Core Data's `timeout`; the SQLite store's `"busyTimeout"` option, 10 by default).
+    public var timeout: TimeInterval {
+        get { (options["busyTimeout"] as? Double) ?? (options["busyTimeout"] as? Int).map(Double.init) ?? 10 }
+        set { options["busyTimeout"] = newValue }
+    }
+
+    /// Sets the option `key` to `value`, or removes it for nil (Core Data's `setOption(_:forKey:)`).
+    public mutating func setOption(_ value: (any Sendable)?, forKey key: String) {
+        options[key] = value
+    }
 }
 
 /// A model, a coordinator, its stores and the contexts that use them.

@@ -69,6 +69,40 @@ final class CoreDataSpellingsTests: XCTestCase {
         }
     }
 
+    /// A description's isReadOnly and timeout are the store's options, honoured when it opens.
+    func testAStoreDescriptionsReadOnlyAndTimeout() throws {
+        let folder = try TemporaryDirectory()
+        let url = folder.url.appendingPathComponent("o.sqlite")
+        let writer = PersistentContainer(name: "Organizer", managedObjectModel: Stack.organizerModel)
+        writer.persistentStoreDescriptions = [PersistentStoreDescription(type: .sqlite, url: url)]
+        try writer.loadPersistentStores()
+        let task = writer.viewContext.insertNewObject(forEntityName: "Task")
+        task.setValue("Kept", forKey: "title")
+        task.setValue(UUID(), forKey: "uuid")
+        try writer.viewContext.save()
+
+        var description = PersistentStoreDescription(type: .sqlite, url: url)
+        XCTAssertFalse(description.isReadOnly)
+        XCTAssertEqual(description.timeout, 10)
+        description.isReadOnly = true
+        description.timeout = 2.5
+        description.setOption("kept", forKey: "note")
+        description.setOption(nil, forKey: "note")
+        XCTAssertNil(description.options["note"])
+        XCTAssertEqual(description.options[SQLiteStore.readOnlyOption] as? Bool, true)
+        let reader = PersistentContainer(name: "Organizer", managedObjectModel: Stack.organizerModel)
+        reader.persistentStoreDescriptions = [description]
+        try reader.loadPersistentStores()
+        let store = try XCTUnwrap(reader.persistentStoreCoordinator.persistentStores.first as? SQLiteStore)
+        XCTAssertTrue(store.isReadOnly)
+        XCTAssertEqual(store.busyTimeout, 2.5)
+        XCTAssertEqual(try reader.viewContext.count(for: FetchRequest<Int>(entityName: "Task")), 1)
+        try reader.viewContext.existingObject(with: task.objectID).setValue("Changed", forKey: "title")
+        XCTAssertThrowsError(try reader.viewContext.save()) { error in
+            XCTAssertTrue("\(error)".contains("read-only"), "\(error)")
+        }
+    }
+
     func testAFetchedResultsControllerTakesACacheName() throws {
         let stack = try Stack(storeType: .inMemory)
         _ = stack.task("A")
