@@ -158,6 +158,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// run-loop turn.)
     @exclusivity(unchecked) var mergedInsertions: [ManagedObject] = []
     @exclusivity(unchecked) var observers: [UUID: (ContextNotification) -> Void] = [:]
+    /// Values of objects' slots when a custom accessor called `willChangeValue(forKey:)`, until
+    /// its `didChangeValue(forKey:)` records the change (by object, then slot).
+    /// `depth` counts the brackets of one slot open at once.
+    @exclusivity(unchecked) var valuesBeforeChange: [ObjectIdentifier: [Int: (value: Any?, depth: Int)]] = [:]
     /// Ends the context's notification sequences when it goes away.
     var streamFinishers: [UUID: () -> Void] = [:]
     /// What each notification sequence delivered and its consumer has not done with yet, by

@@ -313,6 +313,56 @@ open class ManagedObject: KeyValueCoding, Hashable, CustomStringConvertible {
         }
     }
 
+    // MARK: Custom accessors
+
+    /// Opens a change of `key` made with ``setPrimitiveValue(_:forKey:)`` in a custom accessor,
+    /// as Core Data's custom setters do:
+    ///
+    /// ```swift
+    /// willChangeValue(forKey: "title")
+    /// setPrimitiveValue(newValue.trimmingCharacters(in: .whitespaces), forKey: "title")
+    /// didChangeValue(forKey: "title")
+    /// ```
+    ///
+    /// The value before is kept until ``didChangeValue(forKey:)``, which records the change as
+    /// `setValue(_:forKey:)` would have (undo, change tracking, inverse relationships,
+    /// notifications). Nested brackets of one key record once, at the outermost close.
+    open func willChangeValue(forKey key: String) {
+        guard let index = layout.index(of: key), let context = managedObjectContext else { return }
+        let object = ObjectIdentifier(self)
+        if let open = context.valuesBeforeChange[object]?[index] {
+            context.valuesBeforeChange[object]?[index] = (open.value, open.depth + 1)
+        } else {
+            context.valuesBeforeChange[object, default: [:]][index] = (primitiveValue(forKey: key), 1)
+        }
+    }
+
+    /// Closes the change ``willChangeValue(forKey:)`` opened: the value set since is recorded
+    /// as a change from the value then.
+    open func didChangeValue(forKey key: String) {
+        guard let index = layout.index(of: key), let context = managedObjectContext else { return }
+        let object = ObjectIdentifier(self)
+        guard let open = context.valuesBeforeChange[object]?[index] else { return }
+        guard open.depth <= 1 else {
+            context.valuesBeforeChange[object]?[index] = (open.value, open.depth - 1)
+            return
+        }
+        context.valuesBeforeChange[object]?[index] = nil
+        if context.valuesBeforeChange[object]?.isEmpty == true { context.valuesBeforeChange[object] = nil }
+        let after = primitiveValue(forKey: key)
+        setPrimitiveValue(open.value, forKey: key)
+        setValue(after, atSlot: index)
+    }
+
+    /// Core Data's bracket of a custom getter's ``primitiveValue(forKey:)``: fires the fault
+    /// first, so that the primitive value read is loaded.
+    open func willAccessValue(forKey key: String?) {
+        fireFaultIfNeeded()
+    }
+
+    /// Closes ``willAccessValue(forKey:)``; nothing is left to do.
+    open func didAccessValue(forKey key: String?) {}
+
     // MARK: Slot access (for generated accessors)
 
     /// The value of slot `index` (see ``EntityLayout``), as ``value(forKey:)`` answers it.
