@@ -90,7 +90,8 @@ extension FetchedResultsControllerDelegate {
 /// ```
 ///
 /// The request needs sort descriptors, and the first must order the objects by their section (the
-/// sections are runs of one section name in that order). Use the controller on its context's
+/// sections are runs of one section name in that order; a fetch that finds them out of order
+/// fails, and a change that puts them out of order is told as a reload of every section). Use the controller on its context's
 /// queue. As in Core Data, it tracks changes of the fetched entity's objects: a change of a
 /// related object that a predicate or sort key reads through a relationship is seen when the
 /// fetched object itself changes next. Core Data keeps sections on disk under a `cacheName`; here
@@ -213,8 +214,8 @@ open class FetchedResultsController<Object: ManagedObject> {
     }
 
     /// The runs of one section name in `objects`; a name that comes back after another one is an
-    /// error (the sort does not group the sections).
-    private func makeSections(of objects: [Object]) throws -> [FetchedResultsSection<Object>] {
+    /// error (the sort does not group the sections), or with `strict` false a section of its own.
+    private func makeSections(of objects: [Object], strict: Bool = true) throws -> [FetchedResultsSection<Object>] {
         var sections: [FetchedResultsSection<Object>] = []
         var names = Set<String>()
         var run: [Object] = []
@@ -230,7 +231,7 @@ open class FetchedResultsController<Object: ManagedObject> {
                 run.append(object)
                 continue
             }
-            guard names.insert(name).inserted else {
+            guard names.insert(name).inserted || !strict else {
                 throw FetchedResultsError(description: "the fetched \(request.entityName) at index \(index) has the section name \"\(name)\" "
                     + "out of order: the first sort descriptor must sort by \(sectionNameKeyPath ?? "the section")")
             }
@@ -310,7 +311,14 @@ open class FetchedResultsController<Object: ManagedObject> {
             }
             new = kept
         }
-        guard let newSections = try? makeSections(of: new), let oldSections = sections else { return }
+        guard let oldSections = sections else { return }
+        // A change that leaves the sections out of the sort's order (the sort does not group by
+        // the section key path) still updates the results: each run of one name is a section,
+        // and the delegate is told to reload them all (every old section deleted, every new one
+        // inserted), as row-by-row steps would name sections ambiguously. So until they are
+        // grouped again.
+        let grouped = try? makeSections(of: new)
+        let newSections = grouped ?? ((try? makeSections(of: new, strict: false)) ?? [])
         let oldPositions = positions
         install(new, newSections)
         // A changed sort value is told as a move even where the object stays (Core Data: "a move
@@ -321,7 +329,31 @@ open class FetchedResultsController<Object: ManagedObject> {
             sortKeysByObject[key] = keys
         }
         for object in old where positions[ObjectIdentifier(object)] == nil { sortKeysByObject[ObjectIdentifier(object)] = nil }
-        report(from: old, oldSections, oldPositions, updated: updated, placed: placed, resorted: resorted)
+        if grouped == nil || Set(oldSections.map(\.name)).count < oldSections.count {
+            reportReload(of: oldSections)
+        } else {
+            report(from: old, oldSections, oldPositions, updated: updated, placed: placed, resorted: resorted)
+        }
+    }
+
+    /// Tells the delegate that every old section and object went and every new one came (as a
+    /// section that comes or goes is told with its objects).
+    private func reportReload(of oldSections: [FetchedResultsSection<Object>]) {
+        guard let delegate, let sections else { return }
+        delegate.controllerWillChangeContent(self)
+        for (index, section) in oldSections.enumerated() { delegate.controller(self, didChange: section, atSectionIndex: index, for: .delete) }
+        for (index, section) in sections.enumerated() { delegate.controller(self, didChange: section, atSectionIndex: index, for: .insert) }
+        for (sectionIndex, section) in oldSections.enumerated() {
+            for (item, object) in section.objects.enumerated() {
+                delegate.controller(self, didChange: object, at: IndexPath(item: item, section: sectionIndex), for: .delete, newIndexPath: nil)
+            }
+        }
+        for (sectionIndex, section) in sections.enumerated() {
+            for (item, object) in section.objects.enumerated() {
+                delegate.controller(self, didChange: object, at: nil, for: .insert, newIndexPath: IndexPath(item: item, section: sectionIndex))
+            }
+        }
+        delegate.controllerDidChangeContent(self)
     }
 
     private func sameSortValues(_ a: [SortDescriptor.SortKey], _ b: [SortDescriptor.SortKey]) -> Bool {

@@ -137,6 +137,43 @@ final class FetchedResultsControllerTests: XCTestCase {
         }
     }
 
+    /// Sections the sort stops grouping after a change (sorted by title, sectioned by priority)
+    /// still follow the objects: each run of one name is a section, and the delegate is told to
+    /// reload them all, which turns the old rows into the new ones; once grouped again, changes
+    /// are told row by row.
+    func testSectionsTheSortStopsGroupingAreReloaded() throws {
+        let stack = try Stack(storeType: .sqlite)
+        let tasks = ["a", "b", "c"].map { stack.task($0, priority: 0) }
+        try stack.context.save()
+        var request = FetchRequest<ManagedObject>(entityName: "Task")
+        request.sortDescriptors = [SortDescriptor(key: "title")]
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "priority")
+        let recorder = ChangeRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        func step(_ change: () -> Void) -> [String] {
+            recorder.steps = []
+            recorder.changes = []
+            recorder.sectionChanges = []
+            let before = controller.sections?.map { ($0.name, $0.objects) } ?? []
+            change()
+            stack.context.processPendingChanges()
+            let after = controller.sections?.map { ($0.name, $0.objects) } ?? []
+            let applied = recorder.apply(to: before)
+            XCTAssertEqual(applied.map(\.0), after.map(\.0))
+            XCTAssertEqual(applied.map { $0.1.map(ObjectIdentifier.init) }, after.map { $0.1.map(ObjectIdentifier.init) })
+            return recorder.steps
+        }
+        XCTAssertEqual(step { tasks[1].setValue(1, forKey: "priority") },
+                       ["will", "section 0 delete 0", "section 0 insert 0", "section 1 insert 1", "section 2 insert 0",
+                        "delete 0.0 a", "delete 0.1 b", "delete 0.2 c", "insert 0.0 a", "insert 1.0 b", "insert 2.0 c", "did"])
+        XCTAssertEqual(titles(controller), [["a"], ["b"], ["c"]])
+        XCTAssertEqual(controller.sections?.map(\.name), ["0", "1", "0"])
+        XCTAssertEqual(step { tasks[1].setValue(0, forKey: "priority") }.count, 2 + 3 + 1 + 3 + 3, "three sections out, one in, with their rows")
+        XCTAssertEqual(titles(controller), [["a", "b", "c"]])
+        XCTAssertEqual(step { tasks[2].setValue("d", forKey: "title") }, ["will", "move 0.2→0.2 d", "did"], "grouped again: row by row")
+    }
+
     /// A save elsewhere merged into the context is reported like a local change.
     func testMergedSavesAreReported() throws {
         try forEachStore { stack in
