@@ -56,7 +56,8 @@ public protocol FetchedResultsControllerDelegate<Object>: AnyObject {
     func controller(_ controller: FetchedResultsController<Object>, didChange section: FetchedResultsSection<Object>,
                     atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType)
     /// `indexPath` is where the object stood (nil for an insert), `newIndexPath` where it stands
-    /// (nil for a delete and an update).
+    /// (nil for a delete; for an update, where it stands after the other rows' inserts and
+    /// deletes, which may differ from `indexPath`).
     func controller(_ controller: FetchedResultsController<Object>, didChange object: Object, at indexPath: IndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: IndexPath?)
     func controllerDidChangeContent(_ controller: FetchedResultsController<Object>)
@@ -395,7 +396,7 @@ open class FetchedResultsController<Object: ManagedObject> {
         for (index, section) in sections.enumerated() where !oldNames.contains(section.name) { sectionChanges.append((section, index, .insert)) }
 
         var deletes: [(Object, IndexPath)] = [], inserts: [(Object, IndexPath)] = []
-        var moves: [(Object, IndexPath, IndexPath)] = [], updates: [(Object, IndexPath)] = []
+        var moves: [(Object, IndexPath, IndexPath)] = [], updates: [(Object, IndexPath, IndexPath)] = []
         for object in old where positions[ObjectIdentifier(object)] == nil {
             deletes.append((object, oldPositions[ObjectIdentifier(object)]!))
         }
@@ -410,7 +411,7 @@ open class FetchedResultsController<Object: ManagedObject> {
             if resorted.contains(key) || placed.contains(key) && !inPlace.contains(key) {
                 moves.append((object, before, now))
             } else if updated.contains(key) {
-                updates.append((object, before))
+                updates.append((object, before, now))
             }
         }
         guard !sectionChanges.isEmpty || !deletes.isEmpty || !inserts.isEmpty || !moves.isEmpty || !updates.isEmpty else { return }
@@ -419,7 +420,7 @@ open class FetchedResultsController<Object: ManagedObject> {
         for (object, at) in deletes { delegate.controller(self, didChange: object, at: at, for: .delete, newIndexPath: nil) }
         for (object, at) in inserts { delegate.controller(self, didChange: object, at: nil, for: .insert, newIndexPath: at) }
         for (object, at, to) in moves { delegate.controller(self, didChange: object, at: at, for: .move, newIndexPath: to) }
-        for (object, at) in updates { delegate.controller(self, didChange: object, at: at, for: .update, newIndexPath: nil) }
+        for (object, at, to) in updates { delegate.controller(self, didChange: object, at: at, for: .update, newIndexPath: to) }
         delegate.controllerDidChangeContent(self)
     }
 

@@ -245,6 +245,9 @@ final class FetchedResultsControllerTests: XCTestCase {
                     let applied = recorder.apply(to: before)
                     XCTAssertEqual(applied.map(\.0), after.map(\.0), "\(label): sections")
                     XCTAssertEqual(applied.map { $0.1.map(ObjectIdentifier.init) }, after.map { $0.1.map(ObjectIdentifier.init) }, "\(label): rows")
+                    for change in recorder.changes where change.type == .update {
+                        XCTAssertEqual(change.to, controller.indexPath(forObject: change.object), "\(label): an update's new index path")
+                    }
                     let reported = Set(recorder.changes.map { ObjectIdentifier($0.object) })
                     for task in edited where !task.isDeleted && controller.indexPath(forObject: task) != nil {
                         XCTAssertTrue(reported.contains(ObjectIdentifier(task)), "\(label): an edited task was not reported")
