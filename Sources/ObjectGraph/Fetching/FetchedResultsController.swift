@@ -326,7 +326,7 @@ open class FetchedResultsController<Object: ManagedObject> {
         // is reported when the changed attribute on the object is one of the sort descriptors").
         var resorted = Set<ObjectIdentifier>()
         for (key, keys) in arrivingKeys {
-            if updated.contains(key), let before = sortKeysByObject[key], !sameSortValues(before, keys) { resorted.insert(key) }
+            if updated.contains(key), let before = sortKeysByObject[key], request.sortDescriptors.compareKeys(before, keys) != .orderedSame { resorted.insert(key) }
             sortKeysByObject[key] = keys
         }
         for object in old where positions[ObjectIdentifier(object)] == nil { sortKeysByObject[ObjectIdentifier(object)] = nil }
@@ -357,24 +357,17 @@ open class FetchedResultsController<Object: ManagedObject> {
         delegate.controllerDidChangeContent(self)
     }
 
-    private func sameSortValues(_ a: [SortDescriptor.SortKey], _ b: [SortDescriptor.SortKey]) -> Bool {
-        request.sortDescriptors.indices.allSatisfy { request.sortDescriptors[$0].compareKeys(a[$0], b[$0]) == .orderedSame }
-    }
-
     private func sortKeys(of object: Object) -> [SortDescriptor.SortKey] {
         request.sortDescriptors.map { $0.sortKey(KeyValueAccess.value(of: object, forKeyPath: $0.key, .evaluation)) }
     }
 
     /// Whether `a` sorts before `b`: by the request's sort descriptors, then in store order.
     private func precedes(_ a: Object, _ aKeys: [SortDescriptor.SortKey], _ b: Object, _ bKeys: [SortDescriptor.SortKey]) -> Bool {
-        for (index, descriptor) in request.sortDescriptors.enumerated() {
-            switch descriptor.compareKeys(aKeys[index], bKeys[index]) {
-            case .orderedAscending: return true
-            case .orderedDescending: return false
-            case .orderedSame: continue
-            }
+        switch request.sortDescriptors.compareKeys(aKeys, bKeys) {
+        case .orderedAscending: return true
+        case .orderedDescending: return false
+        case .orderedSame: return ManagedObjectContext.inStoreOrder(a.objectID, b.objectID)
         }
-        return ManagedObjectContext.inStoreOrder(a.objectID, b.objectID)
     }
 
     /// Whether `object` matches the request's predicate (a predicate the evaluator refuses

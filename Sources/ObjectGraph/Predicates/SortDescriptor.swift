@@ -185,12 +185,10 @@ extension Sequence {
             descriptors.map { $0.sortKey(value(element, $0.key)) }
         }
         let order = elements.indices.sorted { i, j in
-            for (n, descriptor) in descriptors.enumerated() {
-                switch descriptor.compareKeys(keys[i][n], keys[j][n]) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
+            switch descriptors.compareKeys(keys[i], keys[j]) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: break
             }
             if let precedes {
                 if precedes(elements[i], elements[j]) { return true }
@@ -203,4 +201,17 @@ extension Sequence {
 
     /// The elements sorted by one descriptor.
     public func sorted(using descriptor: SortDescriptor) -> [Element] { sorted(using: [descriptor]) }
+}
+
+extension Array where Element == SortDescriptor {
+    /// The order of two elements' key values (one per descriptor, taken apart by
+    /// ``SortDescriptor/sortKey(_:)``): the first descriptor deciding, the next breaking ties.
+    @inline(__always)
+    func compareKeys(_ a: [SortDescriptor.SortKey], _ b: [SortDescriptor.SortKey]) -> ComparisonResult {
+        for (n, descriptor) in enumerated() {
+            let result = descriptor.compareKeys(a[n], b[n])
+            if result != .orderedSame { return result }
+        }
+        return .orderedSame
+    }
 }

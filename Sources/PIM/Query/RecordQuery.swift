@@ -136,23 +136,27 @@ extension PIMStore {
             let descending = key.hasPrefix("-")
             let name = descending ? String(key.dropFirst()) : key
             guard name != "urgency", !(name == "priority" && kind == .task),
-                  let attribute = Self.attribute(atKeyPath: name, of: entity), attribute.attributeType != .string else { return nil }
+                  let (attribute, throughSubentities) = Self.sortAttribute(atKeyPath: name, of: entity), !throughSubentities,
+                  attribute.attributeType != .string else { return nil }
             descriptors.append(ObjectGraph.SortDescriptor(key: name, ascending: !descending))
         }
         return descriptors + [ObjectGraph.SortDescriptor(key: "number")]
     }
 
-    /// The attribute `keyPath` names from `entity` through to-one relationships, where one entity
-    /// (no sub-entities along the way) holds each step.
-    static func attribute(atKeyPath keyPath: String, of entity: EntityDescription) -> AttributeDescription? {
-        var current = entity
+    /// The attribute `keyPath` names from `entity` (or a sub-entity) through to-one
+    /// relationships, and whether an entity along the way has sub-entities; nil when it names none.
+    static func sortAttribute(atKeyPath keyPath: String, of entity: EntityDescription)
+        -> (attribute: AttributeDescription, throughSubentities: Bool)? {
+        var candidates = [entity] + entity.subentities
+        var throughSubentities = false
         let steps = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         for (index, step) in steps.enumerated() {
-            guard current.subentities.isEmpty, let property = current.propertiesByName[step] else { return nil }
-            if index == steps.count - 1 { return property as? AttributeDescription }
+            throughSubentities = throughSubentities || candidates.count > 1
+            guard let property = candidates.lazy.compactMap({ $0.propertiesByName[step] }).first else { return nil }
+            if index == steps.count - 1 { return (property as? AttributeDescription).map { ($0, throughSubentities) } }
             guard let relationship = property as? RelationshipDescription, !relationship.isToMany,
                   let destination = relationship.destinationEntity else { return nil }
-            current = destination
+            candidates = [destination] + destination.subentities
         }
         return nil
     }
@@ -160,16 +164,6 @@ extension PIMStore {
     /// Whether `keyPath` names an attribute of `entity` (or of a sub-entity), through to-one
     /// relationships only: what a list can sort by.
     static func isSortable(_ keyPath: String, of entity: EntityDescription) -> Bool {
-        var candidates = [entity] + entity.subentities
-        let steps = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        for (index, step) in steps.enumerated() {
-            let properties = candidates.compactMap { $0.propertiesByName[step] }
-            guard let property = properties.first else { return false }
-            if index == steps.count - 1 { return property is AttributeDescription }
-            guard let relationship = property as? RelationshipDescription, !relationship.isToMany,
-                  let destination = relationship.destinationEntity else { return false }
-            candidates = [destination] + destination.subentities
-        }
-        return false
+        sortAttribute(atKeyPath: keyPath, of: entity) != nil
     }
 }

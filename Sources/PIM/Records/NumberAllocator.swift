@@ -45,8 +45,12 @@ struct NumberAllocator {
 
     /// The number a record was saved with.
     static func number(of record: ManagedObject) -> Int64? {
-        let saved = record.committedValues(forKeys: ["number"])["number"] ?? record.value(forKey: "number")
-        return (saved as? Int64) ?? (saved as? Int).map(Int64.init)
+        int64(record.committedValues(forKeys: ["number"])["number"] ?? record.value(forKey: "number"))
+    }
+
+    /// A number as the store hands it back (an Int64 attribute, or an aggregate's Int).
+    static func int64(_ value: Any?) -> Int64? {
+        (value as? Int64) ?? (value as? Int).map(Int64.init)
     }
 
     /// The numbers saved records of `kind` hold, except those being deleted.
@@ -57,7 +61,7 @@ struct NumberAllocator {
         var numbers: Set<Int64> = []
         for row in try context.fetch(request) {
             guard let uuid = row["uuid"] as? UUID, !deleted.contains(uuid) else { continue }
-            if let number = row["number"] as? Int64 { numbers.insert(number) } else if let number = row["number"] as? Int { numbers.insert(Int64(number)) }
+            if let number = Self.int64(row["number"]) { numbers.insert(number) }
         }
         return numbers
     }
@@ -84,9 +88,8 @@ struct NumberIndex {
         ]
         request.includesPendingChanges = false
         let row = try context.fetch(request).first ?? [:]
-        func integer(_ key: String) -> Int64 { (row[key] as? Int64) ?? (row[key] as? Int).map(Int64.init) ?? 0 }
-        highest = integer("highest")
-        gaps = highest - integer("holders")
+        highest = NumberAllocator.int64(row["highest"]) ?? 0
+        gaps = highest - (NumberAllocator.int64(row["holders"]) ?? 0)
     }
 
     /// How many saved records of the kind match `format`.
