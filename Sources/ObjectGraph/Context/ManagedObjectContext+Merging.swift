@@ -80,6 +80,7 @@ extension ManagedObjectContext {
         processPendingChanges()
         undoManager?.enableUndoRegistration()
         mergedInsertions = faultedIn
+        postMerged(local)
     }
 
     /// The new objects `object`, deleted elsewhere, takes with it by its cascade rules in this

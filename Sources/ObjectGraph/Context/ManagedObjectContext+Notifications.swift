@@ -13,6 +13,8 @@ public struct ObjectsDidChange: @unchecked Sendable {
     public var invalidated: Set<ManagedObject>
     /// Whether every object was invalidated (the context was reset).
     public var invalidatedAll: Bool
+    /// With `invalidatedAll`: the IDs of the objects the reset let go.
+    public var invalidatedAllObjectIDs: [ObjectID] = []
 }
 
 /// What a save wrote, by object ID (Core Data's NSManagedObjectContextDidSave): Sendable, so it
@@ -153,5 +155,6 @@ extension ManagedObjectContext {
 
     func post(_ notification: ContextNotification) {
         for handler in observers.values { handler(notification) }
+        if NotificationCenterPosting.isActive { postToNotificationCenter(notification) }
     }
 }

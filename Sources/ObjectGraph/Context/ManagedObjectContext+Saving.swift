@@ -418,7 +418,7 @@ extension ManagedObjectContext {
         coordinator.rowCache.update(taking: &updatedRows)
         // Observers' sets are built only when someone observes, or merges the save.
         let merging = coordinator.contextsMergingSaves(of: self)
-        let notifies = !observers.isEmpty || !merging.isEmpty
+        let notifies = !observers.isEmpty || !merging.isEmpty || NotificationCenterPosting.isActive
         var objects = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: [], invalidated: [], invalidatedAll: false)
         var payload = ContextDidSave(contextName: name, transactionAuthor: transactionAuthor)
         // The objects whose didSave runs: `changes`, less the inserted and deleted again (rare:

@@ -774,7 +774,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             let finished = event
             event = EventChanges()
             // The sets are built only when someone observes.
-            if !observers.isEmpty {
+            if !observers.isEmpty || NotificationCenterPosting.isActive {
                 // Objects whose change an undone insertion took back out of the event are stale.
                 // An object deleted in the event is reported deleted only; one refreshed with its
                 // unsaved changes kept is reported updated (it stays dirty), not refreshed.
@@ -786,7 +786,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
                 let inserted = Set(finished.inserted.lazy.filter { $0.insertedInEvent == finishedSequence })
                 let changes = ObjectsDidChange(inserted: inserted, updated: updated,
                                                deleted: Set(finished.deleted.values), refreshed: Set(finished.refreshed.values),
-                                               invalidated: Set(finished.invalidated.values), invalidatedAll: finished.invalidatedAll)
+                                               invalidated: Set(finished.invalidated.values), invalidatedAll: finished.invalidatedAll,
+                                               invalidatedAllObjectIDs: finished.invalidatedAllObjectIDs)
                 notifiedEvent = finished
                 notifiedEventSequence = finishedSequence
                 post(.objectsDidChange(changes))
@@ -882,6 +883,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         event = EventChanges()
         eventSequence += 1
         event.invalidatedAll = true
+        event.invalidatedAllObjectIDs = registered.map(\.objectID)
         undoManager?.removeAllActions()
         processPendingChanges()
     }
@@ -1011,6 +1013,8 @@ struct EventChanges {
     var discarded: [ObjectKey: ManagedObject] = [:]
     var invalidated: [ObjectKey: ManagedObject] = [:]
     var invalidatedAll = false
+    /// With `invalidatedAll`: the IDs of the objects the reset let go.
+    var invalidatedAllObjectIDs: [ObjectID] = []
 
     var isEmpty: Bool {
         inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && refreshedDirty.isEmpty
