@@ -25,7 +25,10 @@ extension ManagedObjectContext {
 
     /// Runs a batch delete in the stores holding its entity (delete rules applied in the store).
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
-        var request = request
+        assertOnQueue()
+        if request.deletesNothing { return BatchResult(request.resultType, []) }
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { throw ContextError.noStore(entity: request.entityName) }
+        var request = try request.resolved(in: model)
         request.predicate = request.predicate.map(Self.replacingObjectsWithIDs)
         return try runBatch(in: try batchStores(holding: request.entity, among: request.affectedStores), resultType: request.resultType) {
             var request = request

@@ -25,6 +25,72 @@ final class BatchRequestContextTests: XCTestCase {
         XCTAssertFalse(keep.isDeleted)
     }
 
+    /// Core Data's `NSBatchDeleteRequest(fetchRequest:)`: the fetch's predicate, sort and limit
+    /// choose the rows, so a limit deletes in chunks, oldest first here.
+    func testABatchDeleteMadeFromAFetchRequestDeletesItsResultsInChunks() throws {
+        let stack = try sqliteStack()
+        for title in ["E", "A", "D", "B", "C", "Z"] { _ = stack.task(title) }
+        try stack.context.save()
+        var fetch = FetchRequest<ManagedObject>(entityName: "Task")
+        fetch.predicate = try Predicate(format: "title != 'Z'")
+        fetch.sortDescriptors = [SortDescriptor(key: "title")]
+        fetch.fetchLimit = 2
+        var request = BatchDeleteRequest(fetchRequest: fetch)
+        request.resultType = .count
+        XCTAssertEqual(request.fetchRequest.fetchLimit, 2)
+        var left: [[String?]] = []
+        while case .count(let deleted) = try stack.context.execute(request), deleted > 0 {
+            left.append(try stack.fetch("Task", sortedBy: "title", in: stack.newContext()).map { $0.value(forKey: "title") as? String })
+        }
+        XCTAssertEqual(left, [["C", "D", "E", "Z"], ["E", "Z"], ["Z"]])
+    }
+
+    func testAStoreRunsABatchDeleteMadeFromAFetchRequest() throws {
+        let stack = try sqliteStack()
+        for title in ["A", "B", "C"] { _ = stack.task(title) }
+        try stack.context.save()
+        var fetch = FetchRequest<ManagedObject>(entityName: "Task")
+        fetch.predicate = try Predicate(format: "title != 'B'")
+        let store = try XCTUnwrap(stack.coordinator.persistentStores.first as? SQLiteStore)
+        XCTAssertEqual(try store.execute(BatchDeleteRequest(fetchRequest: fetch)), .status(true))
+        XCTAssertEqual(try stack.fetch("Task", in: stack.newContext()).map { $0.value(forKey: "title") as? String }, ["B"])
+    }
+
+    func testABatchDeleteFromAFetchRequestOfAnUnknownEntityNamesIt() throws {
+        let stack = try sqliteStack()
+        XCTAssertThrowsError(try stack.context.execute(BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Taks")))) {
+            XCTAssertTrue("\($0)".contains("no entity \"Taks\""), "\($0)")
+        }
+    }
+
+    /// Core Data's `NSBatchDeleteRequest(objectIDs:)`: those rows go (with their cascades);
+    /// IDs of two entities, or of an unsaved object, are refused and delete nothing.
+    func testABatchDeleteByObjectIDsDeletesThoseRowsOnly() throws {
+        let stack = try sqliteStack()
+        let ada = stack.person("Ada")
+        let bob = stack.person("Bob")
+        let task = stack.task("Plan", owner: ada)
+        let other = stack.task("Other", owner: bob)
+        try stack.context.save()
+        let unsaved = stack.person("Carol")
+        XCTAssertThrowsError(try stack.context.execute(BatchDeleteRequest(objectIDs: [ada.objectID, task.objectID]))) {
+            XCTAssertTrue("\($0)".contains("is a Task, not a Person"), "\($0)")
+        }
+        XCTAssertThrowsError(try stack.context.execute(BatchDeleteRequest(objectIDs: [ada.objectID, unsaved.objectID]))) {
+            XCTAssertTrue("\($0)".contains("temporary"), "\($0)")
+        }
+        XCTAssertEqual(try stack.context.execute(BatchDeleteRequest(objectIDs: [])), .status(true))
+        XCTAssertEqual(try stack.fetch("Person", in: stack.newContext()).count, 2, "the refused requests deleted nothing")
+
+        var request = BatchDeleteRequest(objectIDs: [ada.objectID])
+        request.resultType = .objectIDs
+        let result = try stack.context.execute(request)
+        XCTAssertEqual(result, .objectIDs([ada.objectID, task.objectID]), "the person and the task its cascade rule reaches")
+        let fresh = stack.newContext()
+        XCTAssertEqual(try stack.fetch("Person", in: fresh).map { $0.objectID }, [bob.objectID])
+        XCTAssertEqual(try stack.fetch("Task", in: fresh).map { $0.objectID }, [other.objectID])
+    }
+
     func testBatchUpdateSetsValuesAndRefreshesMergedObjects() throws {
         let stack = try sqliteStack()
         let task = stack.task("Old", priority: 1)

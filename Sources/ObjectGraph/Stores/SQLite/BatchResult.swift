@@ -18,7 +18,7 @@ public enum BatchResultType: Sendable, Hashable {
 /// ```swift
 /// if case .objectIDs(let ids) = try store.execute(request) { /* refresh these objects */ }
 /// ```
-public enum BatchResult: Sendable {
+public enum BatchResult: Sendable, Equatable {
     case status(Bool)
     case objectIDs([ObjectID])
     case count(Int)

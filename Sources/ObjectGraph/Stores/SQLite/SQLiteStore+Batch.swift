@@ -131,6 +131,8 @@ extension SQLiteStore {
     /// the deleted rows, deny refuses the whole request while a destination would survive.
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         try refuseWritingIfReadOnly("a batch delete")
+        if request.deletesNothing { return BatchResult(request.resultType, []) }
+        let request = try request.resolved(in: model)
         return try lock.withLock {
             guard schema.holds(request.entity) else { throw unheld(request.entity) }
             if let table = wholeTable(deletedBy: request) {
@@ -147,6 +149,9 @@ extension SQLiteStore {
                 var fetch = StoreFetchRequest(entity: request.entity)
                 fetch.predicate = request.predicate
                 fetch.includesSubentities = request.includesSubentities
+                fetch.sortDescriptors = request.sortDescriptors
+                fetch.fetchLimit = request.fetchLimit
+                fetch.fetchOffset = request.fetchOffset
                 fetch.resultType = .objectIDs
                 let statement = try fetchStatement(for: fetch)
                 let matched = try destinations(statement.sql, statement.arguments)
@@ -172,7 +177,7 @@ extension SQLiteStore {
     /// keys: no predicate, every entity stored in the table deleted, no result of object IDs, and
     /// no delete rule, join table or external file that would have to follow the rows.
     private func wholeTable(deletedBy request: BatchDeleteRequest) -> String? {
-        guard request.predicate == nil, request.resultType != .objectIDs,
+        guard request.predicate == nil, request.fetchLimit == 0, request.fetchOffset == 0, request.resultType != .objectIDs,
               schema.entityNumbers(of: request.entity, subentities: request.includesSubentities) == nil else { return nil }
         let candidates = request.includesSubentities ? request.entity.selfAndDescendants : [request.entity]
         guard !candidates.contains(where: { plan(for: $0).followsDeleteRules || plan(for: $0).cleansUpOnDelete }) else { return nil }
