@@ -14,13 +14,29 @@ extension ManagedObjectContext {
         }
     }
 
+    /// When an asynchronous ``perform(schedule:_:)`` runs its block (Core Data's
+    /// `NSManagedObjectContext.ScheduledTaskType`).
+    public enum ScheduledTaskType: Sendable {
+        /// At once when the caller is already on the context's queue (a main-queue context
+        /// from the main thread, say), else enqueued.
+        case immediate
+        /// Always enqueued, after the blocks queued before it.
+        case enqueued
+    }
+
     /// Runs `block` on the context's queue and returns its result; the event ends after it.
+    /// As in Core Data, by default (`.immediate`) a caller already on the queue runs it at once.
     ///
     /// ```swift
     /// let count = try await background.perform { try background.count(for: request) }
     /// ```
-    public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+    nonisolated(nonsending) public func perform<T: Sendable>(schedule: ScheduledTaskType = .immediate,
+                                     _ block: @escaping @Sendable () throws -> T) async throws -> T {
+        if schedule == .immediate, isOnQueue {
+            defer { processPendingChanges() }
+            return try holdingQueue(block)
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 let result = self.holdingQueue {
                     let result = Result { try block() }

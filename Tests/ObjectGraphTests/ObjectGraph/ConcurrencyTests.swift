@@ -77,6 +77,39 @@ final class ConcurrencyTests: XCTestCase {
         token.cancel()
     }
 
+    /// The callback form of perform (an async caller would otherwise get the async one).
+    private func enqueue(on context: ManagedObjectContext, _ block: @escaping @Sendable () -> Void) {
+        context.perform(block)
+    }
+
+    /// Core Data's `perform(schedule:)`: `.immediate` (the default) runs the block at once when
+    /// the caller is on the context's queue, ahead of blocks queued before; `.enqueued` runs it
+    /// after them.
+    @MainActor
+    func testPerformScheduleImmediateRunsAtOnceOnTheQueueAndEnqueuedWaitsItsTurn() async throws {
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = try privateContext().1
+        let order = Box<[String]>([])
+        enqueue(on: context) { order.value.append("queued before") }
+        try await context.perform { order.value.append("immediate") }
+        XCTAssertEqual(order.value, ["immediate"])
+        enqueue(on: context) { order.value.append("queued after") }
+        try await context.perform(schedule: .enqueued) { order.value.append("enqueued") }
+        XCTAssertEqual(order.value, ["immediate", "queued before", "queued after", "enqueued"])
+        let changes = Box<Int>(0)
+        let token = context.observe { note in
+            if case .objectsDidChange = note { changes.value += 1 }
+        }
+        let inserted = try await context.perform(schedule: .immediate) { () -> Bool in
+            context.insertNewObject(forEntityName: "Person").setValue("Ada", forKey: "firstName")
+            return true
+        }
+        XCTAssertTrue(inserted)
+        XCTAssertEqual(context.insertedObjects.count, 1)
+        XCTAssertEqual(changes.value, 1, "the event ended after the block run at once")
+        token.cancel()
+    }
+
     func testPerformWithACallbackRunsOnTheContextsQueue() throws {
         let (context, _) = try privateContext()
         let done = expectation(description: "the block ran")
