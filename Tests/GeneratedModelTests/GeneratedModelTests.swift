@@ -17,6 +17,19 @@ final class GeneratedModelTests: XCTestCase {
         context = newContext()
     }
 
+    // MARK: Finding the model
+
+    /// As Core Data's `NSPersistentContainer(name:)`: the model is found by name among the
+    /// bundles, here the fixture's resource bundle beside the test executable
+    /// (`.copy("Gardening.xcdatamodeld")`); a name no bundle has is an error naming the file.
+    func testAContainerFindsItsModelByNameInTheResourceBundles() throws {
+        let container = try PersistentContainer(name: "Gardening")
+        XCTAssertEqual(Set(container.managedObjectModel.entitiesByName.keys), ["Plan", "Gardener", "Garden", "Chore", "Memo"])
+        XCTAssertThrowsError(try PersistentContainer(name: "Gardenning")) {
+            XCTAssertTrue("\($0)".contains("Gardenning.xcdatamodeld: no such file"), "\($0)")
+        }
+    }
+
     // MARK: Classes
 
     func testObjectsInsertedByEntityNameAreOfTheGeneratedClass() {

@@ -79,11 +79,47 @@ public final class PersistentContainer: @unchecked Sendable {
 
     /// A container whose model is the resource `<name>.xcdatamodeld` (or `.xcdatamodel`) of `bundle`.
     public convenience init(name: String, bundle: Bundle) throws {
-        guard let url = bundle.url(forResource: name, withExtension: "xcdatamodeld")
-                ?? bundle.url(forResource: name, withExtension: "xcdatamodel") else {
+        guard let url = Self.modelURL(named: name, in: [bundle]) else {
             throw ModelError.fileNotFound(path: bundle.bundleURL.appendingPathComponent("\(name).xcdatamodeld").path)
         }
         try self.init(name: name, modelURL: url)
+    }
+
+    /// A container whose model is `<name>.xcdatamodeld` (or `.xcdatamodel`), looked for as Core
+    /// Data's `NSPersistentContainer(name:)` looks for `<name>.momd`: in the main bundle, then
+    /// the other loaded bundles, then the resource bundles Swift packages build beside the
+    /// executable (`<Package>_<Target>.resources`, a target's `.copy("<name>.xcdatamodeld")`).
+    ///
+    /// ```swift
+    /// let container = try PersistentContainer(name: "Organizer")
+    /// ```
+    public convenience init(name: String) throws {
+        guard let url = Self.modelURL(named: name, in: Self.modelBundles()) else {
+            throw ModelError.fileNotFound(path: Bundle.main.bundleURL.appendingPathComponent("\(name).xcdatamodeld").path)
+        }
+        try self.init(name: name, modelURL: url)
+    }
+
+    /// The first `<name>.xcdatamodeld` or `<name>.xcdatamodel` among `bundles`' resources.
+    private static func modelURL(named name: String, in bundles: [Bundle]) -> URL? {
+        for bundle in bundles {
+            if let url = bundle.url(forResource: name, withExtension: "xcdatamodeld")
+                ?? bundle.url(forResource: name, withExtension: "xcdatamodel") {
+                return url
+            }
+        }
+        return nil
+    }
+
+    /// The bundles ``init(name:)`` searches, in order.
+    private static func modelBundles() -> [Bundle] {
+        var bundles = [Bundle.main] + Bundle.allBundles + Bundle.allFrameworks
+        let beside = Bundle.main.bundleURL
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: beside.path)) ?? []
+        for folder in names.sorted() where folder.hasSuffix(".resources") {
+            if let bundle = Bundle(url: beside.appendingPathComponent(folder, isDirectory: true)) { bundles.append(bundle) }
+        }
+        return bundles
     }
 
     /// Where stores go by default: `$XDG_DATA_HOME`, or `$HOME/.local/share` (the XDG base
