@@ -59,12 +59,25 @@ extension ManagedObjectContext {
             } catch StoreError.conflicts(let conflicts) {
                 attempts += 1
                 guard mergePolicy != .error, attempts <= 3 else { throw mergeError(for: conflicts) }
-                leftByResolution.formUnion(resolve(conflicts))
+                if case .custom(let policy) = mergePolicy {
+                    storeConflictsBeingResolved = conflicts
+                    defer { storeConflictsBeingResolved = [] }
+                    try policy.resolve(optimisticLockingConflicts: mergeError(for: conflicts).conflicts, in: self)
+                    leftByResolution.formUnion(leftByCustomResolution)
+                    leftByCustomResolution = []
+                } else {
+                    leftByResolution.formUnion(resolve(conflicts, by: mergePolicy))
+                }
             } catch let StoreError.uniquenessViolation(entity, properties, ids) where mergePolicy != .error && ids.count == 2 {
                 // Each resolution folds one new object into the one it duplicates.
                 attempts += 1
-                guard attempts <= insertedByID.count + 3, mergeDuplicate(ids[0], into: ids[1]) else {
-                    throw StoreError.uniquenessViolation(entity: entity, properties: properties, objectIDs: ids)
+                let violation = StoreError.uniquenessViolation(entity: entity, properties: properties, objectIDs: ids)
+                guard attempts <= insertedByID.count + 3 else { throw violation }
+                if case .custom(let policy) = mergePolicy {
+                    try policy.resolve(constraintConflict: ConstraintConflict(entity: entity, properties: properties,
+                                                                              duplicateID: ids[0], originalID: ids[1]), in: self)
+                } else if !mergeDuplicate(ids[0], into: ids[1], newValuesWin: mergePolicy.newValuesWin) {
+                    throw violation
                 }
             }
             // Resolving moved objects between (or out of) the inserted, updated and deleted ones.
@@ -517,12 +530,11 @@ extension ManagedObjectContext {
     /// into the object `originalID` (stored, or new in the same save). With object trump (and
     /// overwrite) its changed values win; otherwise the original's stay. Its relationships move
     /// to the original, and it leaves the context. False when the clash cannot be resolved so.
-    private func mergeDuplicate(_ duplicateID: ObjectID, into originalID: ObjectID) -> Bool {
+    private func mergeDuplicate(_ duplicateID: ObjectID, into originalID: ObjectID, newValuesWin: Bool) -> Bool {
         guard let duplicate = registry[duplicateID]?.object, duplicate.isInserted else { return false }
         let original = object(with: originalID)
         original.fireFaultIfNeeded()
         guard !original.isDeleted, original !== duplicate else { return false }
-        let newValuesWin = mergePolicy == .mergeByPropertyObjectTrump || mergePolicy == .overwrite
         // Property by property, by name: a constraint of a parent entity joins objects of two
         // sub-entities, whose own properties may share slot numbers but nothing else. A property
         // the original's entity lacks (or has with another type) stays with the duplicate.
@@ -618,7 +630,7 @@ extension ManagedObjectContext {
     /// Applies the merge policy to each conflicting object, so that the next attempt succeeds.
     /// Returns the objects whose stored to-many sides the next attempt changes without writing
     /// them: the destinations that a to-one kept from this context leaves in the store.
-    private func resolve(_ conflicts: [StoreConflict]) -> [ObjectID] {
+    private func resolve(_ conflicts: [StoreConflict], by policy: MergePolicy) -> [ObjectID] {
         var left: [ObjectID] = []
         for conflict in conflicts {
             guard let object = registry[conflict.objectID]?.object else { continue }
@@ -640,8 +652,8 @@ extension ManagedObjectContext {
                 continue
             }
             let committed = object.committedSnapshot
-            switch mergePolicy {
-            case .error:
+            switch policy.standard {
+            case .error, .custom:
                 return left
             case .rollback:
                 // Discarding a deletion discards what its delete rules did with it.
@@ -665,7 +677,7 @@ extension ManagedObjectContext {
                 left += forgetCachedRowsOfDestinationsLeft(by: object, stored: current)
             case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump:
                 guard !object.isDeleted else {
-                    if mergePolicy == .mergeByPropertyStoreTrump {
+                    if policy.standard == .mergeByPropertyStoreTrump {
                         // The change elsewhere wins over the deletion, which is undone whole:
                         // the objects its cascade deleted stay too.
                         restoreDeletionWhole(of: object)
@@ -692,7 +704,7 @@ extension ManagedObjectContext {
                         continue
                     }
                     let changedElsewhere = committed.map { $0.values[index] != current.values[index] && current.values[index].isLoaded } ?? true
-                    if mergePolicy == .mergeByPropertyObjectTrump || !changedElsewhere {
+                    if policy.standard == .mergeByPropertyObjectTrump || !changedElsewhere {
                         object.slots[index] = local[index]
                         object.changedSlots[index] = true
                     } else {
@@ -706,5 +718,24 @@ extension ManagedObjectContext {
             object.awake(fromSnapshotEvents: .mergePolicy)
         }
         return left
+    }
+
+    /// A custom policy's `super`: applies the standard `policy` to the conflicts of the save
+    /// being resolved (those of `conflicts`), or throws the merge error for `.error`.
+    func applyStandardPolicy(_ policy: MergePolicy, to conflicts: [MergeConflict]) throws {
+        let ids = Set(conflicts.map(\.objectID))
+        let chosen = storeConflictsBeingResolved.filter { ids.contains($0.objectID) }
+        if policy.standard == .error { throw mergeError(for: chosen) }
+        leftByCustomResolution += resolve(chosen, by: policy)
+    }
+
+    /// A custom policy's `super` for a uniqueness clash: folds the duplicate into the original
+    /// as `policy` says, or throws the violation for `.error` (or when it cannot be folded).
+    func applyStandardPolicy(_ policy: MergePolicy, to conflict: ConstraintConflict) throws {
+        guard policy.standard != .error,
+              mergeDuplicate(conflict.duplicateID, into: conflict.originalID, newValuesWin: policy.newValuesWin) else {
+            throw StoreError.uniquenessViolation(entity: conflict.entity, properties: conflict.properties,
+                                                 objectIDs: [conflict.duplicateID, conflict.originalID])
+        }
     }
 }

@@ -168,6 +168,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// number (see ``notifications``).
     var deliveredNotifications: [UUID: [Int: ContextNotification]] = [:]
     @exclusivity(unchecked) var isProcessingPendingChanges = false
+    /// While a custom merge policy resolves a save's conflicts: the store's conflicts, and the
+    /// objects its `super` calls left (see ``resolve(_:by:)``).
+    @exclusivity(unchecked) var storeConflictsBeingResolved: [StoreConflict] = []
+    @exclusivity(unchecked) var leftByCustomResolution: [ObjectID] = []
     @exclusivity(unchecked) var nextRegistrationSequence: UInt64 = 0
     /// The class of each entity's objects, resolved once per context (the registry behind
     /// ObjectClasses takes a lock; a context's queue needs none).

@@ -591,12 +591,12 @@ final class MergeTests: XCTestCase {
                         let aValue = changedA[index][key] ?? base[index][key]!
                         let bView = changedB[index][key] ?? base[index][key]!
                         let expected: String?
-                        switch policy {
+                        switch policy.standard {
                         case .mergeByPropertyObjectTrump: expected = changedB[index][key] ?? aValue
                         case .mergeByPropertyStoreTrump: expected = changedA[index][key] ?? changedB[index][key] ?? base[index][key]!
                         case .overwrite: expected = changedB[index].isEmpty ? aValue : bView
                         case .rollback: expected = bothChanged ? aValue : (changedB[index].isEmpty ? aValue : bView)
-                        case .error: expected = nil
+                        case .error, .custom: expected = nil
                         }
                         let stored = try check.existingObject(with: ids[index]).value(forKey: key) as? String
                         XCTAssertEqual(stored, expected, "seed \(seed) \(policy): person \(index).\(key) (a: \(changedA[index]), b: \(changedB[index]))")
@@ -614,6 +614,12 @@ final class MergeTests: XCTestCase {
     func testGeneratedConflictsUnderMergeByPropertyStoreTrump() throws { try checkGeneratedConflicts(.mergeByPropertyStoreTrump) }
     func testGeneratedConflictsUnderOverwrite() throws { try checkGeneratedConflicts(.overwrite) }
     func testGeneratedConflictsUnderRollback() throws { try checkGeneratedConflicts(.rollback) }
+    /// A custom policy that overrides nothing resolves as its base does (the conflicts of a save
+    /// pass through its resolve, whose default applies the base).
+    func testGeneratedConflictsUnderCustomPoliciesWithoutOverridesAreTheirBases() throws {
+        try checkGeneratedConflicts(.custom(CustomMergePolicy(base: .mergeByPropertyStoreTrump)))
+        try checkGeneratedConflicts(.custom(CustomMergePolicy(base: .overwrite)))
+    }
 
     func testMergingADeleteNullifiesUnsavedReferencesToTheDeletedObject() throws {
         try forEachStore { stack in

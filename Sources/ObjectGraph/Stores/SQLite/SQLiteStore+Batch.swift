@@ -267,13 +267,13 @@ extension SQLiteStore {
             }
             return try layout.properties.indices.map { slot in try batchInsertValue(object[layout.properties[slot].name], slot: slot, of: layout) }
         }
-        let policy = request.mergePolicy ?? .error
+        let policy = (request.mergePolicy ?? .error).standard
         guard policy != .error, !entity.uniquenessConstraints.isEmpty else {
             let ids = try obtainPermanentIDs(for: rows.map { _ in ObjectID.temporary(for: entity) })
             _ = try save(StoreSaveRequest(inserted: zip(ids, rows).map { Snapshot(objectID: $0, version: 0, values: $1) }))
             return BatchResult(request.resultType, ids)
         }
-        let resolved = try resolveCollisions(of: rows, of: entity, incomingWins: policy == .mergeByPropertyObjectTrump || policy == .overwrite)
+        let resolved = try resolveCollisions(of: rows, of: entity, incomingWins: policy.newValuesWin)
         let ids = try obtainPermanentIDs(for: resolved.inserted.map { _ in ObjectID.temporary(for: entity) })
         _ = try save(StoreSaveRequest(inserted: zip(ids, resolved.inserted).map { Snapshot(objectID: $0, version: 0, values: $1) },
                                       updated: resolved.updated))
