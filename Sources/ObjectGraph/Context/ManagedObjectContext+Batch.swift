@@ -24,13 +24,33 @@ extension ManagedObjectContext {
     }
 
     /// Runs a batch delete in the stores holding its entity (delete rules applied in the store).
+    ///
+    /// With several stores, a fetch limit or offset chooses among the results of them all (the
+    /// rows the context's fetch of ``BatchDeleteRequest/fetchRequest`` would return), and the
+    /// request is rehearsed in every store before it runs in any: a store that refuses it (a
+    /// deny rule, a read-only store) leaves the others as they were.
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         assertOnQueue()
         if request.deletesNothing { return BatchResult(request.resultType, []) }
         guard let model = persistentStoreCoordinator?.managedObjectModel else { throw ContextError.noStore(entity: request.entityName) }
         var request = try request.resolved(in: model)
         request.predicate = request.predicate.map(Self.replacingObjectsWithIDs)
-        return try runBatch(in: try batchStores(holding: request.entity, among: request.affectedStores), resultType: request.resultType) {
+        let (coordinator, stores) = try batchStores(holding: request.entity, among: request.affectedStores)
+        if stores.count > 1 {
+            if request.fetchLimit > 0 || request.fetchOffset > 0 {
+                var fetch = FetchRequest<ObjectID>(entityName: request.entity.name, resultType: .managedObjectID)
+                (fetch.predicate, fetch.sortDescriptors, fetch.includesSubentities) = (request.predicate, request.sortDescriptors, request.includesSubentities)
+                (fetch.fetchLimit, fetch.fetchOffset, fetch.affectedStores) = (request.fetchLimit, request.fetchOffset, request.affectedStores)
+                fetch.includesPendingChanges = false
+                let chosen = try self.fetch(fetch)
+                request.predicate = try Predicate(format: "SELF IN %@", chosen)
+                (request.sortDescriptors, request.fetchLimit, request.fetchOffset) = ([], 0, 0)
+            }
+            for store in stores {
+                try coordinator.withStores { try (store as? SQLiteStore)?.rehearse(request) }
+            }
+        }
+        return try runBatch(in: (coordinator, stores), resultType: request.resultType) {
             var request = request
             request.resultType = $1
             return try $0.execute(request)

@@ -28,9 +28,6 @@ enum NotificationCenterPosting {
         active.store(true, ordering: .relaxed)
         return name
     }
-
-    /// The payload of our own saves, exact and Sendable, for ``ManagedObjectContext/mergeChanges(fromContextDidSave:)-(Notification)``.
-    static let payloadKey = "ObjectGraphContextDidSave"
 }
 
 extension Notification.Name {
@@ -120,8 +117,7 @@ extension ManagedObjectContext {
             center.post(name: NotificationCenterPosting.objectsDidChange, object: self, userInfo: info)
         case .didSave(let payload, let objects):
             let objectsInfo: [AnyHashable: Any] = [
-                NSInsertedObjectsKey: objects.inserted, NSUpdatedObjectsKey: objects.updated,
-                NSDeletedObjectsKey: objects.deleted, NotificationCenterPosting.payloadKey: payload,
+                NSInsertedObjectsKey: objects.inserted, NSUpdatedObjectsKey: objects.updated, NSDeletedObjectsKey: objects.deleted,
             ]
             center.post(name: NotificationCenterPosting.didSave, object: self, userInfo: objectsInfo)
             center.post(name: NotificationCenterPosting.didSaveObjectIDs, object: self,
@@ -138,7 +134,7 @@ extension ManagedObjectContext {
 
     private static func objectIDsInfo(_ payload: ContextDidSave) -> [AnyHashable: Any] {
         [NSInsertedObjectIDsKey: payload.insertedObjectIDs, NSUpdatedObjectIDsKey: payload.updatedObjectIDs,
-         NSDeletedObjectIDsKey: payload.deletedObjectIDs, NotificationCenterPosting.payloadKey: payload]
+         NSDeletedObjectIDsKey: payload.deletedObjectIDs]
     }
 
     /// Merges a save told by a NotificationCenter notification, as Core Data's
@@ -171,8 +167,11 @@ extension ManagedObjectContext {
 }
 
 extension ContextDidSave {
-    /// The IDs a didSave or didSaveObjectIDs notification names: taken on the posting queue,
-    /// the value can go to another queue (a `Notification` cannot: it is not `Sendable`).
+    /// The IDs a didSave or didSaveObjectIDs notification names (under its keys, as sets or
+    /// arrays of objects or IDs; URIs need a coordinator: merge such a notification with
+    /// ``ManagedObjectContext/mergeChanges(fromContextDidSave:)-(Notification)``). Taken on the
+    /// posting queue, the value can go to another queue (a `Notification` cannot: it is not
+    /// `Sendable`).
     ///
     /// ```swift
     /// NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave,
@@ -185,13 +184,10 @@ extension ContextDidSave {
         self.init(userInfo: notification.userInfo ?? [:], resolvingURIsWith: nil)
     }
 
-    /// The IDs user info in Core Data's forms names (our own payload whole; otherwise sets or
-    /// arrays of objects, IDs, or URIs that `coordinator` knows).
+    /// The IDs user info in Core Data's forms names under its keys: sets or arrays of objects,
+    /// IDs, or URIs that `coordinator` knows. (What the keys hold is what merges: a program may
+    /// add a batch request's IDs to a save's user info, or take some out.)
     init(userInfo info: [AnyHashable: Any], resolvingURIsWith coordinator: PersistentStoreCoordinator?) {
-        if let payload = info[NotificationCenterPosting.payloadKey] as? ContextDidSave {
-            self = payload
-            return
-        }
         func ids(_ keys: [String]) -> Set<ObjectID> {
             var result = Set<ObjectID>()
             for key in keys {

@@ -6,33 +6,11 @@ import Foundation
 import XCTest
 @testable import ObjectGraph
 
-/// Notifications a NotificationCenter observer received, in order (posted on the test's thread).
-private final class Received: @unchecked Sendable {
-    var notes: [Notification] = []
-    var tokens: [NSObjectProtocol] = []
-
-    init(_ names: [Notification.Name], object: AnyObject?) {
-        for name in names {
-            tokens.append(NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) { [unowned self] note in
-                notes.append(note)
-            })
-        }
-    }
-
-    deinit { tokens.forEach(NotificationCenter.default.removeObserver) }
-
-    var names: [String] { notes.map(\.name.rawValue) }
-
-    func objects(_ key: String, in index: Int) -> Set<ManagedObject>? {
-        notes[index].userInfo?[key] as? Set<ManagedObject>
-    }
-}
-
 final class NotificationCenterTests: XCTestCase {
     func testObjectsDidChangeIsPostedWithCoreDataKeysForTheContextOnly() throws {
         try forEachStore { stack in
             let other = stack.newContext()
-            let received = Received([.NSManagedObjectContextObjectsDidChange], object: stack.context)
+            let received = ReceivedNotifications([.NSManagedObjectContextObjectsDidChange], object: stack.context)
             let ada = stack.person("Ada")
             _ = stack.person("Bob", nil)
             XCTAssertTrue(received.notes.isEmpty, "posted when the event ends, not before")
@@ -58,7 +36,7 @@ final class NotificationCenterTests: XCTestCase {
             let ada = stack.person("Ada")
             let carol = stack.person("Carol")
             try stack.context.save()
-            let received = Received([ManagedObjectContext.willSaveObjectsNotification, ManagedObjectContext.didSaveObjectsNotification,
+            let received = ReceivedNotifications([ManagedObjectContext.willSaveObjectsNotification, ManagedObjectContext.didSaveObjectsNotification,
                                      ManagedObjectContext.didSaveObjectIDsNotification], object: stack.context)
             let dan = stack.person("Dan")
             ada.setValue("Augusta", forKey: "firstName")
@@ -84,7 +62,7 @@ final class NotificationCenterTests: XCTestCase {
             let ada = stack.person("Ada")
             try stack.context.save()
             let id = ada.objectID
-            let received = Received([.NSManagedObjectContextObjectsDidChange], object: stack.context)
+            let received = ReceivedNotifications([.NSManagedObjectContextObjectsDidChange], object: stack.context)
             stack.context.reset()
             XCTAssertEqual(received.notes.count, 1)
             XCTAssertEqual(received.notes.first?.userInfo?[NSInvalidatedAllObjectsKey] as? [ObjectID], [id])
@@ -102,7 +80,7 @@ final class NotificationCenterTests: XCTestCase {
             let background = ManagedObjectContext(concurrencyType: .privateQueue)
             background.persistentStoreCoordinator = stack.coordinator
             let view = stack.context
-            let merged = Received([.NSManagedObjectContextDidMergeChangesObjectIDs], object: view)
+            let merged = ReceivedNotifications([.NSManagedObjectContextDidMergeChangesObjectIDs], object: view)
             let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: background,
                                                                   queue: nil) { note in
                 let saved = ContextDidSave(note)  // on the saving queue: a Notification is not Sendable

@@ -44,8 +44,10 @@ public struct BatchDeleteRequest: Sendable {
     public var includesSubentities: Bool
     /// The order the rows are chosen in, with ``fetchLimit`` and ``fetchOffset``.
     public var sortDescriptors: [SortDescriptor] = []
-    /// At most this many matching rows go (0: all), after skipping ``fetchOffset``; in each
-    /// store the request runs in. Delete rules then reach what they reach from those rows.
+    /// At most this many matching rows go (0: all), after skipping ``fetchOffset``: through a
+    /// context, of the rows of all the stores it runs in, as the context's fetch orders them;
+    /// run by a store itself, of that store's rows. Delete rules then reach what they reach
+    /// from those rows.
     public var fetchLimit = 0
     public var fetchOffset = 0
     /// For a request made with ``init(objectIDs:)``: the objects' IDs (which ``predicate``

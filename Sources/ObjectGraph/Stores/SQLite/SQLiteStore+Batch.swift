@@ -130,12 +130,28 @@ extension SQLiteStore {
     /// deletes the destinations too (and so on), nullify clears the foreign keys that pointed at
     /// the deleted rows, deny refuses the whole request while a destination would survive.
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
+        try execute(request, rehearsing: false)
+    }
+
+    /// Runs `request` and rolls it back: throws what running it would throw, and changes
+    /// nothing. A context rehearses a request in each of several stores before it runs it in
+    /// any, so that one store's refusal (a deny rule, say) leaves the others as they were.
+    func rehearse(_ request: BatchDeleteRequest) throws {
+        _ = try execute(request, rehearsing: true)
+    }
+
+    /// Thrown inside a rehearsal's transaction to roll it back.
+    private struct Rehearsed: Error {}
+
+    private func execute(_ request: BatchDeleteRequest, rehearsing: Bool) throws -> BatchResult {
         try refuseWritingIfReadOnly("a batch delete")
         if request.deletesNothing { return BatchResult(request.resultType, []) }
         let request = try request.resolved(in: model)
         return try lock.withLock {
             guard schema.holds(request.entity) else { throw unheld(request.entity) }
             if let table = wholeTable(deletedBy: request) {
+                // Nothing refuses emptying a table of a writable store.
+                if rehearsing { return .status(true) }
                 // Every row of the table goes and nothing else needs their keys: one statement,
                 // which SQLite runs as a truncation.
                 let count = try connection.transaction { () -> Int in
@@ -145,28 +161,35 @@ extension SQLiteStore {
                 return request.resultType == .count ? .count(count) : .status(true)
             }
             externalFilesReplaced = []
-            let deleted = try connection.transaction { () -> [ObjectID] in
-                var fetch = StoreFetchRequest(entity: request.entity)
-                fetch.predicate = request.predicate
-                fetch.includesSubentities = request.includesSubentities
-                fetch.sortDescriptors = request.sortDescriptors
-                fetch.fetchLimit = request.fetchLimit
-                fetch.fetchOffset = request.fetchOffset
-                fetch.resultType = .objectIDs
-                let statement = try fetchStatement(for: fetch)
-                let matched = try destinations(statement.sql, statement.arguments)
-                let candidates = request.includesSubentities ? request.entity.selfAndDescendants : [request.entity]
-                guard candidates.contains(where: { plan(for: $0).followsDeleteRules }) else {
-                    try delete(matched)
-                    return matched
+            let deleted: [ObjectID]
+            do {
+                deleted = try connection.transaction { () -> [ObjectID] in
+                    var fetch = StoreFetchRequest(entity: request.entity)
+                    fetch.predicate = request.predicate
+                    fetch.includesSubentities = request.includesSubentities
+                    fetch.sortDescriptors = request.sortDescriptors
+                    fetch.fetchLimit = request.fetchLimit
+                    fetch.fetchOffset = request.fetchOffset
+                    fetch.resultType = .objectIDs
+                    let statement = try fetchStatement(for: fetch)
+                    let matched = try destinations(statement.sql, statement.arguments)
+                    let candidates = request.includesSubentities ? request.entity.selfAndDescendants : [request.entity]
+                    var rows = matched
+                    if candidates.contains(where: { plan(for: $0).followsDeleteRules }) {
+                        let denied: [(RelationshipDescription, ObjectID)]
+                        (rows, denied) = try rowsReachedByDeleteRules(from: matched)
+                        if let (relationship, holder) = denied.first(where: { !rows.contains($0.1) }) {
+                            throw StoreError.unsupportedRequest(
+                                "batch delete refused: \(relationship.qualifiedName) has the deny rule and \(holder) would be left pointing at a deleted object")
+                        }
+                    }
+                    try delete(rows)
+                    if rehearsing { throw Rehearsed() }
+                    return rows
                 }
-                let (rows, denied) = try rowsReachedByDeleteRules(from: matched)
-                if let (relationship, holder) = denied.first(where: { !rows.contains($0.1) }) {
-                    throw StoreError.unsupportedRequest(
-                        "batch delete refused: \(relationship.qualifiedName) has the deny rule and \(holder) would be left pointing at a deleted object")
-                }
-                try delete(rows)
-                return rows
+            } catch is Rehearsed {
+                externalFilesReplaced = []
+                return .status(true)
             }
             externalData.remove(externalFilesReplaced)
             return BatchResult(request.resultType, deleted)
