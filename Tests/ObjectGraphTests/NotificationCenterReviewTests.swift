@@ -114,6 +114,34 @@ final class NotificationCenterReviewTests: XCTestCase {
         XCTAssertEqual(try stored("Person", "name", of: context), ["a", "b"], "the refused request deleted nothing")
     }
 
+    /// Added with the fix: a batch update is rehearsed in every store too. Here the second store
+    /// is read-only; the first store's notes must keep their text.
+    func testABatchUpdateRefusedInOneStoreChangesNothingInTheOthers() throws {
+        let folder = try TemporaryDirectory()
+        let second = folder.url.appendingPathComponent("second.sqlite")
+        do {
+            let writer = PersistentStoreCoordinator(managedObjectModel: Self.denyModel)
+            try writer.addPersistentStore(type: .sqlite, at: second)
+            let context = ManagedObjectContext(concurrencyType: .mainQueue)
+            context.persistentStoreCoordinator = writer
+            context.insertNewObject(forEntityName: "Note").setValue("b", forKey: "text")
+            try context.save()
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.denyModel)
+        let first = try coordinator.addPersistentStore(type: .sqlite, at: folder.url.appendingPathComponent("first.sqlite"))
+        try coordinator.addPersistentStore(type: .sqlite, at: second, options: [SQLiteStore.readOnlyOption: true])
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        let note = context.insertNewObject(forEntityName: "Note")
+        note.setValue("a", forKey: "text")
+        context.assign(note, to: first)
+        try context.save()
+        var request = BatchUpdateRequest(entity: Self.denyModel.entitiesByName["Note"]!)
+        request.propertiesToUpdate = ["text": .constant(.string("changed"))]
+        XCTAssertThrowsError(try context.execute(request)) { XCTAssertTrue("\($0)".contains("read-only"), "\($0)") }
+        XCTAssertEqual(try stored("Note", "text", of: context), ["a", "b"], "the refused request changed nothing")
+    }
+
     /// Kept (passes): `NSBatchDeleteRequest(objectIDs:)` deletes the objects of those IDs. With two
     /// stores holding the entity the request runs in both, and the rows of the two stores have
     /// the same primary keys: the other store's row with the same key must stay.

@@ -13,10 +13,17 @@ extension ManagedObjectContext {
     /// let result = try context.execute(request)
     /// context.mergeChanges(fromContextDidSave: result.contextDidSave(updating: true))
     /// ```
+    ///
+    /// With several stores, the request is rehearsed in every store before it runs in any: a
+    /// store that refuses it leaves the others as they were.
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
         var request = request
         request.predicate = request.predicate.map(Self.replacingObjectsWithIDs)
-        return try runBatch(in: try batchStores(holding: request.entity, among: request.affectedStores), resultType: request.resultType) {
+        let (coordinator, stores) = try batchStores(holding: request.entity, among: request.affectedStores)
+        if stores.count > 1 {
+            for store in stores { try coordinator.withStores { try (store as? SQLiteStore)?.rehearse(request) } }
+        }
+        return try runBatch(in: (coordinator, stores), resultType: request.resultType) {
             var request = request
             request.resultType = $1
             return try $0.execute(request)

@@ -14,6 +14,15 @@ extension SQLiteStore {
     /// one. Throws naming a property that cannot be set this way (to-many relationships, values
     /// that are not constants, nil for a required attribute, data stored in external files).
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
+        try execute(request, rehearsing: false)
+    }
+
+    /// Runs `request` and rolls it back (see ``rehearse(_:)-(BatchDeleteRequest)``).
+    func rehearse(_ request: BatchUpdateRequest) throws {
+        _ = try execute(request, rehearsing: true)
+    }
+
+    private func execute(_ request: BatchUpdateRequest, rehearsing: Bool) throws -> BatchResult {
         try refuseWritingIfReadOnly("a batch update")
         return try lock.withLock {
             let entity = request.entity
@@ -43,12 +52,20 @@ extension SQLiteStore {
                 + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             let sql = "UPDATE \(table) SET Z_OPT = Z_OPT + 1, " + assignments.joined(separator: ", ")
                 + " WHERE Z_PK IN (\(selection)) RETURNING Z_PK, Z_ENT"
-            let ids = try connection.transaction {
-                do {
-                    return try destinations(sql, translator.arguments)
-                } catch let error as SQLiteError where error.isUniqueViolation {
-                    throw try uniquenessViolation(entity, setting: request.propertiesToUpdate) ?? error
+            let ids: [ObjectID]
+            do {
+                ids = try connection.transaction {
+                    let ids: [ObjectID]
+                    do {
+                        ids = try destinations(sql, translator.arguments)
+                    } catch let error as SQLiteError where error.isUniqueViolation {
+                        throw try uniquenessViolation(entity, setting: request.propertiesToUpdate) ?? error
+                    }
+                    if rehearsing { throw Rehearsed() }
+                    return ids
                 }
+            } catch is Rehearsed {
+                return .status(true)
             }
             return BatchResult(request.resultType, ids)
         }
