@@ -41,7 +41,10 @@ final class SQLiteBatchTests: XCTestCase {
         let f = try SQLiteStoreFixture()
         _ = try f.populated()
         let refused: [String: Expression] = [
-            "tags": .null, "nickname": .string("x"), "points": try Expression(format: "points + 1"), "missing": .integer(1),
+            "tags": .null, "nickname": .string("x"), "missing": .integer(1),
+            // Computed values: through a relationship, of another kind, not attributes.
+            "points": try Expression(format: "owner.age + 1"), "done": try Expression(format: "title"),
+            "owner": try Expression(format: "owner"),
         ]
         for (name, value) in refused {
             var request = BatchUpdateRequest(entity: f.entity("Task"))
@@ -55,6 +58,37 @@ final class SQLiteBatchTests: XCTestCase {
         var required = BatchUpdateRequest(entity: stack.model.entitiesByName["Task"]!)
         required.propertiesToUpdate = ["title": .null]
         XCTAssertThrowsError(try store.execute(required)) { error in XCTAssertTrue("\(error)".contains("Item.title"), "\(error)") }
+    }
+
+    /// Core Data's batch updates take expressions: values computed from each row's own
+    /// attributes (`points + 1`, another attribute, a date moved by seconds), in the store.
+    func testBatchUpdateComputesValuesFromEachRow() throws {
+        let f = try SQLiteStoreFixture()
+        let d = try f.populated()
+        var request = BatchUpdateRequest(entity: f.entity("Task"))
+        request.predicate = try Predicate(format: "points > 4")
+        request.propertiesToUpdate = [
+            "points": try Expression(format: "points * 2 + 1"), "code": try Expression(format: "title"),
+        ]
+        request.resultType = .count
+        XCTAssertEqual(try f.store.execute(request), .count(3))
+        XCTAssertEqual(try f.stored(d.review)?.value(forKey: "points"), .value(Int32(11)))
+        XCTAssertEqual(try f.stored(d.release)?.value(forKey: "points"), .value(Int32(27)))
+        XCTAssertEqual(try f.stored(d.release)?.value(forKey: "code"), .value("Release"))
+        XCTAssertEqual(try f.stored(d.release)?.version, 2)
+        XCTAssertEqual(try f.stored(d.write)?.value(forKey: "points"), .value(Int32(3)), "not matched: unchanged")
+
+        // A real result into an integer attribute is stored as an integer; nil stays nil.
+        var halve = BatchUpdateRequest(entity: f.entity("Task"))
+        halve.predicate = try Predicate(format: "SELF == %@", d.write)
+        halve.propertiesToUpdate = ["points": try Expression(format: "points / 2")]
+        _ = try f.store.execute(halve)
+        XCTAssertEqual(try f.stored(d.write)?.value(forKey: "points"), .value(Int32(1)))
+
+        var postpone = BatchUpdateRequest(entity: f.entity("Milestone"))
+        postpone.propertiesToUpdate = ["deadline": try Expression(format: "deadline + 86400")]
+        _ = try f.store.execute(postpone)
+        XCTAssertEqual(try f.stored(d.release)?.value(forKey: "deadline"), .value(Date(timeIntervalSince1970: 86400)))
     }
 
     func testBatchUpdateBreakingUniquenessChangesNothing() throws {

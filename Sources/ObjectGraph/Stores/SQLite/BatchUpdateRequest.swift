@@ -16,7 +16,9 @@ public struct BatchUpdateRequest: Sendable {
     /// Which rows (nil: all of the entity).
     public var predicate: Predicate?
     /// New values by property name: constant expressions (`nil` included) for attributes and
-    /// to-one relationships (an object ID).
+    /// to-one relationships (an object ID), or, for attributes, values computed from the row's
+    /// own attributes in the store, as Core Data's expressions are
+    /// (`["count": try Expression(format: "count + 1")]`, `due + 86400`, another attribute).
     public var propertiesToUpdate: [String: Expression]
     public var includesSubentities: Bool
     public var resultType: BatchResultType

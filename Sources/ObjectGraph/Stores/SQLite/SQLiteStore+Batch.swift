@@ -35,7 +35,8 @@ extension SQLiteStore {
                     throw StoreError.unsupportedRequest("batch update: \(entity.name) has no property \(name)")
                 }
                 guard case .constant(let constant) = expression else {
-                    throw StoreError.unsupportedRequest("batch update of \(property.qualifiedName): only constant values can be set, not \(expression.expressionFormat)")
+                    assignments.append(try computedAssignment(expression, to: property, translator: translator))
+                    continue
                 }
                 for (column, value) in try batchValues(constant, for: property) {
                     assignments.append("\(q(column)) = \(translator.bind(value))")
@@ -50,7 +51,8 @@ extension SQLiteStore {
             let table = q(schema.table(of: entity).name)
             let selection = "SELECT t0.Z_PK FROM \(table) t0" + translator.root.joins.map { " " + $0 }.joined()
                 + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
-            let sql = "UPDATE \(table) SET Z_OPT = Z_OPT + 1, " + assignments.joined(separator: ", ")
+            // The updated row is `t0`, as in the selection, for values computed from it.
+            let sql = "UPDATE \(table) AS t0 SET Z_OPT = Z_OPT + 1, " + assignments.joined(separator: ", ")
                 + " WHERE Z_PK IN (\(selection)) RETURNING Z_PK, Z_ENT"
             let ids: [ObjectID]
             do {
@@ -68,6 +70,43 @@ extension SQLiteStore {
                 return .status(true)
             }
             return BatchResult(request.resultType, ids)
+        }
+    }
+
+    /// `column = value` for a value computed from the row being updated (`t0`): its own
+    /// attributes, constants and arithmetic (`count + 1`, `due + 86400`, another attribute),
+    /// translated as predicates translate them, cast to the attribute's storage. Key paths
+    /// through relationships are refused (the UPDATE has no joins), and so is a value of another
+    /// kind than the attribute's (text into a number). As in Core Data, the value is not
+    /// validated: an integer too wide for a 16-bit attribute is written whole.
+    private func computedAssignment(_ expression: Expression, to property: PropertyDescription,
+                                    translator: SQLitePredicateTranslator) throws -> String {
+        let what = "batch update of \(property.qualifiedName) to \(expression.expressionFormat)"
+        guard case .attribute(let column, let attribute)? = schema.storage(of: property) else {
+            throw StoreError.unsupportedRequest("\(what): only attributes take computed values")
+        }
+        guard !attribute.allowsExternalBinaryDataStorage else {
+            throw StoreError.unsupportedRequest("\(what): values that may be stored in external files are set through saves")
+        }
+        let joins = translator.root.joins.count
+        let operand = try translator.operand(expression)
+        guard translator.root.joins.count == joins else {
+            throw StoreError.unsupportedRequest("\(what): a computed value reads the row's own attributes, not key paths through relationships")
+        }
+        guard case .value(let sql, let kind) = operand else {
+            throw StoreError.unsupportedRequest("\(what): only attributes, constants and arithmetic are computed in the store")
+        }
+        let fits: Bool
+        switch (kind, SQLitePredicateTranslator.kind(of: attribute)) {
+        case (.number, .number), (.decimal, .decimal), (.string, .string), (.date, .date): fits = true
+        case (.other(let source), .other(let target)): fits = source.attributeType == target.attributeType
+        default: fits = false
+        }
+        guard fits else { throw StoreError.unsupportedRequest("\(what): the value is not of \(attribute.attributeType.rawValue)") }
+        switch attribute.attributeType {
+        case .integer16, .integer32, .integer64, .boolean: return "\(SQLiteSchema.quoted(column)) = CAST(\(sql) AS INTEGER)"
+        case .double, .float: return "\(SQLiteSchema.quoted(column)) = CAST(\(sql) AS REAL)"
+        default: return "\(SQLiteSchema.quoted(column)) = \(sql)"
         }
     }
 
