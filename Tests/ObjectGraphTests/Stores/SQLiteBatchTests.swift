@@ -249,6 +249,42 @@ final class SQLiteBatchTests: XCTestCase {
         XCTAssertEqual(try f.stored(ids[1])?.value(forKey: "done"), .value(true))
     }
 
+    /// Core Data's handlers: the request asks for rows one call at a time until the handler
+    /// says it is done (that call's row is not inserted); a managed object handler fills objects
+    /// made in no context, whose values (defaults included) become the rows.
+    func testBatchInsertAsksItsHandlersForRowsUntilTheySayDone() throws {
+        let f = try SQLiteStoreFixture()
+        _ = try f.populated()
+        let titles = ["One", "Two", "Three"]
+        var next = 0
+        var calls = 0
+        var byDictionary = BatchInsertRequest(entity: f.entity("Task")) { row in
+            calls += 1
+            guard next < titles.count else { return true }
+            row["title"] = titles[next]
+            row["points"] = next
+            next += 1
+            return false
+        }
+        byDictionary.resultType = .objectIDs
+        guard case .objectIDs(let ids) = try f.store.execute(byDictionary) else { return XCTFail("no IDs") }
+        XCTAssertEqual(calls, 4, "three rows, then done")
+        XCTAssertEqual(try ids.map { try f.stored($0)?.value(forKey: "title") }, [.value("One"), .value("Two"), .value("Three")])
+        XCTAssertEqual(try f.stored(ids[2])?.value(forKey: "points"), .value(Int32(2)))
+
+        var made = 0
+        var byObject = BatchInsertRequest(entity: f.entity("Tag")) { tag in
+            XCTAssertNil(tag.managedObjectContext)
+            made += 1
+            guard made <= 2 else { return true }
+            tag.setValue("tag \(made)", forKey: "name")
+            return false
+        }
+        byObject.resultType = .objectIDs
+        guard case .objectIDs(let tags) = try f.store.execute(byObject) else { return XCTFail("no IDs") }
+        XCTAssertEqual(try tags.map { try f.stored($0)?.value(forKey: "name") }, [.value("tag 1"), .value("tag 2")])
+    }
+
     func testBatchInsertRefusesUnknownPropertiesAndKeepsUniqueness() throws {
         let f = try SQLiteStoreFixture()
         _ = try f.populated()

@@ -39,4 +39,72 @@ public struct BatchInsertRequest: Sendable {
         self.objects = objects
         resultType = .statusOnly
     }
+
+    /// Rows asked of a handler when the request runs, after ``objects``.
+    private var source: RowSource?
+
+    /// A request whose rows a handler fills, one call per row, when the request runs (Core
+    /// Data's `dictionaryHandler`): it returns true when there are no more rows (the dictionary
+    /// of that call is not inserted).
+    ///
+    /// ```swift
+    /// var next = feed.makeIterator()
+    /// let request = BatchInsertRequest(entity: tagEntity) { row in
+    ///     guard let item = next.next() else { return true }
+    ///     row["name"] = item.name
+    ///     return false
+    /// }
+    /// ```
+    ///
+    /// The handler runs on the thread that runs the request (the context's queue), once per
+    /// row, and the request once: run it from one thread only, as Core Data's.
+    public init(entity: EntityDescription, dictionaryHandler: @escaping (inout [String: any Sendable]) -> Bool) {
+        self.init(entity: entity, objects: [])
+        source = RowSource {
+            var row: [String: any Sendable] = [:]
+            return dictionaryHandler(&row) ? nil : row
+        }
+    }
+
+    /// A request whose rows a handler fills through managed objects of the entity's class, made
+    /// in no context, one per row (Core Data's `managedObjectHandler`): typed accessors work, and
+    /// the handler returns true when there are no more rows (the object of that call is not
+    /// inserted). Each object's stored attributes and to-one relationships become the row.
+    public init(entity: EntityDescription, managedObjectHandler: @escaping (ManagedObject) -> Bool) {
+        self.init(entity: entity, objects: [])
+        let type = ObjectClasses.managedObjectClass(for: entity)
+        source = RowSource {
+            let object = type.init(entity: entity, insertInto: nil)
+            guard !managedObjectHandler(object) else { return nil }
+            var row: [String: any Sendable] = [:]
+            for property in entity.properties where property.isStored {
+                switch property {
+                case let attribute as AttributeDescription:
+                    if let value = object.value(forKey: attribute.name).flatMap(StorableValues.modelValue) { row[attribute.name] = value }
+                case let relationship as RelationshipDescription where !relationship.isToMany:
+                    if let destination = object.value(forKey: relationship.name) as? ManagedObject {
+                        row[relationship.name] = destination.objectID
+                    }
+                default:
+                    continue
+                }
+            }
+            return row
+        }
+    }
+
+    /// ``objects``, then the rows the handler gives (asked for once: the handler keeps its own state).
+    func rows() -> [[String: any Sendable]] {
+        guard let source else { return objects }
+        var rows = objects
+        while let row = source.next() { rows.append(row) }
+        return rows
+    }
+}
+
+/// A handler's rows, asked for on the thread that runs the request (see the handler initializers).
+private final class RowSource: @unchecked Sendable {
+    let next: () -> [String: any Sendable]?
+
+    init(_ next: @escaping () -> [String: any Sendable]?) { self.next = next }
 }

@@ -340,7 +340,7 @@ extension SQLiteStore {
             guard schema.holds(entity), !entity.isAbstract else { throw unheld(entity) }
         }
         let layout = entity.layout
-        let rows = try request.objects.map { object -> [SnapshotValue] in
+        let rows = try request.rows().map { object -> [SnapshotValue] in
             for name in object.keys where layout.index(of: name) == nil {
                 throw StoreError.unsupportedRequest("batch insert: \(entity.name) has no property \(name)")
             }
