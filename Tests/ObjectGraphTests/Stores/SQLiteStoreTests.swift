@@ -196,6 +196,41 @@ final class SQLiteStoreTests: XCTestCase {
         XCTAssertEqual(try f.stored(id)?.value(forKey: "tags"), .value(["a", "b"]))
     }
 
+    /// Core Data's default transformer, named "NSSecureUnarchiveFromData" in 1,391 attributes of
+    /// the corpus's models, is built in: property-list values and typed collections of them are
+    /// stored as keyed archives (the bytes Core Data writes) and read back equal; other values are
+    /// refused naming their type; a String stored as text before it existed reads back.
+    func testCoreDatasDefaultTransformerIsBuiltIn() throws {
+        let model = ManagedObjectModel {
+            Entity("Note") { Attribute("info", .transformable).transformed(by: "NSSecureUnarchiveFromData") }
+        }
+        let f = try SQLiteStoreFixture(model: model)
+        let values: [any Hashable & Sendable] = [
+            ["a", "b"], [1, 2, 3], Set(["x", "y"]), ["due": Date(timeIntervalSinceReferenceDate: 86400)],
+            ["count": 3], "plain", 2.5, true, URL(string: "https://example.org/a")!, Data([0, 1, 2]), [String](),
+        ]
+        for value in values {
+            let id = try f.newID("Note")
+            try f.insert([f.row(id, ["info": .value(value)])])
+            XCTAssertEqual(try f.stored(id)?.value(forKey: "info"), .value(value), "\(value)")
+            let stored = try f.store.lock.withLock {
+                try f.store.connection.rows("SELECT ZINFO FROM ZNOTE WHERE Z_PK = ?", [.integer(id.primaryKey!)])[0][0]
+            }
+            guard case .blob(let bytes) = stored else { return XCTFail("\(value): \(stored)") }
+            XCTAssertTrue(bytes.starts(with: Array("bplist00".utf8)), "a keyed archive: \(value)")
+        }
+        let mixed = try f.newID("Note")
+        XCTAssertThrowsError(try f.insert([f.row(mixed, ["info": .value([["nested"]])])])) { error in
+            XCTAssertTrue("\(error)".contains("Note.info") && "\(error)".contains("property-list"), "\(error)")
+        }
+        let old = try f.newID("Note")
+        try f.insert([f.row(old, ["info": .null])])
+        try f.store.lock.withLock {
+            try f.store.connection.execute("UPDATE ZNOTE SET ZINFO = 'kept as text' WHERE Z_PK = \(old.primaryKey!)")
+        }
+        XCTAssertEqual(try f.stored(old)?.value(forKey: "info"), .value("kept as text"))
+    }
+
     func testTransformableValueWithoutTransformerIsRefusedNamingTheAttribute() throws {
         let f = try SQLiteStoreFixture()
         let id = try f.newID("Sample")

@@ -33,9 +33,12 @@ public struct AttributeValueTransformer: Sendable {
         registry.withLock { $0[name] = transformer }
     }
 
-    /// The transformer registered under `name`.
+    /// The transformer registered under `name`; for Core Data's default,
+    /// `"NSSecureUnarchiveFromData"`, a built-in one when none is registered: property-list values
+    /// (and arrays, dictionaries and sets of them) as keyed archives, as Core Data stores them.
     public static func valueTransformer(forName name: String) -> AttributeValueTransformer? {
-        registry.withLock { $0[name] }
+        if let registered = registry.withLock({ $0[name] }) { return registered }
+        return SecureUnarchiveTransformer.names.contains(name) ? SecureUnarchiveTransformer.transformer : nil
     }
 
     /// The names with a registered transformer.

@@ -240,6 +240,9 @@ enum SQLiteValueCoding {
             return .value(id)
         case .transformable:
             if let name = attribute.valueTransformerName, let transformer = AttributeValueTransformer.valueTransformer(forName: name) {
+                // Text stored before the built-in default transformer existed (Strings were kept
+                // as text without a transformer) reads back as it was.
+                if case .text(let text) = stored, SecureUnarchiveTransformer.names.contains(name) { return .value(text) }
                 guard case .blob(let data) = stored else { throw corrupt() }
                 do {
                     return .value(try transformer.reverseTransform(data))
