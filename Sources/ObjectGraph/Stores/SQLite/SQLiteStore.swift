@@ -287,13 +287,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         case let v as String: return v
         case let v as Data: return v
         case let v as Date: return v
-        case let v as NSNumber:
-            // By the number's own type: on Linux a stored 1 or 1.0 also casts to Bool.
-            switch String(cString: v.objCType) {
-            case "c", "B": return v.boolValue
-            case "f", "d": return v.doubleValue
-            default: return v.intValue
-            }
+        case let v as NSNumber: return v.propertyListValue
         case let v as [Any]: return v.compactMap(sendablePropertyListValue)
         case let v as [String: Data]: return v
         case let v as [String: [String: Data]]: return v

@@ -77,12 +77,7 @@ enum SecureUnarchiveTransformer {
     private static func swiftValue(of object: Any, nested: Bool) throws -> any Hashable & Sendable {
         switch object {
         case let string as String: return string
-        case let number as NSNumber:
-            switch String(cString: number.objCType) {
-            case "c", "B": return number.boolValue
-            case "d", "f": return number.doubleValue
-            default: return number.intValue
-            }
+        case let number as NSNumber: return number.propertyListValue
         case let bool as Bool: return bool
         case let date as Date: return date
         case let data as Data: return data
@@ -121,5 +116,17 @@ enum SecureUnarchiveTransformer {
             return result
         }
         throw Failure(description: "an archived collection of several types: the built-in transformer keeps \(unsupported)")
+    }
+}
+
+extension NSNumber {
+    /// The number as the Swift value of its own type (Bool, Double or Int): on Linux a stored 1
+    /// or 1.0 also casts to Bool, so the number's type decides.
+    var propertyListValue: any Hashable & Sendable {
+        switch String(cString: objCType) {
+        case "c", "B": return boolValue
+        case "f", "d": return doubleValue
+        default: return intValue
+        }
     }
 }
