@@ -47,3 +47,10 @@ extension PropertyToFetch: ExpressibleByStringLiteral {
 /// Managed objects are identified by the object itself (as `NSManagedObject`'s `id` is its
 /// `ObjectIdentifier`): an object ID changes when a new object is saved, the object does not.
 extension ManagedObject: Identifiable {}
+
+/// Core Data's names of the SQLite store's options, for a store description's
+/// `setOption(_:forKey:)` or `addPersistentStore(type:at:options:)`.
+public let NSReadOnlyPersistentStoreOption = SQLiteStore.readOnlyOption
+public let NSSQLitePragmasOption = SQLiteStore.pragmasOption
+public let NSSQLiteAnalyzeOption = SQLiteStore.analyzeOption
+public let NSSQLiteManualVacuumOption = SQLiteStore.manualVacuumOption

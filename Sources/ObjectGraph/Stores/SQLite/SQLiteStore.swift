@@ -64,6 +64,17 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// The option (Core Data's `NSReadOnlyPersistentStoreOption`) that opens an existing store
     /// for reading only.
     public static let readOnlyOption = "NSReadOnlyPersistentStoreOption"
+    /// The option (Core Data's `NSSQLitePragmasOption`): pragma names to values (strings,
+    /// integers or booleans), set when the store opens.
+    public static let pragmasOption = "NSSQLitePragmasOption"
+    /// The options (Core Data's `NSSQLiteAnalyzeOption`, `NSSQLiteManualVacuumOption`) that run
+    /// ANALYZE, and VACUUM, when the store opens.
+    public static let analyzeOption = "NSSQLiteAnalyzeOption"
+    public static let manualVacuumOption = "NSSQLiteManualVacuumOption"
+    /// The pragmas of ``pragmasOption``, by name, checked; and the maintenance asked for.
+    let pragmas: [(name: String, value: String)]
+    let analyzesOnOpen: Bool
+    let vacuumsOnOpen: Bool
     /// Whether a save's transaction is open (``prepareSave(_:)``), and whether the metadata
     /// needed writing when it began (restored if it rolls back).
     var hasPreparedSave = false
@@ -78,9 +89,15 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// `"busyTimeout"` (seconds) bounds how long a call waits for another writer;
     /// `"externalStorageThreshold"` (bytes, 100 KiB by default) is the size from which values of
     /// attributes allowing external storage go to files beside the store;
-    /// ``readOnlyOption`` (true) opens an existing store for reading only.
+    /// ``readOnlyOption`` (true) opens an existing store for reading only;
+    /// ``pragmasOption`` (`["journal_mode": "DELETE", "synchronous": "FULL"]`) sets SQLite
+    /// pragmas on the connection, a journal mode instead of WAL; ``analyzeOption`` and
+    /// ``manualVacuumOption`` (true) run ANALYZE and VACUUM when the store opens.
     public init(configurationName: String? = nil, url: URL, options: [String: any Sendable] = [:]) throws {
         fileURL = url
+        pragmas = try Self.pragmas(from: options[Self.pragmasOption])
+        analyzesOnOpen = options[Self.analyzeOption] as? Bool ?? false
+        vacuumsOnOpen = options[Self.manualVacuumOption] as? Bool ?? false
         self.configurationName = configurationName
         externalData = SQLiteExternalData(storeURL: url, threshold: options["externalStorageThreshold"] as? Int ?? 100 * 1024)
         let timeout = (options["busyTimeout"] as? Double) ?? (options["busyTimeout"] as? Int).map(Double.init) ?? 10
@@ -157,11 +174,13 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             }
             if isReadOnly {
                 // Nothing is created or switched on: the file is read as it is.
+                try applyPragmas(journalMode: false)
                 storedMetadata = try Self.readMetadata(connection) ?? storedMetadata
                 adopt(schema, model)
                 return
             }
-            try connection.enableWriteAheadLog(within: busyTimeout)
+            if !pragmas.contains(where: { $0.name == "journal_mode" }) { try connection.enableWriteAheadLog(within: busyTimeout) }
+            try applyPragmas(journalMode: true)
             if try openWithoutWriting(schema: schema, hashes: hashes, model: model) {
                 adopt(schema, model)
                 return
@@ -201,6 +220,53 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                 }
             }
             adopt(schema, model)
+        }
+        guard !isReadOnly, analyzesOnOpen || vacuumsOnOpen else { return }
+        try lock.withLock {
+            if analyzesOnOpen { try connection.execute("ANALYZE") }
+            if vacuumsOnOpen { try connection.execute("VACUUM") }
+        }
+    }
+
+    /// The pragmas of a ``pragmasOption`` value, refusing names and values that are not plain
+    /// words or numbers (they are written into the PRAGMA statement).
+    private static func pragmas(from option: (any Sendable)?) throws -> [(name: String, value: String)] {
+        guard let option else { return [] }
+        guard let pairs = option as? [String: any Sendable] else {
+            throw StoreError.unsupportedRequest("\(pragmasOption) must be a dictionary of pragma names to values, not \(Swift.type(of: option))")
+        }
+        func isWord(_ text: String, extra: Set<Character>) -> Bool {
+            !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || extra.contains($0)) }
+        }
+        return try pairs.sorted { $0.key < $1.key }.map { name, value in
+            guard isWord(name, extra: ["_"]) else { throw StoreError.unsupportedRequest("\(pragmasOption): \"\(name)\" is not a pragma name") }
+            let text: String
+            switch value {
+            case let bool as Bool: text = bool ? "1" : "0"
+            case let int as Int: text = String(int)
+            case let string as String: text = string
+            default: throw StoreError.unsupportedRequest("\(pragmasOption): the value of \(name) must be a string, an integer or a boolean")
+            }
+            guard isWord(text, extra: ["_", "-", "."]) else {
+                throw StoreError.unsupportedRequest("\(pragmasOption): \"\(text)\" is not a value for \(name)")
+            }
+            return (name, text)
+        }
+    }
+
+    /// Sets ``pragmas`` on the connection (the journal mode only when `journalMode`, checking
+    /// that SQLite took it). Lock held.
+    private func applyPragmas(journalMode: Bool) throws {
+        for (name, value) in pragmas {
+            if name == "journal_mode" {
+                guard journalMode else { continue }
+                let mode = try connection.scalar("PRAGMA journal_mode = \(value)")
+                guard case .text(let set)? = mode, set.lowercased() == value.lowercased() else {
+                    throw StoreError.io(path: fileURL.path, reason: "the journal mode stays \(mode ?? .null), not \(value)")
+                }
+            } else {
+                _ = try connection.scalar("PRAGMA \(name) = \(value)")
+            }
         }
     }
 
