@@ -61,6 +61,12 @@ public protocol FetchedResultsControllerDelegate<Object>: AnyObject {
     func controller(_ controller: FetchedResultsController<Object>, didChange object: Object, at indexPath: IndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: IndexPath?)
     func controllerDidChangeContent(_ controller: FetchedResultsController<Object>)
+    /// The same event as one difference between the object IDs of ``FetchedResultsController/fetchedObjects``
+    /// before and after it (Core Data's `didChangeContentWith` a `CollectionDifference`), told
+    /// after the changes one by one and before ``controllerDidChangeContent(_:)``. Each object
+    /// counts under the ID it has when the event is told (a new object's temporary ID, even if
+    /// the save that ends the event makes it permanent right after).
+    func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith difference: CollectionDifference<ObjectID>)
     /// The index title of the section named `sectionName`; by default the controller's
     /// ``FetchedResultsController/sectionIndexTitle(forSectionName:)``.
     func controller(_ controller: FetchedResultsController<Object>, sectionIndexTitleForSectionName sectionName: String) -> String?
@@ -73,6 +79,7 @@ extension FetchedResultsControllerDelegate {
     public func controller(_ controller: FetchedResultsController<Object>, didChange object: Object, at indexPath: IndexPath?,
                            for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {}
     public func controllerDidChangeContent(_ controller: FetchedResultsController<Object>) {}
+    public func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith difference: CollectionDifference<ObjectID>) {}
     public func controller(_ controller: FetchedResultsController<Object>, sectionIndexTitleForSectionName sectionName: String) -> String? {
         controller.sectionIndexTitle(forSectionName: sectionName)
     }
@@ -354,6 +361,7 @@ open class FetchedResultsController<Object: ManagedObject> {
                 delegate.controller(self, didChange: object, at: nil, for: .insert, newIndexPath: IndexPath(item: item, section: sectionIndex))
             }
         }
+        tellDifference(to: delegate, from: oldSections.flatMap(\.objects))
         delegate.controllerDidChangeContent(self)
     }
 
@@ -414,7 +422,14 @@ open class FetchedResultsController<Object: ManagedObject> {
         for (object, at) in inserts { delegate.controller(self, didChange: object, at: nil, for: .insert, newIndexPath: at) }
         for (object, at, to) in moves { delegate.controller(self, didChange: object, at: at, for: .move, newIndexPath: to) }
         for (object, at, to) in updates { delegate.controller(self, didChange: object, at: at, for: .update, newIndexPath: to) }
+        tellDifference(to: delegate, from: old)
         delegate.controllerDidChangeContent(self)
+    }
+
+    /// Tells `delegate` the difference between the IDs of `old` and of the fetched objects.
+    private func tellDifference(to delegate: any FetchedResultsControllerDelegate<Object>, from old: [Object]) {
+        let now = (fetchedObjects ?? []).map(\.objectID)
+        delegate.controller(self, didChangeContentWith: now.difference(from: old.map(\.objectID)))
     }
 
     /// The `placed` objects that kept their place: in the same section, between the same other

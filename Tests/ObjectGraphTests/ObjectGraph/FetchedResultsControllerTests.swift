@@ -218,6 +218,8 @@ final class FetchedResultsControllerTests: XCTestCase {
                     let before = controller.sections?.map { ($0.name, $0.objects) } ?? []
                     recorder.changes = []
                     recorder.sectionChanges = []
+                    recorder.differences = []
+                    let beforeIDs = (controller.fetchedObjects ?? []).map(\.objectID)
                     var edited: [ManagedObject] = []
                     for _ in 0...random.next(2) {
                         switch random.next(5) {
@@ -247,6 +249,13 @@ final class FetchedResultsControllerTests: XCTestCase {
                     XCTAssertEqual(applied.map { $0.1.map(ObjectIdentifier.init) }, after.map { $0.1.map(ObjectIdentifier.init) }, "\(label): rows")
                     for change in recorder.changes where change.type == .update {
                         XCTAssertEqual(change.to, controller.indexPath(forObject: change.object), "\(label): an update's new index path")
+                    }
+                    // The difference of IDs, as they were when it was told (a save after it makes
+                    // new objects' IDs permanent).
+                    let told = recorder.changes.isEmpty && recorder.sectionChanges.isEmpty ? 0 : 1
+                    XCTAssertEqual(recorder.differences.count, told, "\(label): one difference with each event's changes")
+                    if let (difference, after) = recorder.differences.first {
+                        XCTAssertEqual(beforeIDs.applying(difference), after, "\(label): the difference")
                     }
                     let reported = Set(recorder.changes.map { ObjectIdentifier($0.object) })
                     for task in edited where !task.isDeleted && controller.indexPath(forObject: task) != nil {
@@ -280,6 +289,13 @@ final class ChangeRecorder: FetchedResultsControllerDelegate {
 
     func controllerWillChangeContent(_ controller: FetchedResultsController<ManagedObject>) { steps.append("will") }
     func controllerDidChangeContent(_ controller: FetchedResultsController<ManagedObject>) { steps.append("did") }
+
+    /// Each difference told, with the fetched objects' IDs when it was told.
+    var differences: [(difference: CollectionDifference<ObjectID>, after: [ObjectID])] = []
+
+    func controller(_ controller: FetchedResultsController<ManagedObject>, didChangeContentWith difference: CollectionDifference<ObjectID>) {
+        differences.append((difference, (controller.fetchedObjects ?? []).map(\.objectID)))
+    }
 
     func controller(_ controller: FetchedResultsController<ManagedObject>, didChange section: FetchedResultsSection<ManagedObject>,
                     atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
