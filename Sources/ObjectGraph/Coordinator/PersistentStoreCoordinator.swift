@@ -191,6 +191,85 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         try copier.copy(to: destination)
     }
 
+    /// Moves the data of `store`, one of this coordinator's stores, into a new store of `type`
+    /// at `url` and puts the new store in its place (Core Data's
+    /// `migratePersistentStore(_:to:options:type:)`): every row is copied with its values and
+    /// relationships, under new object IDs (the new store has its own UUID), and the store's
+    /// own metadata keys are kept. `store` is then removed; objects that contexts hold from it
+    /// are no longer valid (reset those contexts, or fetch again). The copy is one save of the
+    /// new store: a failure destroys the new store and leaves `store` in place.
+    ///
+    /// ```swift
+    /// let onDisk = try coordinator.migratePersistentStore(scratch, to: fileURL, type: .sqlite)
+    /// ```
+    @discardableResult
+    public func migratePersistentStore(_ store: any PersistentStore, to url: URL?, options: [String: any Sendable] = [:],
+                                       type: StoreType) throws -> any PersistentStore {
+        guard persistentStores.contains(where: { $0 === store }) else {
+            throw StoreError.unknownStore("the store \(store.identifier) is not one of this coordinator's stores")
+        }
+        guard let registration = Self.registry.withLock({ $0[type] }) else {
+            throw StoreError.unknownStore("no store type \"\(type)\" is registered")
+        }
+        if let url, FileManager.default.fileExists(atPath: url.path) {
+            throw StoreError.io(path: url.path, reason: "a file is already there: a store is migrated into a new file")
+        }
+        let destination = try registration.factory(store.configurationName, url, options)
+        do {
+            try destination.load(model: managedObjectModel)
+            try withStores { try copyRows(of: store, into: destination) }
+        } catch {
+            destination.unload()
+            if let url { try? registration.destroy?(url, options) }
+            throw error
+        }
+        lock.withLock {
+            if let index = stores.firstIndex(where: { $0 === store }) { stores[index] = destination } else { stores.append(destination) }
+        }
+        store.unload()
+        return destination
+    }
+
+    /// Writes every row of `source` into `destination` (new, empty) in one save, under new IDs.
+    private func copyRows(of source: any PersistentStore, into destination: any PersistentStore) throws {
+        let entities = (managedObjectModel.entities(forConfigurationName: source.configurationName) ?? managedObjectModel.entities)
+            .filter { !$0.isAbstract }
+        var rows: [Snapshot] = []
+        for entity in entities {
+            var request = StoreFetchRequest(entity: entity)
+            request.includesSubentities = false
+            var result = try source.execute(request)
+            var snapshots = result.takeSnapshots() ?? []
+            // To-many relationships the fetch left unloaded are read, all owners at once.
+            let ids = snapshots.map(\.objectID)
+            for (slot, property) in entity.layout.properties.enumerated() {
+                guard let relationship = property as? RelationshipDescription, relationship.isToMany, relationship.isStored,
+                      snapshots.contains(where: { !$0.values[slot].isLoaded }) else { continue }
+                let destinations = try source.objectIDs(forRelationship: relationship, of: ids)
+                for index in snapshots.indices where !snapshots[index].values[slot].isLoaded {
+                    snapshots[index].values[slot] = .objects(destinations[snapshots[index].objectID] ?? [])
+                }
+            }
+            rows += snapshots
+        }
+        let newIDs = try destination.obtainPermanentIDs(for: rows.map { ObjectID.temporary(for: $0.objectID.entity) })
+        var renamed: [ObjectID: ObjectID] = [:]
+        for (old, new) in zip(rows, newIDs) { renamed[old.objectID] = new }
+        // A reference to an object of another store stays as it is.
+        func moved(_ value: SnapshotValue) -> SnapshotValue {
+            switch value {
+            case .object(let id): return .object(renamed[id] ?? id)
+            case .objects(let ids): return .objects(ids.map { renamed[$0] ?? $0 })
+            default: return value
+            }
+        }
+        let inserted = zip(rows, newIDs).map { row, id in Snapshot(objectID: id, version: 0, values: row.values.map(moved)) }
+        var metadata = destination.metadata
+        for (key, value) in source.metadata where metadata[key] == nil { metadata[key] = value }
+        destination.metadata = metadata
+        _ = try destination.save(StoreSaveRequest(inserted: inserted))
+    }
+
     // MARK: Object IDs
 
     /// The object ID a URI names (`x-objectgraph://<store-uuid>/<Entity>/p<key>`), or nil when
