@@ -78,6 +78,11 @@ enum PropertyRules {
     private static func checkAttribute(_ value: Any, _ attribute: AttributeDescription,
                                        _ failure: (ValidationError.Rule, String) -> ValidationError.Failure) -> ValidationError.Failure? {
         let type = attribute.attributeType
+        if type == .transformable, StorableValues.modelValue(value) == nil {
+            // A value no snapshot can hold would be saved as nil.
+            return failure(.type(expected: "StorableValue"), "a value of type \(Swift.type(of: value)) cannot be stored: "
+                + "a transformable attribute's values adopt StorableValue (Hashable and Sendable; property-list values and collections of them do)")
+        }
         if !hasType(value, type) {
             let article = "AEIOU".contains(type.xcodeName.first ?? "x") ? "an" : "a"
             return failure(.type(expected: type.xcodeName), "\(show(value)) is not \(article) \(type.xcodeName) (it is \(Swift.type(of: value)))")
@@ -195,8 +200,11 @@ struct SlotValidation {
     /// Whether a value can break a rule beyond its presence and type (ranges, lengths, dates,
     /// patterns, predicates; for relationships, being required or their counts).
     let hasRules: Bool
+    /// Whether a value of any type must be checked to be storable (a transformable attribute's).
+    let checksStorability: Bool
 
     init(_ property: PropertyDescription) {
+        checksStorability = (property as? AttributeDescription)?.attributeType == .transformable
         switch property {
         case let attribute as AttributeDescription:
             valueType = PropertyRules.valueType(of: attribute.attributeType)
@@ -229,7 +237,7 @@ struct SlotValidation {
     func passes(valueOfType type: Any.Type?) -> Bool {
         if hasRules { return false }
         guard let type else { return !isRequired }
-        guard let valueType else { return !isRequired }
+        guard let valueType else { return !isRequired && !checksStorability }
         return type == valueType as Any.Type
     }
 }

@@ -86,11 +86,20 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
         /// of the save instead of hiding them. Its rule is ``Rule/custom(_:)`` named after the
         /// error's type (`"ReviewNoteError"`), its message the error's description. The error
         /// itself is not kept: a failure is a plain value (Sendable, Hashable), and any error
-        /// need not be.
+        /// need not be; its domain and code are (``underlyingDomain``), for the NSError form.
         public init(_ error: any Error, of object: ManagedObject, property: String?, value: String = "") {
             self.init(objectID: object.objectID, entity: object.entity.name, property: property,
                       rule: .custom("\(type(of: error))"), value: value, message: "\(error)")
+            let bridged = error as NSError
+            underlyingDomain = bridged.domain
+            underlyingCode = bridged.code
         }
+
+        /// For a failure of an error the object's own validation code threw: that error's domain
+        /// and code (as `error as NSError` gives them). The NSError form of a validation error
+        /// carries it under `NSUnderlyingErrorKey`, and lists it as itself among several.
+        public var underlyingDomain: String?
+        public var underlyingCode: Int?
 
         /// `Entity.property (object URI): message`.
         public var description: String {

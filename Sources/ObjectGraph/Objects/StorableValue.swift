@@ -15,8 +15,17 @@ extension Dictionary: StorableValue where Key: StorableValue, Value: StorableVal
 extension Set: StorableValue where Element: StorableValue {}
 extension String: StorableValue {}
 extension Int: StorableValue {}
+extension Int16: StorableValue {}
+extension Int32: StorableValue {}
+extension Int64: StorableValue {}
 extension Double: StorableValue {}
+extension Float: StorableValue {}
+extension Decimal: StorableValue {}
 extension Bool: StorableValue {}
+extension Date: StorableValue {}
+extension Data: StorableValue {}
+extension UUID: StorableValue {}
+extension URL: StorableValue {}
 
 enum StorableValues {
     /// `value` as a value a snapshot can hold, or nil when its type cannot be stored.

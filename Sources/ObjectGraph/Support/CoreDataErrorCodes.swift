@@ -70,7 +70,25 @@ extension ValidationError.Failure {
         if let objectID { info[NSValidationObjectErrorKey] = objectID }
         if let property { info[NSValidationKeyErrorKey] = property }
         if case .predicate(let format) = rule { info[NSValidationPredicateErrorKey] = format }
+        if let underlying = underlyingError { info[NSUnderlyingErrorKey] = underlying }
         return info
+    }
+
+    /// The error the object's own validation code threw, rebuilt from its domain and code.
+    var underlyingError: NSError? {
+        guard let underlyingDomain else { return nil }
+        return NSError(domain: underlyingDomain, code: underlyingCode ?? 0, userInfo: [NSLocalizedDescriptionKey: message])
+    }
+
+    /// The failure as an NSError on its own: the object's own error as it threw it, else Core
+    /// Data's code with this failure's keys (what `NSDetailedErrorsKey` lists).
+    var nsError: NSError {
+        if let underlyingDomain {
+            var info = userInfo
+            info[NSUnderlyingErrorKey] = nil
+            return NSError(domain: underlyingDomain, code: underlyingCode ?? 0, userInfo: info)
+        }
+        return NSError(domain: NSCocoaErrorDomain, code: code, userInfo: userInfo)
     }
 }
 
@@ -84,7 +102,7 @@ extension ValidationError: CustomNSError {
     public var errorUserInfo: [String: Any] {
         if failures.count == 1 { return failures[0].userInfo }
         return [NSLocalizedDescriptionKey: description,
-                NSDetailedErrorsKey: failures.map { NSError(domain: NSCocoaErrorDomain, code: $0.code, userInfo: $0.userInfo) }]
+                NSDetailedErrorsKey: failures.map(\.nsError)]
     }
 }
 
@@ -116,7 +134,13 @@ extension StoreError: CustomNSError {
         var info: [String: Any] = [NSLocalizedDescriptionKey: description]
         switch self {
         case .conflicts(let conflicts): info[NSPersistentStoreSaveConflictsErrorKey] = conflicts
-        case .uniquenessViolation(_, _, let ids): info[NSAffectedObjectsErrorKey] = ids
+        case let .uniquenessViolation(entity, properties, ids):
+            info[NSAffectedObjectsErrorKey] = ids
+            // Core Data's NSConstraintConflicts under conflictList: the new object and the one it duplicates.
+            if ids.count == 2 {
+                info[NSPersistentStoreSaveConflictsErrorKey] = [ConstraintConflict(entity: entity, properties: properties,
+                                                                                   duplicateID: ids[0], originalID: ids[1])]
+            }
         case .io(let path, _), .incompatibleModel(let path, _): info[NSFilePathErrorKey] = path
         case .unsupportedRequest, .unknownStore, .foreignObjectID: break
         }

@@ -219,9 +219,12 @@ final class SQLiteStoreTests: XCTestCase {
             guard case .blob(let bytes) = stored else { return XCTFail("\(value): \(stored)") }
             XCTAssertTrue(bytes.starts(with: Array("bplist00".utf8)), "a keyed archive: \(value)")
         }
-        let mixed = try f.newID("Note")
-        XCTAssertThrowsError(try f.insert([f.row(mixed, ["info": .value([["nested"]])])])) { error in
-            XCTAssertTrue("\(error)".contains("Note.info") && "\(error)".contains("property-list"), "\(error)")
+        let nested = try f.newID("Note")
+        try f.insert([f.row(nested, ["info": .value([["a", "b"], ["c"]])])])
+        XCTAssertEqual(try f.stored(nested)?.value(forKey: "info"), .value([["a", "b"], ["c"]]), "nested, typed")
+        let foreign = try f.newID("Note")
+        XCTAssertThrowsError(try f.insert([f.row(foreign, ["info": .value(Coordinates(latitude: 1, longitude: 2))])])) { error in
+            XCTAssertTrue("\(error)".contains("Note.info") && "\(error)".contains("property lists"), "\(error)")
         }
         let old = try f.newID("Note")
         try f.insert([f.row(old, ["info": .null])])
@@ -548,4 +551,10 @@ private extension ObjectID {
     func withStore(_ identifier: String) -> ObjectID {
         ObjectID(entity: entity, storeIdentifier: identifier, primaryKey: primaryKey!)
     }
+}
+
+/// A value of one's own type: storable, but no property list.
+private struct Coordinates: StorableValue {
+    var latitude: Double
+    var longitude: Double
 }
