@@ -247,6 +247,12 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
             Case("Person", "SUBQUERY(tasks, $t, $t.points > 4 AND $t.tags.@count > 0).@count >= 1"),
             Case("Person", "SUBQUERY(tasks, $t, $t == %@).@count == 1", id("write")),
             Case("Tag", "SUBQUERY(tasks, $t, $t.owner.age > 30)[SIZE] > 0"),
+            // Places in an ordered to-many relationship (write's steps are c, a, b; review's
+            // draft, nil; release's one; the others' none).
+            Case("Task", "steps[FIRST].text == 'c'"), Case("Task", "steps[LAST].text == 'b'"),
+            Case("Task", "steps[LAST].text == nil"), Case("Task", "NOT steps[FIRST].text == 'c'"),
+            Case("Task", "steps[FIRST].text BEGINSWITH 'd' OR steps[LAST].text == 'ship it'"),
+            Case("Task", "steps[FIRST] == %@", id("s1")), Case("Task", "steps[LAST] == nil"),
         ]
         // Compounds and constants
         let group11: [Case] = [
@@ -403,13 +409,26 @@ final class SQLitePredicateEquivalenceTests: XCTestCase {
         }
     }
 
+    /// `[n]` past the end of a list: the evaluator throws (as Core Data raises), SQL finds no
+    /// member, as for `[FIRST]` of an empty list (its key reads nil); within the list both agree.
+    func testAnIndexIntoAnOrderedRelationshipPicksThatMember() throws {
+        let pair = try Pair()
+        var request = StoreFetchRequest(entity: pair.entity("Task"))
+        request.predicate = try Predicate(format: "steps[1].text == 'a'")
+        XCTAssertEqual(names(try pair.sqlite.ids(request), pair), "[write]")
+        request.predicate = try Predicate(format: "steps[2].text == 'b' AND steps[0] == %@", argumentArray: [pair.ids["s1"]!])
+        XCTAssertEqual(names(try pair.sqlite.ids(request), pair), "[write]")
+        request.predicate = try Predicate(format: "steps[5].text != nil")
+        XCTAssertEqual(try pair.sqlite.ids(request), [], "no member there: its key reads nil")
+    }
+
     func testWhatSQLCannotExpressIsRefusedNamingTheConstruct() throws {
         let pair = try Pair()
         let refused: [(String, String)] = [
             ("Task", "title + 1 > 5"), ("Task", "1 + deadline > 5"), ("Task", "deadline - 5 > %@"), ("Task", "FUNCTION(title, 'uppercaseString') == 'W'"), ("Task", "TERNARY(done == YES, 1, 0) == 1"),
             ("Task", "nickname == 'x'"), ("Person", "nickname == 'x'"), ("Task", "ANY tags.tasks.title == 'x'"), ("Task", "tags.name == 'x'"),
             ("Task", "title < 5"), ("Task", "SELF isKindOfClass: %@"), ("Task", "SUBQUERY(tags, $t, $t.name == 'x')[FIRST] == nil"),
-            ("Task", "$unbound == 1"), ("Task", "owner < %@"),
+            ("Task", "$unbound == 1"), ("Task", "owner < %@"), ("Person", "tasks[FIRST].title == 'x'"), ("Task", "tags[LAST] == nil"),
         ]
         for (entity, format) in refused {
             var request = StoreFetchRequest(entity: pair.entity(entity))

@@ -3,7 +3,8 @@
 // compares it; strings with [c], [d], [n], [l], BEGINSWITH, ENDSWITH, CONTAINS, LIKE and MATCHES
 // go through the functions SQLiteFunctions registers, which call the evaluator's own code. Key
 // paths through to-one relationships become LEFT JOINs; ANY, ALL, NONE, to-many membership,
-// @count, @sum, @avg, @min, @max and SUBQUERY(...).@count become correlated subqueries.
+// @count, @sum, @avg, @min, @max, SUBQUERY(...).@count and the members of an ordered to-many
+// relationship at a place (`steps[FIRST].text`, `[LAST]`, `[2]`) become correlated subqueries.
 // Arithmetic over numbers (`+`, `-`, `*` in SQL; `/`, modulus:by:, `**` and anything decimal
 // through og_arithmetic, the evaluator's code) is NULL for nil, as the evaluator's is; a date
 // takes seconds added to it. Values are always bound (`?N`); what cannot be translated throws,
@@ -259,6 +260,10 @@ final class SQLitePredicateTranslator {
         case .member(.subquery(let collection, let variable, let predicate), "@count"),
              .subscripted(.subquery(let collection, let variable, let predicate), .size):
             return try subqueryCount(collection, variable, predicate)
+        case .subscripted(let base, let position) where Self.place(position) != nil:
+            return try member(at: Self.place(position)!, of: base, path: [], in: expression)
+        case .member(.subscripted(let base, let position), let path) where Self.place(position) != nil:
+            return try member(at: Self.place(position)!, of: base, path: path.split(separator: ".").map(String.init), in: expression)
         case .subscripted(let base, .size):
             guard case .toMany(var members) = try operand(base), members.rest.isEmpty else {
                 throw unsupported("\(expression.expressionFormat): [SIZE] of something other than a to-many relationship")
@@ -358,7 +363,7 @@ final class SQLitePredicateTranslator {
 
     /// The rows of a to-many relationship's members: the FROM clause (with its own alias scope)
     /// and the condition tying them to their owner.
-    func memberSource(_ members: ToMany) throws -> (source: (from: String, correlation: String), scope: SQLiteQueryScope) {
+    func memberSource(_ members: ToMany) throws -> (source: (from: String, correlation: String, order: String), scope: SQLiteQueryScope) {
         let q = SQLiteSchema.quoted
         guard let destination = members.relationship.destinationEntity else {
             throw unsupported("the key path \(members.path): \(members.relationship.qualifiedName) has no destination")
@@ -367,14 +372,17 @@ final class SQLitePredicateTranslator {
         let table = q(schema.table(of: destination).name)
         switch schema.storage(of: members.relationship) {
         case .inverseForeignKey(let inverse)?:
-            guard case .foreignKey(let column, _, _)? = schema.storage(of: inverse) else { break }
-            return (("\(table) \(scope.alias)", "\(scope.alias).\(q(column)) = \(members.owner).Z_PK"), scope)
+            guard case .foreignKey(let column, _, let order)? = schema.storage(of: inverse) else { break }
+            let ordering = (order.map { "\(scope.alias).\(q($0)), " } ?? "") + "\(scope.alias).Z_PK"
+            return (("\(table) \(scope.alias)", "\(scope.alias).\(q(column)) = \(members.owner).Z_PK", ordering), scope)
         case .joinTable(let join, let reversed)?:
             let link = newAlias()
             let owner = reversed ? join.destinationColumn : join.sourceColumn
             let member = reversed ? join.sourceColumn : join.destinationColumn
+            let order = reversed ? join.sourceOrderColumn : join.destinationOrderColumn
+            let ordering = (order.map { "\(link).\(q($0)), " } ?? "") + "\(scope.alias).Z_PK"
             return (("\(q(join.name)) \(link) JOIN \(table) \(scope.alias) ON \(scope.alias).Z_PK = \(link).\(q(member))",
-                     "\(link).\(q(owner)) = \(members.owner).Z_PK"), scope)
+                     "\(link).\(q(owner)) = \(members.owner).Z_PK", ordering), scope)
         default:
             break
         }
@@ -412,6 +420,43 @@ final class SQLitePredicateTranslator {
         }
         let subquery = "(SELECT \(value) FROM \(source.from)" + scope.joins.map { " " + $0 }.joined() + " WHERE \(source.correlation))"
         return .value(members.ownerGuard.map { "CASE WHEN \($0) THEN \(subquery) END" } ?? subquery, kind)
+    }
+
+    /// Where `[FIRST]`, `[LAST]` and `[n]` (a constant n) pick a member: from the end or the
+    /// start, and how many to skip.
+    private static func place(_ position: Expression.Subscript) -> (fromEnd: Bool, skipping: Int)? {
+        switch position {
+        case .first: return (false, 0)
+        case .last: return (true, 0)
+        case .index(.constant(.integer(let n))) where n >= 0 && n <= Int64(Int32.max): return (false, Int(n))
+        default: return nil
+        }
+    }
+
+    /// `steps[FIRST]`, `steps[LAST].text`, `steps[2].text`: the member of an ordered to-many
+    /// relationship at that place in its order (the store's: its order column, then its key),
+    /// as an object, or the value `path` reaches from it; nil (no row) where there is none. (The
+    /// evaluator throws for an index past the end; SQL finds no member, as for an empty list.)
+    /// Unordered relationships have no first member and are refused.
+    private func member(at place: (fromEnd: Bool, skipping: Int), of base: Expression, path: [String],
+                        in expression: Expression) throws -> Operand {
+        guard case .toMany(let members) = try operand(base), members.rest.isEmpty, members.relationship.isOrdered,
+              let destination = members.relationship.destinationEntity else {
+            throw unsupported("\(expression.expressionFormat): [FIRST], [LAST] and [n] of something other than an ordered to-many relationship")
+        }
+        let (source, scope) = try memberSource(members)
+        let direction = place.fromEnd ? " DESC" : ""
+        let ordering = source.order.split(separator: ",").map { $0 + direction }.joined(separator: ",")
+        let picked = " WHERE \(source.correlation) ORDER BY \(ordering) LIMIT 1 OFFSET \(place.skipping))"
+        func guarded(_ subquery: String) -> String { members.ownerGuard.map { "CASE WHEN \($0) THEN \(subquery) END" } ?? subquery }
+        guard !path.isEmpty else {
+            return .object(key: guarded("(SELECT \(scope.alias).Z_PK FROM \(source.from)" + picked),
+                           entity: guarded("(SELECT \(scope.alias).Z_ENT FROM \(source.from)" + picked), destination: destination)
+        }
+        guard case .value(let value, let kind) = try resolve(path, from: scope, path: expression.expressionFormat) else {
+            throw unsupported("\(expression.expressionFormat): a key after [FIRST], [LAST] or [n] must reach an attribute")
+        }
+        return .value(guarded("(SELECT \(value) FROM \(source.from)" + scope.joins.map { " " + $0 }.joined() + picked), kind)
     }
 
     /// `SUBQUERY(collection, $variable, predicate).@count`.
