@@ -272,10 +272,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     // MARK: Object IDs
 
-    /// The object ID a URI names (`x-objectgraph://<store-uuid>/<Entity>/p<key>`), or nil when
+    /// The object ID a URI names (`x-objectgraph://<store-uuid>/<Entity>/p<key>`, or Core Data's
+    /// `x-coredata://` of the same shape, which an app kept from Apple's platforms names a row of
+    /// a store with that UUID by), or nil when
     /// no added store has that UUID, the model has no such entity, or the key is not positive.
     public func managedObjectID(forURIRepresentation uri: URL) -> ObjectID? {
-        guard uri.scheme == "x-objectgraph", let host = uri.host, !host.isEmpty else { return nil }
+        guard uri.scheme == "x-objectgraph" || uri.scheme == "x-coredata", let host = uri.host, !host.isEmpty else { return nil }
         let parts = uri.path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
         // Keys start at 1 (SQLite's Z_PK and the in-memory store's counter alike).
         guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()), key > 0,

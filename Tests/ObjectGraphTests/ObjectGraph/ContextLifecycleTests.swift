@@ -366,6 +366,9 @@ final class ContextLifecycleTests: XCTestCase {
             XCTAssertEqual(back, id)
             XCTAssertEqual(back.hashValue, id.hashValue)
             XCTAssertEqual(try stack.newContext().existingObject(with: back).value(forKey: "title") as? String, "Plan")
+            // Core Data's scheme, of the same shape (a URI an app kept on Apple's platforms).
+            let coreData = try XCTUnwrap(URL(string: "x-coredata://\(store.identifier)/Task/p\(id.primaryKey!)"))
+            XCTAssertEqual(stack.coordinator.managedObjectID(forURIRepresentation: coreData), id)
         }
     }
 
