@@ -232,8 +232,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Writes every row of `source` into `destination` (new, empty) in one save, under new IDs.
     private func copyRows(of source: any PersistentStore, into destination: any PersistentStore) throws {
-        let entities = (managedObjectModel.entities(forConfigurationName: source.configurationName) ?? managedObjectModel.entities)
-            .filter { !$0.isAbstract }
+        // Every concrete entity the store holds: a configuration's entities and their sub-entities.
+        let entities = managedObjectModel.entities.filter { !$0.isAbstract && holds(source, entity: $0) }
         var rows: [Snapshot] = []
         for entity in entities {
             var request = StoreFetchRequest(entity: entity)

@@ -63,7 +63,8 @@ public protocol FetchedResultsControllerDelegate<Object>: AnyObject {
     func controllerDidChangeContent(_ controller: FetchedResultsController<Object>)
     /// The same event as one difference between the object IDs of ``FetchedResultsController/fetchedObjects``
     /// before and after it (Core Data's `didChangeContentWith` a `CollectionDifference`), told
-    /// after the changes one by one and before ``controllerDidChangeContent(_:)``. Each object
+    /// after the changes one by one and before ``controllerDidChangeContent(_:)``, by a
+    /// controller without sections only (as Core Data's). Each object
     /// counts under the ID it has when the event is told (a new object's temporary ID, even if
     /// the save that ends the event makes it permanent right after).
     func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith difference: CollectionDifference<ObjectID>)
@@ -426,8 +427,11 @@ open class FetchedResultsController<Object: ManagedObject> {
         delegate.controllerDidChangeContent(self)
     }
 
-    /// Tells `delegate` the difference between the IDs of `old` and of the fetched objects.
+    /// Tells `delegate` the difference between the IDs of `old` and of the fetched objects; only
+    /// without sections, as Core Data ("only invoked if the controller's sectionNameKeyPath
+    /// property is nil").
     private func tellDifference(to delegate: any FetchedResultsControllerDelegate<Object>, from old: [Object]) {
+        guard sectionNameKeyPath == nil else { return }
         let now = (fetchedObjects ?? []).map(\.objectID)
         delegate.controller(self, didChangeContentWith: now.difference(from: old.map(\.objectID)))
     }

@@ -47,11 +47,23 @@ final class SQLitePragmaOptionTests: XCTestCase {
             context.insertNewObject(forEntityName: "Person").setValue("Ada", forKey: "firstName")
             try context.save()
         }
-        let (_, store) = try open(url, options: [NSSQLiteAnalyzeOption: true, NSSQLiteManualVacuumOption: true])
+        // Core Data's options are NSNumbers: 1 is yes.
+        let (_, store) = try open(url, options: [NSSQLiteAnalyzeOption: 1, NSSQLiteManualVacuumOption: true])
         let statistics = try store.lock.withLock {
             try store.connection.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'")
         }
         XCTAssertEqual(statistics, .integer(1), "ANALYZE made its statistics table")
+    }
+
+    /// Pragmas that only take effect on a new file take effect: they are set before the store
+    /// switches the file to WAL, its first write (found by the review).
+    func testPragmasOfTheFileAreSetBeforeItsFirstWrite() throws {
+        let directory = try TemporaryDirectory()
+        let (_, store) = try open(directory.url.appendingPathComponent("store.sqlite"),
+                                  options: [NSSQLitePragmasOption: ["page_size": 8192, "auto_vacuum": "FULL"] as [String: any Sendable]])
+        XCTAssertEqual(try pragma("page_size", of: store), .integer(8192))
+        XCTAssertEqual(try pragma("auto_vacuum", of: store), .integer(1))
+        XCTAssertEqual(try pragma("journal_mode", of: store), .text("wal"))
     }
 
     func testPragmasThatAreNotPlainWordsAreRefusedNamingThem() throws {

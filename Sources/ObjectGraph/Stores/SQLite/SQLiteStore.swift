@@ -96,8 +96,8 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     public init(configurationName: String? = nil, url: URL, options: [String: any Sendable] = [:]) throws {
         fileURL = url
         pragmas = try Self.pragmas(from: options[Self.pragmasOption])
-        analyzesOnOpen = options[Self.analyzeOption] as? Bool ?? false
-        vacuumsOnOpen = options[Self.manualVacuumOption] as? Bool ?? false
+        analyzesOnOpen = Self.flag(options[Self.analyzeOption])
+        vacuumsOnOpen = Self.flag(options[Self.manualVacuumOption])
         self.configurationName = configurationName
         externalData = SQLiteExternalData(storeURL: url, threshold: options["externalStorageThreshold"] as? Int ?? 100 * 1024)
         let timeout = (options["busyTimeout"] as? Double) ?? (options["busyTimeout"] as? Int).map(Double.init) ?? 10
@@ -174,13 +174,19 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             }
             if isReadOnly {
                 // Nothing is created or switched on: the file is read as it is.
-                try applyPragmas(journalMode: false)
+                try applyPragmas()
                 storedMetadata = try Self.readMetadata(connection) ?? storedMetadata
                 adopt(schema, model)
                 return
             }
-            if !pragmas.contains(where: { $0.name == "journal_mode" }) { try connection.enableWriteAheadLog(within: busyTimeout) }
-            try applyPragmas(journalMode: true)
+            // The other pragmas first: some (page_size, auto_vacuum) only take effect before the
+            // file's first write, which switching to WAL is.
+            try applyPragmas()
+            if pragmas.contains(where: { $0.name == "journal_mode" }) {
+                try applyJournalMode()
+            } else {
+                try connection.enableWriteAheadLog(within: busyTimeout)
+            }
             if try openWithoutWriting(schema: schema, hashes: hashes, model: model) {
                 adopt(schema, model)
                 return
@@ -254,20 +260,27 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         }
     }
 
-    /// Sets ``pragmas`` on the connection (the journal mode only when `journalMode`, checking
-    /// that SQLite took it). Lock held.
-    private func applyPragmas(journalMode: Bool) throws {
-        for (name, value) in pragmas {
-            if name == "journal_mode" {
-                guard journalMode else { continue }
-                let mode = try connection.scalar("PRAGMA journal_mode = \(value)")
-                guard case .text(let set)? = mode, set.lowercased() == value.lowercased() else {
-                    throw StoreError.io(path: fileURL.path, reason: "the journal mode stays \(mode ?? .null), not \(value)")
-                }
-            } else {
-                _ = try connection.scalar("PRAGMA \(name) = \(value)")
-            }
+    /// Sets ``pragmas`` other than the journal mode on the connection, the page size first
+    /// (SQLite keeps the default page size once `auto_vacuum` is set on a new file). Lock held.
+    private func applyPragmas() throws {
+        let pageSizeFirst = pragmas.filter { $0.name == "page_size" } + pragmas.filter { $0.name != "page_size" }
+        for (name, value) in pageSizeFirst where name != "journal_mode" {
+            _ = try connection.scalar("PRAGMA \(name) = \(value)")
         }
+    }
+
+    /// Sets the journal mode ``pragmas`` names, checking that SQLite took it. Lock held.
+    private func applyJournalMode() throws {
+        guard let value = pragmas.first(where: { $0.name == "journal_mode" })?.value else { return }
+        let mode = try connection.scalar("PRAGMA journal_mode = \(value)")
+        guard case .text(let set)? = mode, set.lowercased() == value.lowercased() else {
+            throw StoreError.io(path: fileURL.path, reason: "the journal mode stays \(mode ?? .null), not \(value)")
+        }
+    }
+
+    /// An option's yes or no: true, or a non-zero number (Core Data's options are NSNumbers).
+    private static func flag(_ option: (any Sendable)?) -> Bool {
+        (option as? Bool) ?? (option as? Int).map { $0 != 0 } ?? false
     }
 
     /// Makes `schema` and `model` the store's, forgetting the readers and write plans made for
