@@ -158,3 +158,44 @@ extension ManagedObjectContext {
         if NotificationCenterPosting.isActive { postToNotificationCenter(notification) }
     }
 }
+
+/// What happened to one observed object in an event (``ManagedObject/observeChanges(_:)``).
+public enum ObjectChange: Sendable, Hashable {
+    /// Its values changed: the persistent properties that did (transient ones are not told, as
+    /// `changedValuesForCurrentEvent()` leaves them out).
+    case updated(Set<String>)
+    /// It took the stored values again (a refresh or a merged save without unsaved changes).
+    case refreshed
+    /// It was deleted (its deletion saved, undone or not).
+    case deleted
+    /// The context let go of it (reset, or a rollback of its insertion).
+    case invalidated
+}
+
+extension ManagedObject {
+    /// Calls `handler` on the context's queue at the end of each event that changed this object:
+    /// observing one object, where Core Data's users observe its properties by key-value
+    /// observing, which Swift on Linux has not. Holds the object unretained; nil for an object
+    /// with no context.
+    ///
+    /// ```swift
+    /// let token = task.observeChanges { change in
+    ///     if case .updated(let keys) = change, keys.contains("title") { redraw() }
+    /// }
+    /// ```
+    public func observeChanges(_ handler: @escaping (ObjectChange) -> Void) -> ObservationToken? {
+        guard let context = managedObjectContext else { return nil }
+        return context.observe { [weak self] note in
+            guard let self, case .objectsDidChange(let changes) = note else { return }
+            if changes.deleted.contains(self) {
+                handler(.deleted)
+            } else if changes.invalidatedAll || changes.invalidated.contains(self) {
+                handler(.invalidated)
+            } else if changes.updated.contains(self) {
+                handler(.updated(Set(changedValuesForCurrentEvent().keys)))
+            } else if changes.refreshed.contains(self) {
+                handler(.refreshed)
+            }
+        }
+    }
+}
