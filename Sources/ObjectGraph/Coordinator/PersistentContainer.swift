@@ -3,12 +3,23 @@
 // location, a main-queue view context, and background contexts.
 import Foundation
 
-/// How to add one store: its type, location, configuration and options.
-public struct PersistentStoreDescription: Sendable, CustomStringConvertible {
+/// How to add one store: its type, location, configuration and options. A class, as Core
+/// Data's `NSPersistentStoreDescription`, so that a container's description can be changed
+/// in place before its stores are loaded:
+///
+/// ```swift
+/// container.persistentStoreDescriptions.first?.url = URL(fileURLWithPath: "/dev/null")   // SQLite in memory
+/// ```
+public final class PersistentStoreDescription: @unchecked Sendable, CustomStringConvertible {
     public var type: StoreType
     public var url: URL?
     public var configuration: String?
     public var options: [String: any Sendable]
+
+    /// A SQLite store at `url` (Core Data's `init(url:)`).
+    public convenience init(url: URL) {
+        self.init(type: .sqlite, url: url)
+    }
 
     public init(type: StoreType = .sqlite, url: URL? = nil, configuration: String? = nil, options: [String: any Sendable] = [:]) {
         self.type = type
@@ -34,7 +45,7 @@ public struct PersistentStoreDescription: Sendable, CustomStringConvertible {
     }
 
     /// Sets the option `key` to `value`, or removes it for nil (Core Data's `setOption(_:forKey:)`).
-    public mutating func setOption(_ value: (any Sendable)?, forKey key: String) {
+    public func setOption(_ value: (any Sendable)?, forKey key: String) {
         options[key] = value
     }
 }
@@ -143,8 +154,9 @@ public final class PersistentContainer: @unchecked Sendable {
         }
     }
 
-    /// Adds every described store, calling `completion` for each with its error, if any.
-    public func loadPersistentStores(completion: (PersistentStoreDescription, Error?) -> Void) {
+    /// Adds every described store, calling `completion` for each with its error, if any (Core
+    /// Data's `loadPersistentStores(completionHandler:)`).
+    public func loadPersistentStores(completionHandler completion: (PersistentStoreDescription, Error?) -> Void) {
         for description in persistentStoreDescriptions {
             do {
                 try persistentStoreCoordinator.addPersistentStore(type: description.type, configuration: description.configuration,

@@ -81,7 +81,7 @@ final class CoreDataSpellingsTests: XCTestCase {
         task.setValue(UUID(), forKey: "uuid")
         try writer.viewContext.save()
 
-        var description = PersistentStoreDescription(type: .sqlite, url: url)
+        let description = PersistentStoreDescription(type: .sqlite, url: url)
         XCTAssertFalse(description.isReadOnly)
         XCTAssertEqual(description.timeout, 10)
         description.isReadOnly = true
@@ -113,5 +113,30 @@ final class CoreDataSpellingsTests: XCTestCase {
                                                   sectionNameKeyPath: nil, cacheName: "Tasks")
         try controller.performFetch()
         XCTAssertEqual(controller.fetchedObjects?.count, 1)
+    }
+
+    /// The idiom of Core Data's tests: a container whose SQLite store is in memory (its URL
+    /// /dev/null), set in place on the container's description, loaded with a completion handler.
+    func testAContainersDescriptionChangedInPlaceToDevNullIsASQLiteStoreInMemory() throws {
+        let container = PersistentContainer(name: "Organizer", managedObjectModel: Stack.organizerModel)
+        container.persistentStoreDescriptions.first?.url = URL(fileURLWithPath: "/dev/null")
+        var loaded: [(StoreType, Bool)] = []
+        container.loadPersistentStores(completionHandler: { description, error in loaded.append((description.type, error == nil)) })
+        XCTAssertEqual(loaded.map(\.0), [.sqlite])
+        XCTAssertEqual(loaded.map(\.1), [true])
+        let store = try XCTUnwrap(container.persistentStoreCoordinator.persistentStores.first as? SQLiteStore)
+        XCTAssertTrue(store.isInMemory)
+        let context = container.viewContext
+        context.insertNewObject(forEntityName: "Person").setValue("Ada", forKey: "firstName")
+        try context.save()
+        let background = container.newBackgroundContext()
+        XCTAssertEqual(try background.performAndWait { try background.count(for: FetchRequest<ManagedObject>(entityName: "Person")) }, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/dev/null-wal"), "no files beside /dev/null")
+
+        // A second container on /dev/null has a store of its own.
+        let other = PersistentContainer(name: "Organizer", managedObjectModel: Stack.organizerModel)
+        other.persistentStoreDescriptions = [PersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
+        try other.loadPersistentStores()
+        XCTAssertEqual(try other.viewContext.count(for: FetchRequest<ManagedObject>(entityName: "Person")), 0)
     }
 }

@@ -23,7 +23,7 @@ final class SQLitePragmaOptionTests: XCTestCase {
     func testPragmasAreSetAndAJournalModeReplacesWAL() throws {
         let directory = try TemporaryDirectory()
         let url = directory.url.appendingPathComponent("store.sqlite")
-        var description = PersistentStoreDescription(type: .sqlite, url: url)
+        let description = PersistentStoreDescription(type: .sqlite, url: url)
         description.setOption(["journal_mode": "DELETE", "synchronous": "FULL", "cache_size": -4000] as [String: any Sendable],
                              forKey: NSSQLitePragmasOption)
         let (context, store) = try open(url, options: description.options)

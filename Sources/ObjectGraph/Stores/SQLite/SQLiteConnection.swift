@@ -47,7 +47,7 @@ final class SQLiteConnection {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
             throw SQLiteError(code: SQLITE_CANTOPEN, message: "\(path) is a folder, not a SQLite database file", path: path)
         }
-        if !readOnly { try Self.createPrivately(path) }
+        if !readOnly, path != ":memory:" { try Self.createPrivately(path) }
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)

@@ -75,6 +75,9 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     let pragmas: [(name: String, value: String)]
     let analyzesOnOpen: Bool
     let vacuumsOnOpen: Bool
+    /// Whether the store's URL is `/dev/null`: a SQLite database in memory (as Core Data's
+    /// SQLite store takes that URL), gone with the store.
+    let isInMemory: Bool
     /// Whether a save's transaction is open (``prepareSave(_:)``), and whether the metadata
     /// needed writing when it began (restored if it rolls back).
     var hasPreparedSave = false
@@ -92,14 +95,18 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// ``readOnlyOption`` (true) opens an existing store for reading only;
     /// ``pragmasOption`` (`["journal_mode": "DELETE", "synchronous": "FULL"]`) sets SQLite
     /// pragmas on the connection, a journal mode instead of WAL; ``analyzeOption`` and
-    /// ``manualVacuumOption`` (true) run ANALYZE and VACUUM when the store opens.
+    /// ``manualVacuumOption`` (true) run ANALYZE and VACUUM when the store opens. The URL
+    /// `/dev/null` makes a SQLite database in memory, as Core Data's SQLite store does.
     public init(configurationName: String? = nil, url: URL, options: [String: any Sendable] = [:]) throws {
         fileURL = url
+        // Core Data's in-memory SQLite store: the URL /dev/null.
+        isInMemory = url.path == "/dev/null"
         pragmas = try Self.pragmas(from: options[Self.pragmasOption])
         analyzesOnOpen = Self.flag(options[Self.analyzeOption])
         vacuumsOnOpen = Self.flag(options[Self.manualVacuumOption])
         self.configurationName = configurationName
-        externalData = SQLiteExternalData(storeURL: url, threshold: options["externalStorageThreshold"] as? Int ?? 100 * 1024)
+        // In memory, every value stays in its row: there is no folder to put files in.
+        externalData = SQLiteExternalData(storeURL: url, threshold: isInMemory ? Int.max : options["externalStorageThreshold"] as? Int ?? 100 * 1024)
         let timeout = (options["busyTimeout"] as? Double) ?? (options["busyTimeout"] as? Int).map(Double.init) ?? 10
         // WAL is a lasting property of the file: it is switched on in load, once the file is
         // known to be new or a store (a database of another program is refused untouched).
@@ -107,7 +114,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         if isReadOnly, !FileManager.default.fileExists(atPath: url.path) {
             throw StoreError.io(path: url.path, reason: "there is no store to open read-only")
         }
-        connection = try SQLiteConnection(path: url.path, busyTimeout: timeout, readOnly: isReadOnly, writeAheadLog: false)
+        connection = try SQLiteConnection(path: isInMemory ? ":memory:" : url.path, busyTimeout: timeout, readOnly: isReadOnly, writeAheadLog: false)
         connection.setExternalDataDirectory(externalData.directory)
         busyTimeout = timeout
         let stored = try Self.readMetadata(connection)
@@ -184,7 +191,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             try applyPragmas()
             if pragmas.contains(where: { $0.name == "journal_mode" }) {
                 try applyJournalMode()
-            } else {
+            } else if !isInMemory {
                 try connection.enableWriteAheadLog(within: busyTimeout)
             }
             if try openWithoutWriting(schema: schema, hashes: hashes, model: model) {
