@@ -20,9 +20,7 @@ extension ManagedObjectContext {
         var request = request
         request.predicate = request.predicate.map(Self.replacingObjectsWithIDs)
         let (coordinator, stores) = try batchStores(holding: request.entity, among: request.affectedStores)
-        if stores.count > 1 {
-            for store in stores { try coordinator.withStores { try (store as? SQLiteStore)?.rehearse(request) } }
-        }
+        if stores.count > 1 { try rehearse(in: (coordinator, stores)) { try $0.rehearse(request) } }
         return try runBatch(in: (coordinator, stores), resultType: request.resultType) {
             var request = request
             request.resultType = $1
@@ -45,17 +43,13 @@ extension ManagedObjectContext {
         let (coordinator, stores) = try batchStores(holding: request.entity, among: request.affectedStores)
         if stores.count > 1 {
             if request.fetchLimit > 0 || request.fetchOffset > 0 {
-                var fetch = FetchRequest<ObjectID>(entityName: request.entity.name, resultType: .managedObjectID)
-                (fetch.predicate, fetch.sortDescriptors, fetch.includesSubentities) = (request.predicate, request.sortDescriptors, request.includesSubentities)
-                (fetch.fetchLimit, fetch.fetchOffset, fetch.affectedStores) = (request.fetchLimit, request.fetchOffset, request.affectedStores)
+                var fetch: FetchRequest<ObjectID> = request.fetchRequest(resultType: .managedObjectID)
                 fetch.includesPendingChanges = false
                 let chosen = try self.fetch(fetch)
                 request.predicate = try Predicate(format: "SELF IN %@", chosen)
                 (request.sortDescriptors, request.fetchLimit, request.fetchOffset) = ([], 0, 0)
             }
-            for store in stores {
-                try coordinator.withStores { try (store as? SQLiteStore)?.rehearse(request) }
-            }
+            try rehearse(in: (coordinator, stores)) { try $0.rehearse(request) }
         }
         return try runBatch(in: (coordinator, stores), resultType: request.resultType) {
             var request = request
@@ -94,6 +88,13 @@ extension ManagedObjectContext {
             request.resultType = $1
             return try $0.execute(request)
         }
+    }
+
+    /// Runs `rehearsal` in each of `stores` that can rehearse a request (SQLite's), so that one
+    /// refusing throws before the request runs in any.
+    private func rehearse(in stores: (coordinator: PersistentStoreCoordinator, stores: [any BatchExecutingStore]),
+                          _ rehearsal: (SQLiteStore) throws -> Void) throws {
+        for case let store as SQLiteStore in stores.stores { try stores.coordinator.withStores { try rehearsal(store) } }
     }
 
     /// The coordinator and its stores holding `entity`, each of which must run batch requests.

@@ -92,8 +92,11 @@ public struct BatchDeleteRequest: Sendable {
     }
 
     /// The fetch request this request deletes the results of (Core Data's `fetchRequest`).
-    public var fetchRequest: FetchRequest<ManagedObject> {
-        var request = FetchRequest<ManagedObject>(entityName: entityName)
+    public var fetchRequest: FetchRequest<ManagedObject> { fetchRequest(resultType: nil) }
+
+    /// ``fetchRequest`` with results of another type (`.managedObjectID`: the IDs it deletes).
+    func fetchRequest<Result>(resultType: FetchResultType?) -> FetchRequest<Result> {
+        var request = FetchRequest<Result>(entityName: entityName, resultType: resultType)
         request.predicate = predicate
         request.includesSubentities = includesSubentities
         request.sortDescriptors = sortDescriptors

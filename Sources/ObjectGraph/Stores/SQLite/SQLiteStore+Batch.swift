@@ -54,21 +54,13 @@ extension SQLiteStore {
             // The updated row is `t0`, as in the selection, for values computed from it.
             let sql = "UPDATE \(table) AS t0 SET Z_OPT = Z_OPT + 1, " + assignments.joined(separator: ", ")
                 + " WHERE Z_PK IN (\(selection)) RETURNING Z_PK, Z_ENT"
-            let ids: [ObjectID]
-            do {
-                ids = try connection.transaction {
-                    let ids: [ObjectID]
-                    do {
-                        ids = try destinations(sql, translator.arguments)
-                    } catch let error as SQLiteError where error.isUniqueViolation {
-                        throw try uniquenessViolation(entity, setting: request.propertiesToUpdate) ?? error
-                    }
-                    if rehearsing { throw Rehearsed() }
-                    return ids
+            guard let ids = try transaction(rehearsing: rehearsing, {
+                do {
+                    return try destinations(sql, translator.arguments)
+                } catch let error as SQLiteError where error.isUniqueViolation {
+                    throw try uniquenessViolation(entity, setting: request.propertiesToUpdate) ?? error
                 }
-            } catch is Rehearsed {
-                return .status(true)
-            }
+            }) else { return .status(true) }
             return BatchResult(request.resultType, ids)
         }
     }
@@ -199,6 +191,20 @@ extension SQLiteStore {
     /// Thrown inside a rehearsal's transaction to roll it back.
     private struct Rehearsed: Error {}
 
+    /// `body`'s result in a write transaction, committed; when `rehearsing`, rolled back once
+    /// `body` has run (nil: it would have succeeded).
+    private func transaction<T>(rehearsing: Bool, _ body: () throws -> T) throws -> T? {
+        do {
+            return try connection.transaction {
+                let result = try body()
+                if rehearsing { throw Rehearsed() }
+                return result
+            }
+        } catch is Rehearsed {
+            return nil
+        }
+    }
+
     private func execute(_ request: BatchDeleteRequest, rehearsing: Bool) throws -> BatchResult {
         try refuseWritingIfReadOnly("a batch delete")
         if request.deletesNothing { return BatchResult(request.resultType, []) }
@@ -217,33 +223,29 @@ extension SQLiteStore {
                 return request.resultType == .count ? .count(count) : .status(true)
             }
             externalFilesReplaced = []
-            let deleted: [ObjectID]
-            do {
-                deleted = try connection.transaction { () -> [ObjectID] in
-                    var fetch = StoreFetchRequest(entity: request.entity)
-                    fetch.predicate = request.predicate
-                    fetch.includesSubentities = request.includesSubentities
-                    fetch.sortDescriptors = request.sortDescriptors
-                    fetch.fetchLimit = request.fetchLimit
-                    fetch.fetchOffset = request.fetchOffset
-                    fetch.resultType = .objectIDs
-                    let statement = try fetchStatement(for: fetch)
-                    let matched = try destinations(statement.sql, statement.arguments)
-                    let candidates = request.includesSubentities ? request.entity.selfAndDescendants : [request.entity]
-                    var rows = matched
-                    if candidates.contains(where: { plan(for: $0).followsDeleteRules }) {
-                        let denied: [(RelationshipDescription, ObjectID)]
-                        (rows, denied) = try rowsReachedByDeleteRules(from: matched)
-                        if let (relationship, holder) = denied.first(where: { !rows.contains($0.1) }) {
-                            throw StoreError.unsupportedRequest(
-                                "batch delete refused: \(relationship.qualifiedName) has the deny rule and \(holder) would be left pointing at a deleted object")
-                        }
+            guard let deleted = try transaction(rehearsing: rehearsing, { () -> [ObjectID] in
+                var fetch = StoreFetchRequest(entity: request.entity)
+                fetch.predicate = request.predicate
+                fetch.includesSubentities = request.includesSubentities
+                fetch.sortDescriptors = request.sortDescriptors
+                fetch.fetchLimit = request.fetchLimit
+                fetch.fetchOffset = request.fetchOffset
+                fetch.resultType = .objectIDs
+                let statement = try fetchStatement(for: fetch)
+                let matched = try destinations(statement.sql, statement.arguments)
+                let candidates = request.includesSubentities ? request.entity.selfAndDescendants : [request.entity]
+                var rows = matched
+                if candidates.contains(where: { plan(for: $0).followsDeleteRules }) {
+                    let denied: [(RelationshipDescription, ObjectID)]
+                    (rows, denied) = try rowsReachedByDeleteRules(from: matched)
+                    if let (relationship, holder) = denied.first(where: { !rows.contains($0.1) }) {
+                        throw StoreError.unsupportedRequest(
+                            "batch delete refused: \(relationship.qualifiedName) has the deny rule and \(holder) would be left pointing at a deleted object")
                     }
-                    try delete(rows)
-                    if rehearsing { throw Rehearsed() }
-                    return rows
                 }
-            } catch is Rehearsed {
+                try delete(rows)
+                return rows
+            }) else {
                 externalFilesReplaced = []
                 return .status(true)
             }
