@@ -1,17 +1,96 @@
 // `objectgraph store info`: what a SQLite store file holds, read without changing it: its UUID
 // and metadata, the model it was written with, rows per entity, file sizes, the SQL schema, and
-// (with --model) whether a model opens it unchanged. Man page: Man/objectgraph.1.
+// (with --model) whether a model opens it unchanged. `objectgraph store migrate`: lightweight
+// migration of a store file to a model, in place, or (--dry-run) the mapping it would use.
+// Man page: Man/objectgraph.1.
 import ArgumentParser
 import Foundation
 import ObjectGraph
 
-/// The `store` command group: `objectgraph store info`.
+/// The `store` command group: `objectgraph store info` and `objectgraph store migrate`.
 struct StoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Inspect store files.",
-        subcommands: [Info.self]
+        abstract: "Inspect and migrate store files.",
+        subcommands: [Info.self, Migrate.self]
     )
+
+    /// `objectgraph store migrate STORE --model MODEL [--dry-run]`.
+    struct Migrate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Migrate a SQLite store to a model, in place, with a mapping inferred from the store's model.",
+            discussion: """
+                The store's own model (kept in the store) and MODEL give the mapping, as Core Data \
+                infers one for lightweight migration: entities and properties are matched by name \
+                or by renaming identifier. The command prints the mapping, then migrates the store \
+                in one transaction; with --dry-run it prints the mapping and changes nothing. A \
+                store that MODEL opens unchanged is left alone.
+
+                Exit codes: 0 migrated, or nothing to migrate; 1 no migration is possible (the \
+                reason names the entity and property; the store is as it was); 64 usage error; \
+                66 no store at STORE, or MODEL not found.
+
+                Example:
+                  objectgraph store migrate ~/.local/share/pim/pim.sqlite --model Data/PIM.xcdatamodeld
+                """
+        )
+
+        @Argument(help: "The SQLite store file.")
+        var store: String
+
+        @Option(help: "The model to migrate to (.xcdatamodeld, .xcdatamodel or contents; a bundle's current version).")
+        var model: String
+
+        @Flag(help: "Print the mapping and change nothing.")
+        var dryRun = false
+
+        func run() throws {
+            let url = URL(fileURLWithPath: store)
+            let info: SQLiteStoreInfo
+            let destination: ManagedObjectModel
+            do {
+                info = try SQLiteStoreInfo(url: url)
+            } catch {
+                StandardError.print("objectgraph: \(error)")
+                throw ExitCode.noInput
+            }
+            do {
+                destination = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+            } catch {
+                StandardError.print("\(error)")
+                throw error.exitCode
+            }
+            guard let source = info.model else {
+                StandardError.print("objectgraph: \(store): the store holds no readable copy of the model it was made with")
+                throw ExitCode.invalidModel
+            }
+            if info.differences(from: destination).isEmpty {
+                print("\(store): the model opens the store unchanged; nothing to migrate")
+                return
+            }
+            let mapping: MappingModel
+            do {
+                mapping = try MappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
+            } catch {
+                StandardError.print("objectgraph: \(store): \(error)")
+                throw ExitCode.invalidModel
+            }
+            print("mapping")
+            for entity in mapping.entityMappings { print("  \(entity)") }
+            guard !dryRun else { return }
+            do {
+                let coordinator = PersistentStoreCoordinator(managedObjectModel: destination)
+                let migrated = try coordinator.addPersistentStore(type: .sqlite, at: url, options: [
+                    NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+                ])
+                try coordinator.remove(migrated)
+            } catch {
+                StandardError.print("objectgraph: \(error)")
+                throw ExitCode.invalidModel
+            }
+            print("\(store): migrated")
+        }
+    }
 
     /// `objectgraph store info STORE [--model MODEL] [--json]`.
     struct Info: ParsableCommand {

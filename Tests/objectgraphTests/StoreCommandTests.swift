@@ -1,5 +1,5 @@
-// `objectgraph store info` run as a binary on a SQLite store made here: metadata, rows per
-// entity, schema, the model check and its exit codes.
+// `objectgraph store info` and `store migrate` run as a binary on a SQLite store made here:
+// metadata, rows per entity, schema, the model check, the migration and their exit codes.
 import Foundation
 import XCTest
 import ObjectGraph
@@ -68,5 +68,50 @@ final class StoreCommandTests: XCTestCase {
         let run = try objectgraph(["store", "info", directory.appendingPathComponent("none.sqlite").path])
         XCTAssertEqual(run.status, 66)
         XCTAssertTrue(run.stderr.contains("no SQLite store at"), run.stderr)
+    }
+
+    // MARK: store migrate
+
+    /// The organizer model changed by `change`, written as a model file.
+    private func changedModel(_ name: String, _ change: (ManagedObjectModel) -> Void) throws -> URL {
+        let model = try ManagedObjectModel(contentsOf: organizer)
+        change(model)
+        let folder = directory.appendingPathComponent(name + ".xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(model.xmlString().utf8).write(to: folder.appendingPathComponent("contents"))
+        return folder
+    }
+
+    func testDryRunPrintsTheMappingAndMigrateMigratesInPlace() throws {
+        let store = try makeStore()
+        let version2 = try changedModel("v2") { model in
+            model.entitiesByName["Person"]!.declaredProperties.append(AttributeDescription(name: "nickname", type: .string))
+        }
+        let dry = try objectgraph(["store", "migrate", store.path, "--model", version2.path, "--dry-run"])
+        XCTAssertEqual(dry.status, 0, dry.stderr)
+        XCTAssertTrue(dry.stdout.contains("PersonToPerson (transform)") && dry.stdout.contains("nickname = default"), dry.stdout)
+        XCTAssertEqual(try objectgraph(["store", "info", store.path, "--model", version2.path]).status, 1, "a dry run changes nothing")
+        let migrate = try objectgraph(["store", "migrate", store.path, "--model", version2.path])
+        XCTAssertEqual(migrate.status, 0, migrate.stderr)
+        XCTAssertTrue(migrate.stdout.hasSuffix("migrated\n"), migrate.stdout)
+        let info = try objectgraph(["store", "info", store.path, "--model", version2.path])
+        XCTAssertEqual(info.status, 0, info.stdout)
+        XCTAssertTrue(info.stdout.contains("  Person  2 rows"), info.stdout)
+        let again = try objectgraph(["store", "migrate", store.path, "--model", version2.path])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stdout.contains("nothing to migrate"), again.stdout)
+    }
+
+    func testAnImpossibleMigrationExitsOneNamingTheAttributeAndChangesNothing() throws {
+        let store = try makeStore()
+        let retyped = try changedModel("retyped") { model in
+            (model.entitiesByName["Person"]!.declaredProperties.first { $0.name == "firstName" } as! AttributeDescription).attributeType = .integer64
+        }
+        let before = try Data(contentsOf: store)
+        let run = try objectgraph(["store", "migrate", store.path, "--model", retyped.path])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("Person.firstName"), run.stderr)
+        XCTAssertEqual(try Data(contentsOf: store), before)
+        XCTAssertEqual(try objectgraph(["store", "migrate", directory.appendingPathComponent("none.sqlite").path, "--model", retyped.path]).status, 66)
     }
 }

@@ -44,6 +44,31 @@ public final class PersistentStoreDescription: @unchecked Sendable, CustomString
         set { options["busyTimeout"] = newValue }
     }
 
+    /// Whether a store made with another version of the model is migrated when it loads (Core
+    /// Data's `shouldMigrateStoreAutomatically`, true unless set otherwise; the
+    /// `NSMigratePersistentStoresAutomaticallyOption` option).
+    public var shouldMigrateStoreAutomatically: Bool {
+        get { SQLiteStore.flag(options[SQLiteStore.migratesAutomaticallyOption] ?? true) }
+        set { options[SQLiteStore.migratesAutomaticallyOption] = newValue }
+    }
+
+    /// Whether that migration infers its mapping from the two models (Core Data's
+    /// `shouldInferMappingModelAutomatically`, true unless set otherwise; the
+    /// `NSInferMappingModelAutomaticallyOption` option).
+    public var shouldInferMappingModelAutomatically: Bool {
+        get { SQLiteStore.flag(options[SQLiteStore.infersMappingModelOption] ?? true) }
+        set { options[SQLiteStore.infersMappingModelOption] = newValue }
+    }
+
+    /// The options a store is added with: ``options``, with the two migration options set as
+    /// their properties say.
+    var effectiveOptions: [String: any Sendable] {
+        var effective = options
+        effective[SQLiteStore.migratesAutomaticallyOption] = shouldMigrateStoreAutomatically
+        effective[SQLiteStore.infersMappingModelOption] = shouldInferMappingModelAutomatically
+        return effective
+    }
+
     /// Sets the option `key` to `value`, or removes it for nil (Core Data's `setOption(_:forKey:)`).
     public func setOption(_ value: (any Sendable)?, forKey key: String) {
         options[key] = value
@@ -150,7 +175,7 @@ public final class PersistentContainer: @unchecked Sendable {
     public func loadPersistentStores() throws {
         for description in persistentStoreDescriptions {
             try persistentStoreCoordinator.addPersistentStore(type: description.type, configuration: description.configuration,
-                                                              at: description.url, options: description.options)
+                                                              at: description.url, options: description.effectiveOptions)
         }
     }
 
@@ -160,7 +185,7 @@ public final class PersistentContainer: @unchecked Sendable {
         for description in persistentStoreDescriptions {
             do {
                 try persistentStoreCoordinator.addPersistentStore(type: description.type, configuration: description.configuration,
-                                                                  at: description.url, options: description.options)
+                                                                  at: description.url, options: description.effectiveOptions)
                 completion(description, nil)
             } catch {
                 completion(description, error)

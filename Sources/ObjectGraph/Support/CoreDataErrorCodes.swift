@@ -31,6 +31,10 @@ public let NSPersistentStoreOperationError = 134070
 public let NSPersistentStoreUnsupportedRequestTypeError = 134091
 public let NSPersistentStoreIncompatibleVersionHashError = 134100
 public let NSSQLiteError = 134180
+public let NSMigrationError = 134110
+public let NSMigrationMissingSourceModelError = 134130
+public let NSMigrationMissingMappingModelError = 134140
+public let NSInferredMappingModelError = 134190
 
 // User info keys.
 public let NSDetailedErrorsKey = "NSDetailedErrors"
@@ -144,6 +148,25 @@ extension StoreError: CustomNSError {
         case .io(let path, _), .incompatibleModel(let path, _): info[NSFilePathErrorKey] = path
         case .unsupportedRequest, .unknownStore, .foreignObjectID: break
         }
+        return info
+    }
+}
+
+extension MigrationError: CustomNSError {
+    public static var errorDomain: String { NSCocoaErrorDomain }
+
+    public var errorCode: Int {
+        switch kind {
+        case .inference: return NSInferredMappingModelError
+        case .missingSourceModel: return NSMigrationMissingSourceModelError
+        case .missingMappingModel: return NSMigrationMissingMappingModelError
+        case .migration: return NSMigrationError
+        }
+    }
+
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let path { info[NSFilePathErrorKey] = path }
         return info
     }
 }

@@ -54,3 +54,5 @@ public let NSReadOnlyPersistentStoreOption = SQLiteStore.readOnlyOption
 public let NSSQLitePragmasOption = SQLiteStore.pragmasOption
 public let NSSQLiteAnalyzeOption = SQLiteStore.analyzeOption
 public let NSSQLiteManualVacuumOption = SQLiteStore.manualVacuumOption
+public let NSMigratePersistentStoresAutomaticallyOption = SQLiteStore.migratesAutomaticallyOption
+public let NSInferMappingModelAutomaticallyOption = SQLiteStore.infersMappingModelOption

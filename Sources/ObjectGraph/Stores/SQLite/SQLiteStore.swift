@@ -45,7 +45,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// The layout, set by `load`.
     private(set) var schema: SQLiteSchema!
     private(set) var model: ManagedObjectModel!
-    private var storedMetadata: [String: any Sendable]
+    var storedMetadata: [String: any Sendable]
     /// Whether the metadata changed since it was last written (it is written with the next save).
     var metadataChanged = false
     /// How rows of each entity are read, built on first use.
@@ -75,6 +75,11 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     let pragmas: [(name: String, value: String)]
     let analyzesOnOpen: Bool
     let vacuumsOnOpen: Bool
+    /// Whether a file made with another version of the model is migrated to the store's model
+    /// when it opens (``migratesAutomaticallyOption``), with a mapping inferred from the two
+    /// models (``infersMappingModelOption``).
+    let migratesAutomatically: Bool
+    let infersMappingModel: Bool
     /// Whether the store's URL is `/dev/null`: a SQLite database in memory (as Core Data's
     /// SQLite store takes that URL), gone with the store.
     let isInMemory: Bool
@@ -95,7 +100,9 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// ``readOnlyOption`` (true) opens an existing store for reading only;
     /// ``pragmasOption`` (`["journal_mode": "DELETE", "synchronous": "FULL"]`) sets SQLite
     /// pragmas on the connection, a journal mode instead of WAL; ``analyzeOption`` and
-    /// ``manualVacuumOption`` (true) run ANALYZE and VACUUM when the store opens. The URL
+    /// ``manualVacuumOption`` (true) run ANALYZE and VACUUM when the store opens;
+    /// ``migratesAutomaticallyOption`` and ``infersMappingModelOption`` (true) migrate a file made
+    /// with another version of the model, in place (lightweight migration). The URL
     /// `/dev/null` makes a SQLite database in memory, as Core Data's SQLite store does.
     public init(configurationName: String? = nil, url: URL, options: [String: any Sendable] = [:]) throws {
         fileURL = url
@@ -104,6 +111,8 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         pragmas = try Self.pragmas(from: options[Self.pragmasOption])
         analyzesOnOpen = Self.flag(options[Self.analyzeOption])
         vacuumsOnOpen = Self.flag(options[Self.manualVacuumOption])
+        migratesAutomatically = Self.flag(options[Self.migratesAutomaticallyOption])
+        infersMappingModel = Self.flag(options[Self.infersMappingModelOption])
         self.configurationName = configurationName
         // In memory, every value stays in its row: there is no folder to put files in.
         externalData = SQLiteExternalData(storeURL: url, threshold: isInMemory ? Int.max : options["externalStorageThreshold"] as? Int ?? 100 * 1024)
@@ -173,8 +182,9 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             // A store the model cannot open is refused before WAL is switched on: the file's
             // journal mode is part of it, and a refused open leaves the file as it was. (The
             // check runs again under the write lock below, for a file made meanwhile.)
+            var migrating = false
             if let existing = try Self.readMetadata(connection) {
-                try checkCompatibility(of: existing, hashes: hashes, schema: schema, model: model)
+                migrating = try needsMigration(existing, hashes: hashes, schema: schema, model: model)
             } else {
                 try refuseForeignDatabase()
                 if isReadOnly { throw StoreError.io(path: fileURL.path, reason: "the file holds no store to open read-only") }
@@ -194,7 +204,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             } else if !isInMemory {
                 try connection.enableWriteAheadLog(within: busyTimeout)
             }
-            if try openWithoutWriting(schema: schema, hashes: hashes, model: model) {
+            if !migrating, try openWithoutWriting(schema: schema, hashes: hashes, model: model) {
                 adopt(schema, model)
                 return
             }
@@ -207,6 +217,10 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                     }
                 }
                 if storedMetadata[Self.versionHashesKey] is [String: Data] {
+                    // Another process may have migrated the file meanwhile.
+                    if migrating, try needsMigration(storedMetadata, hashes: hashes, schema: schema, model: model) {
+                        try migrate(to: model, schema: schema, hashes: hashes, propertyHashes: propertyHashes)
+                    }
                     try checkCompatibility(of: storedMetadata, hashes: hashes, schema: schema, model: model)
                     // Triggers of derived attributes the file lacks are created now: their
                     // columns are computed once for the rows already stored.
@@ -286,7 +300,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     }
 
     /// An option's yes or no: true, or a non-zero number (Core Data's options are NSNumbers).
-    private static func flag(_ option: (any Sendable)?) -> Bool {
+    static func flag(_ option: (any Sendable)?) -> Bool {
         (option as? Bool) ?? (option as? Int).map { $0 != 0 } ?? false
     }
 
@@ -332,7 +346,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// `metadata` are not `hashes` (the entities of the store's configuration in `model`),
     /// naming the entities and properties that changed, and the stored entities the
     /// configuration leaves out. Metadata without hashes passes (a new file's).
-    private func checkCompatibility(of metadata: [String: any Sendable], hashes: [String: Data],
+    func checkCompatibility(of metadata: [String: any Sendable], hashes: [String: Data],
                                     schema: SQLiteSchema, model: ManagedObjectModel) throws {
         guard let stored = metadata[Self.versionHashesKey] as? [String: Data],
               stored != hashes, !model.isCompatible(storedHashes: stored, entities: schema.entities) else { return }

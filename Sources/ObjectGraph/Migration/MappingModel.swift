@@ -1,0 +1,202 @@
+// Core Data's inferred mapping model (talk 001, "lightweight migration"): how each entity and
+// stored property of a destination model takes its values from a source model, found by name or
+// by the destination's renaming identifier (the source's name). What lightweight migration of a
+// store runs; the SQLite store runs it in SQL (SQLiteStore+Migration).
+import Foundation
+
+/// How a store's data moves from one model version to another (Core Data's `NSMappingModel`).
+///
+/// ```swift
+/// let mapping = try MappingModel.inferredMappingModel(forSourceModel: version1, destinationModel: version2)
+/// mapping.entityMappings.map(\.name)   // ["PersonToPerson", "TaskToTask", "AddNote"]
+/// ```
+///
+/// Inference follows Core Data's rules for lightweight migration: entities and properties are
+/// matched by name, or by the destination's renaming identifier (the model file's `elementID`);
+/// destination properties with no match start empty (or with their default value); source
+/// properties and entities with no match are dropped. It fails, naming the entity and property,
+/// where values cannot be carried over without code: an attribute whose type changed (other than
+/// an integer widened), an attribute that became a relationship or the reverse, a relationship
+/// whose destination is no longer the entity its source's destination maps to.
+public struct MappingModel: Sendable, CustomStringConvertible {
+    /// One mapping per destination entity (copy, transform or add) and per source entity left out
+    /// of the destination (remove).
+    public var entityMappings: [EntityMapping]
+
+    public init(entityMappings: [EntityMapping]) {
+        self.entityMappings = entityMappings
+    }
+
+    /// The mapping of `destination` (an entity of the destination model), if any.
+    public func entityMapping(forDestinationEntityNamed destination: String) -> EntityMapping? {
+        entityMappings.first { $0.destinationEntityName == destination }
+    }
+
+    public var description: String {
+        entityMappings.map(\.description).joined(separator: "\n")
+    }
+
+    /// The mapping Core Data infers from the differences between the two models (its
+    /// `inferredMappingModel(forSourceModel:destinationModel:)`); throws ``MigrationError`` with
+    /// Core Data's `NSInferredMappingModelError` naming what no inferred mapping can carry over.
+    public static func inferredMappingModel(forSourceModel source: ManagedObjectModel,
+                                            destinationModel destination: ManagedObjectModel) throws -> MappingModel {
+        var mappings: [EntityMapping] = []
+        var mappedSources: Set<String> = []
+        // Source entities by destination entity name, for relationship destinations.
+        var sourceOfDestination: [String: String] = [:]
+        for entity in destination.entities {
+            let sourceName = entity.renamingIdentifier ?? entity.name
+            if source.entitiesByName[sourceName] != nil {
+                sourceOfDestination[entity.name] = sourceName
+            }
+        }
+        for entity in destination.entities.sorted(by: { $0.name < $1.name }) {
+            guard let sourceName = sourceOfDestination[entity.name], let sourceEntity = source.entitiesByName[sourceName] else {
+                mappings.append(EntityMapping(name: "Add" + entity.name, mappingType: .add, sourceEntityName: nil,
+                                              destinationEntityName: entity.name, attributeMappings: [], relationshipMappings: []))
+                continue
+            }
+            guard mappedSources.insert(sourceName).inserted else {
+                throw MigrationError(.inference, "entity \(entity.name): source entity \(sourceName) is already mapped to another entity")
+            }
+            var attributes: [PropertyMapping] = []
+            var relationships: [PropertyMapping] = []
+            var sameHashes = entity.versionHash == sourceEntity.versionHash
+            for property in entity.properties.sorted(by: { $0.name < $1.name }) where !property.isTransient && !(property is FetchedPropertyDescription) {
+                let wanted = property.renamingIdentifier ?? property.name
+                let match = sourceEntity.propertiesByName[wanted].flatMap { $0.isTransient || $0 is FetchedPropertyDescription ? nil : $0 }
+                if match?.name != property.name { sameHashes = false }
+                if let attribute = property as? AttributeDescription {
+                    if let match, !(match is AttributeDescription) {
+                        throw MigrationError(.inference, "\(attribute.qualifiedName): \(match.qualifiedName) is a relationship in the source model, and an inferred mapping cannot turn it into an attribute")
+                    }
+                    if let old = match as? AttributeDescription, !Self.canCarry(old.attributeType, to: attribute.attributeType) {
+                        throw MigrationError(.inference, "\(attribute.qualifiedName): its type changed from \(old.attributeType.xcodeName) (\(old.qualifiedName)) to \(attribute.attributeType.xcodeName), which an inferred mapping cannot convert")
+                    }
+                    attributes.append(PropertyMapping(name: attribute.name, sourceName: match?.name))
+                } else if let relationship = property as? RelationshipDescription {
+                    guard let match else {
+                        relationships.append(PropertyMapping(name: relationship.name, sourceName: nil))
+                        continue
+                    }
+                    guard let old = match as? RelationshipDescription else {
+                        throw MigrationError(.inference, "\(relationship.qualifiedName): \(match.qualifiedName) is an attribute in the source model, and an inferred mapping cannot turn it into a relationship")
+                    }
+                    if sourceOfDestination[relationship.destinationEntityName] != old.destinationEntityName {
+                        throw MigrationError(.inference, "\(relationship.qualifiedName): its destination \(relationship.destinationEntityName) does not map to \(old.destinationEntityName), the destination of \(old.qualifiedName)")
+                    }
+                    relationships.append(PropertyMapping(name: relationship.name, sourceName: old.name))
+                }
+            }
+            let type: EntityMapping.MappingType = sameHashes && entity.name == sourceName ? .copy : .transform
+            mappings.append(EntityMapping(name: sourceName + "To" + entity.name, mappingType: type, sourceEntityName: sourceName,
+                                          destinationEntityName: entity.name, attributeMappings: attributes,
+                                          relationshipMappings: relationships))
+        }
+        for entity in source.entities.sorted(by: { $0.name < $1.name }) where !mappedSources.contains(entity.name) {
+            mappings.append(EntityMapping(name: "Remove" + entity.name, mappingType: .remove, sourceEntityName: entity.name,
+                                          destinationEntityName: nil, attributeMappings: [], relationshipMappings: []))
+        }
+        return MappingModel(entityMappings: mappings)
+    }
+
+    /// Whether an inferred mapping carries a value of type `old` into an attribute of type `new`:
+    /// the same type, or a wider integer (an integer column holds both).
+    static func canCarry(_ old: AttributeType, to new: AttributeType) -> Bool {
+        if old == new { return true }
+        let widths: [AttributeType: Int] = [.integer16: 16, .integer32: 32, .integer64: 64]
+        guard let from = widths[old], let to = widths[new] else { return false }
+        return from <= to
+    }
+}
+
+/// How one destination entity gets its objects (Core Data's `NSEntityMapping`).
+public struct EntityMapping: Sendable, CustomStringConvertible {
+    /// Core Data's entity mapping types, those an inferred mapping uses.
+    public enum MappingType: Sendable {
+        /// A new entity: no objects to carry over.
+        case add
+        /// A source entity the destination model leaves out: its objects are dropped.
+        case remove
+        /// The same entity, unchanged: its objects are copied as they are.
+        case copy
+        /// A changed or renamed entity: its objects are copied property by property.
+        case transform
+    }
+
+    /// `SourceToDestination`, `AddDestination` or `RemoveSource`, as Core Data names them.
+    public var name: String
+    public var mappingType: MappingType
+    public var sourceEntityName: String?
+    public var destinationEntityName: String?
+    /// One mapping per stored attribute of the destination entity.
+    public var attributeMappings: [PropertyMapping]
+    /// One mapping per stored relationship of the destination entity.
+    public var relationshipMappings: [PropertyMapping]
+
+    public init(name: String, mappingType: MappingType, sourceEntityName: String?, destinationEntityName: String?,
+                attributeMappings: [PropertyMapping], relationshipMappings: [PropertyMapping]) {
+        self.name = name
+        self.mappingType = mappingType
+        self.sourceEntityName = sourceEntityName
+        self.destinationEntityName = destinationEntityName
+        self.attributeMappings = attributeMappings
+        self.relationshipMappings = relationshipMappings
+    }
+
+    public var description: String {
+        let properties = (attributeMappings + relationshipMappings).map(\.description)
+        return "\(name) (\(mappingType))" + (properties.isEmpty ? "" : ": " + properties.joined(separator: ", "))
+    }
+}
+
+/// Where one destination property takes its value (Core Data's `NSPropertyMapping`, whose value
+/// expression an inferred mapping always makes `$source.<name>`).
+public struct PropertyMapping: Sendable, CustomStringConvertible {
+    /// The destination property.
+    public var name: String
+    /// The source property whose value it takes; nil for a new property, which starts with its
+    /// default value (attributes) or empty (relationships).
+    public var sourceName: String?
+
+    public init(name: String, sourceName: String?) {
+        self.name = name
+        self.sourceName = sourceName
+    }
+
+    public var description: String {
+        guard let sourceName else { return "\(name) = default" }
+        return sourceName == name ? name : "\(name) = $source.\(sourceName)"
+    }
+}
+
+/// Why a migration could not be made; the store is left as it was.
+public struct MigrationError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
+        /// No mapping can be inferred between the models (Core Data's `NSInferredMappingModelError`).
+        case inference
+        /// The store's own model is not known (`NSMigrationMissingSourceModelError`).
+        case missingSourceModel
+        /// Migrating needs a mapping the options do not allow inferring (`NSMigrationMissingMappingModelError`).
+        case missingMappingModel
+        /// The store's data does not fit the destination model (`NSMigrationError`).
+        case migration
+    }
+
+    public let kind: Kind
+    /// What could not be carried over, naming the entity and property.
+    public let reason: String
+    /// The store file, when a store's migration failed.
+    public var path: String?
+
+    public init(_ kind: Kind, _ reason: String, path: String? = nil) {
+        self.kind = kind
+        self.reason = reason
+        self.path = path
+    }
+
+    public var description: String {
+        (path.map { "\($0): " } ?? "") + "cannot migrate the store: " + reason
+    }
+}
