@@ -46,10 +46,7 @@ public struct MappingModel: Sendable, CustomStringConvertible {
         // Source entities by destination entity name, for relationship destinations.
         var sourceOfDestination: [String: String] = [:]
         for entity in destination.entities {
-            let sourceName = entity.renamingIdentifier ?? entity.name
-            if source.entitiesByName[sourceName] != nil {
-                sourceOfDestination[entity.name] = sourceName
-            }
+            if let match = Self.match(entity, among: source.entities) { sourceOfDestination[entity.name] = match.name }
         }
         for entity in destination.entities.sorted(by: { $0.name < $1.name }) {
             guard let sourceName = sourceOfDestination[entity.name], let sourceEntity = source.entitiesByName[sourceName] else {
@@ -64,8 +61,7 @@ public struct MappingModel: Sendable, CustomStringConvertible {
             var relationships: [PropertyMapping] = []
             var sameHashes = entity.versionHash == sourceEntity.versionHash
             for property in entity.properties.sorted(by: { $0.name < $1.name }) where !property.isTransient && !(property is FetchedPropertyDescription) {
-                let wanted = property.renamingIdentifier ?? property.name
-                let match = sourceEntity.propertiesByName[wanted].flatMap { $0.isTransient || $0 is FetchedPropertyDescription ? nil : $0 }
+                let match = Self.match(property, among: sourceEntity.properties.filter(\.isStored))
                 if match?.name != property.name { sameHashes = false }
                 if let attribute = property as? AttributeDescription {
                     if let match, !(match is AttributeDescription) {
@@ -83,8 +79,11 @@ public struct MappingModel: Sendable, CustomStringConvertible {
                     guard let old = match as? RelationshipDescription else {
                         throw MigrationError(.inference, "\(relationship.qualifiedName): \(match.qualifiedName) is an attribute in the source model, and an inferred mapping cannot turn it into a relationship")
                     }
-                    if sourceOfDestination[relationship.destinationEntityName] != old.destinationEntityName {
-                        throw MigrationError(.inference, "\(relationship.qualifiedName): its destination \(relationship.destinationEntityName) does not map to \(old.destinationEntityName), the destination of \(old.qualifiedName)")
+                    // The old destination's objects must be objects of the new destination: the
+                    // entity it maps to, or one of its new ancestors (a relationship moved up).
+                    let carried = destination.entities.first { sourceOfDestination[$0.name] == old.destinationEntityName }
+                    guard let carried, let target = relationship.destinationEntity, carried.isKind(of: target) else {
+                        throw MigrationError(.inference, "\(relationship.qualifiedName): its destination \(relationship.destinationEntityName) is not \(old.destinationEntityName) (the destination of \(old.qualifiedName)) nor an entity that objects of \(old.destinationEntityName) become")
                     }
                     relationships.append(PropertyMapping(name: relationship.name, sourceName: old.name))
                 }
@@ -101,6 +100,16 @@ public struct MappingModel: Sendable, CustomStringConvertible {
         return MappingModel(entityMappings: mappings)
     }
 
+    /// The source element `element` maps from: the one its renaming identifier (or, without one,
+    /// its name) names, or else the one with the same renaming identifier, which Core Data calls
+    /// the canonical name: an element renamed in version 2 and kept (or renamed again) in
+    /// version 3 keeps the identifier naming its first name.
+    static func match<Element: Named>(_ element: Element, among candidates: [Element]) -> Element? {
+        let wanted = element.renamingIdentifier ?? element.name
+        return candidates.first { $0.name == wanted }
+            ?? candidates.first { $0.renamingIdentifier != nil && $0.renamingIdentifier == wanted }
+    }
+
     /// Whether an inferred mapping carries a value of type `old` into an attribute of type `new`:
     /// the same type, or a wider integer (an integer column holds both).
     static func canCarry(_ old: AttributeType, to new: AttributeType) -> Bool {
@@ -110,6 +119,15 @@ public struct MappingModel: Sendable, CustomStringConvertible {
         return from <= to
     }
 }
+
+/// What ``MappingModel/match(_:among:)`` matches: entities and properties.
+protocol Named {
+    var name: String { get }
+    var renamingIdentifier: String? { get }
+}
+
+extension EntityDescription: Named {}
+extension PropertyDescription: Named {}
 
 /// How one destination entity gets its objects (Core Data's `NSEntityMapping`).
 public struct EntityMapping: Sendable, CustomStringConvertible {

@@ -6,39 +6,7 @@ import Foundation
 import XCTest
 @testable import ObjectGraph
 
-final class LightweightMigrationTests: XCTestCase {
-    private var contexts: [ManagedObjectContext] = []
-    private var directory: TemporaryDirectory!
-    private var url: URL!
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-        url = directory.url.appendingPathComponent("store.sqlite")
-    }
-
-    private static let migrating: [String: any Sendable] = [NSMigratePersistentStoresAutomaticallyOption: true,
-                                                            NSInferMappingModelAutomaticallyOption: true]
-
-    /// A context on a new coordinator of `model` with the store at `url` (migrating by default).
-    private func open(_ model: ManagedObjectModel, options: [String: any Sendable] = migrating) throws -> ManagedObjectContext {
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-        let context = ManagedObjectContext(concurrencyType: .mainQueue)
-        context.persistentStoreCoordinator = coordinator
-        contexts.append(context)
-        return context
-    }
-
-    private func fetch(_ entity: String, in context: ManagedObjectContext, sortedBy key: String = "name") throws -> [ManagedObject] {
-        var request = FetchRequest<ManagedObject>(entityName: entity)
-        request.sortDescriptors = [SortDescriptor(key: key)]
-        return try context.fetch(request)
-    }
-
-    private func strings(_ objects: [ManagedObject], _ key: String) -> [String] {
-        objects.map { $0.value(forKey: key) as? String ?? "nil" }
-    }
-
+final class LightweightMigrationTests: MigrationTestCase {
     // MARK: Version 1: people with tasks
 
     private static func version1() -> ManagedObjectModel { peopleModel() }

@@ -84,7 +84,11 @@ struct SQLiteMigration {
         try renumberKeys(maxima: maxima, tableSources: tableSources)
         for name in oldTables { try connection.execute("DROP TABLE \(aside(name))") }
         for statement in destination.creationStatements { try connection.execute(statement) }
-        for derived in destination.derivedColumns { try connection.execute(derived.backfill) }
+        // Derived values are kept as stored (a `now()` stamp is when the object last changed, not
+        // when the file was migrated); only new derivations, and changed ones, are computed.
+        for derived in destination.derivedColumns where needsComputing(derived.attribute) {
+            try connection.execute(derived.backfill)
+        }
     }
 
     // MARK: Tables
@@ -120,7 +124,7 @@ struct SQLiteMigration {
         var values = ["Z_PK", "CASE Z_ENT " + pairs.map { "WHEN \(source.number(of: $0.old)) THEN \(destination.number(of: $0.new))" }.joined(separator: " ") + " END", "Z_OPT"]
         var arguments: [SQLiteValue] = []
         for entity in table.root.selfAndDescendants {
-            for case let attribute as AttributeDescription in entity.declaredProperties where attribute.isStored && !attribute.isDerived {
+            for case let attribute as AttributeDescription in entity.declaredProperties where attribute.isStored {
                 guard case .attribute(let column, _)? = destination.storage(of: attribute) else { continue }
                 var cases: [(entity: Int64, value: String)] = []
                 for pair in pairs where pair.new.isKind(of: entity) {
@@ -166,22 +170,38 @@ struct SQLiteMigration {
         return value
     }
 
+    /// Whether the derived attribute `attribute` (of the new model) has no stored values to keep:
+    /// some entity that has it takes it from no attribute derived the same way.
+    private func needsComputing(_ attribute: AttributeDescription) -> Bool {
+        guard let owner = attribute.entity else { return true }
+        for entity in owner.selfAndDescendants where destination.holds(entity) {
+            guard let old = sourceEntity(of: entity) else { continue }
+            let sourceName = mapping.entityMapping(forDestinationEntityNamed: entity.name)?
+                .attributeMappings.first { $0.name == attribute.name }?.sourceName
+            guard let sourceName, let oldAttribute = old.attributesByName[sourceName], oldAttribute.isDerived,
+                  oldAttribute.derivationExpression == attribute.derivationExpression else { return true }
+        }
+        return false
+    }
+
     // MARK: Relationships
 
     /// The pairs of keys `relationship` (of the old model) held, as a subquery with the columns
     /// `s` (the owner's key), `d` (the destination's key), `o1` (the destination's position in the
     /// owner's ordered list) and `o2` (the owner's position in the destination's ordered inverse).
+    /// Nil when the old file keeps no pairs of it (its rows live in another store).
     private func oldPairs(of relationship: RelationshipDescription) -> String? {
         guard let owner = relationship.entity else { return nil }
         func numbers(_ entity: EntityDescription) -> String {
             entity.selfAndDescendants.filter { source.holds($0) }.map { String(source.number(of: $0)) }.joined(separator: ", ")
         }
         switch source.storage(of: relationship) {
-        case .foreignKey(let column, _, let order)?:
+        case .foreignKey(let column, _, let order)? where source.holds(owner):
             return "SELECT Z_PK AS s, \(q(column)) AS d, NULL AS o1, \(order.map(q) ?? "NULL") AS o2 FROM \(aside(source.table(of: owner).name)) "
                 + "WHERE \(q(column)) IS NOT NULL AND Z_ENT IN (\(numbers(owner)))"
         case .inverseForeignKey(let inverse)?:
-            guard case .foreignKey(let column, _, let order)? = source.storage(of: inverse), let inverseOwner = inverse.entity else { return nil }
+            guard case .foreignKey(let column, _, let order)? = source.storage(of: inverse), let inverseOwner = inverse.entity,
+                  source.holds(inverseOwner) else { return nil }
             return "SELECT \(q(column)) AS s, Z_PK AS d, \(order.map(q) ?? "NULL") AS o1, NULL AS o2 FROM \(aside(source.table(of: inverseOwner).name)) "
                 + "WHERE \(q(column)) IS NOT NULL AND Z_ENT IN (\(numbers(inverseOwner)))"
         case .joinTable(let join, let reversed)?:
@@ -193,22 +213,37 @@ struct SQLiteMigration {
         }
     }
 
-    /// The old pairs of the relationship `relationship` (of the new model) maps from, keeping
-    /// only those whose owner and destination were carried over as objects of the entities the
-    /// relationship joins, with both orders numbered from 1 (by key where the old list was not
-    /// ordered). Nil for a relationship with no source.
+    /// The old relationships `relationship` (of the new model) takes its pairs from: for each
+    /// entity that has it (the declaring one and those below, which may come from different old
+    /// entities, when it moved up into a new parent), the one that entity's mapping names.
+    private func oldRelationships(of relationship: RelationshipDescription) -> [RelationshipDescription] {
+        guard let owner = relationship.entity else { return [] }
+        var found: [RelationshipDescription] = []
+        for entity in owner.selfAndDescendants where destination.holds(entity) {
+            guard let sourceName = mapping.entityMapping(forDestinationEntityNamed: entity.name)?
+                    .relationshipMappings.first(where: { $0.name == relationship.name })?.sourceName,
+                  let old = sourceEntity(of: entity)?.relationshipsByName[sourceName],
+                  !found.contains(where: { $0 === old }) else { continue }
+            found.append(old)
+        }
+        return found
+    }
+
+    /// The old pairs of `relationship` (of the new model), keeping only those whose owner and
+    /// destination were carried over as objects of the entities the relationship joins (the
+    /// destination's when this store holds it), with both orders numbered from 1 (by key where
+    /// the old list was not ordered). Nil for a relationship with no source.
     private func pairs(of relationship: RelationshipDescription) -> String? {
-        guard let owner = relationship.entity, let target = relationship.destinationEntity,
-              let sourceName = mapping.entityMapping(forDestinationEntityNamed: owner.name)?
-                .relationshipMappings.first(where: { $0.name == relationship.name })?.sourceName,
-              let oldOwner = sourceEntity(of: owner), let old = oldOwner.relationshipsByName[sourceName],
-              let oldPairs = oldPairs(of: old) else { return nil }
+        guard let owner = relationship.entity, let target = relationship.destinationEntity else { return nil }
+        let old = oldRelationships(of: relationship).compactMap(oldPairs(of:))
+        guard !old.isEmpty else { return nil }
         func keys(_ entity: EntityDescription) -> String {
             let numbers = entity.selfAndDescendants.filter { destination.holds($0) }.map { String(destination.number(of: $0)) }
             return "SELECT Z_PK FROM \(q(destination.table(of: entity).name)) WHERE Z_ENT IN (\(numbers.joined(separator: ", ")))"
         }
+        let targets = destination.holds(target) ? " AND d IN (\(keys(target)))" : ""
         return "SELECT s, d, ROW_NUMBER() OVER (PARTITION BY s ORDER BY o1, d) AS o1, ROW_NUMBER() OVER (PARTITION BY d ORDER BY o2, s) AS o2 "
-            + "FROM (\(oldPairs)) WHERE s IN (\(keys(owner))) AND d IN (\(keys(target)))"
+            + "FROM (\(old.joined(separator: " UNION ALL "))) WHERE s IN (\(keys(owner)))\(targets)"
     }
 
     /// Writes every relationship of the new model into its storage: to-one foreign keys (with
@@ -228,7 +263,7 @@ struct SQLiteMigration {
                     }
                     let table = q(destination.table(of: entity).name)
                     var sets = ["\(q(column)) = p.d"]
-                    if let entityColumn, let target = relationship.destinationEntity {
+                    if let entityColumn, let target = relationship.destinationEntity, destination.holds(target) {
                         sets.append("\(q(entityColumn)) = (SELECT Z_ENT FROM \(q(destination.table(of: target).name)) WHERE Z_PK = p.d)")
                     }
                     if let order { sets.append("\(q(order)) = p.o2") }

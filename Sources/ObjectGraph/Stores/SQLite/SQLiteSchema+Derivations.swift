@@ -15,6 +15,8 @@ extension SQLiteSchema {
         var firstTrigger: String
         /// The statement that computes the column for every row.
         var backfill: String
+        /// The derived attribute.
+        var attribute: AttributeDescription
     }
 
     /// What keeps the derived attributes of the store's entities current. Throws for a
@@ -120,6 +122,6 @@ extension SQLiteSchema {
         for source in sources {
             statements.append(trigger(source.event, when: source.condition) + recompute(source.rows) + " END")
         }
-        return DerivedColumn(triggers: statements, firstTrigger: firstTrigger ?? "", backfill: recompute("1"))
+        return DerivedColumn(triggers: statements, firstTrigger: firstTrigger ?? "", backfill: recompute("1"), attribute: attribute)
     }
 }

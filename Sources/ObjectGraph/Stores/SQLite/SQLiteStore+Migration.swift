@@ -69,6 +69,6 @@ extension SQLiteStore {
                   model.isCompatible(storedHashes: stored, entities: schema.entities) else { continue }
             return (model, schema)
         }
-        throw MigrationError(.missingSourceModel, "the copy of the model in Z_MODELCACHE is not the model the file's version hashes name", path: fileURL.path)
+        throw MigrationError(.missingSourceModel, "the store was written with a different model, and the copy of a model in Z_MODELCACHE is not the one its version hashes name: no mapping can be inferred", path: fileURL.path)
     }
 }

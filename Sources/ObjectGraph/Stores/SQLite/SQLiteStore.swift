@@ -199,12 +199,25 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             // The other pragmas first: some (page_size, auto_vacuum) only take effect before the
             // file's first write, which switching to WAL is.
             try applyPragmas()
+            if migrating {
+                // Migrated before anything else changes the file (WAL is a lasting property of
+                // it): a migration that fails leaves the file as it was, journal mode included.
+                // The metadata is read again under the write lock: another process may have
+                // migrated the file meanwhile.
+                try connection.transaction {
+                    guard let current = try Self.readMetadata(connection) else { return }
+                    storedMetadata = current
+                    if try needsMigration(current, hashes: hashes, schema: schema, model: model) {
+                        try migrate(to: model, schema: schema, hashes: hashes, propertyHashes: propertyHashes)
+                    }
+                }
+            }
             if pragmas.contains(where: { $0.name == "journal_mode" }) {
                 try applyJournalMode()
             } else if !isInMemory {
                 try connection.enableWriteAheadLog(within: busyTimeout)
             }
-            if !migrating, try openWithoutWriting(schema: schema, hashes: hashes, model: model) {
+            if try openWithoutWriting(schema: schema, hashes: hashes, model: model) {
                 adopt(schema, model)
                 return
             }
@@ -217,10 +230,6 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                     }
                 }
                 if storedMetadata[Self.versionHashesKey] is [String: Data] {
-                    // Another process may have migrated the file meanwhile.
-                    if migrating, try needsMigration(storedMetadata, hashes: hashes, schema: schema, model: model) {
-                        try migrate(to: model, schema: schema, hashes: hashes, propertyHashes: propertyHashes)
-                    }
                     try checkCompatibility(of: storedMetadata, hashes: hashes, schema: schema, model: model)
                     // Triggers of derived attributes the file lacks are created now: their
                     // columns are computed once for the rows already stored.
