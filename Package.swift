@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "PIM",
             dependencies: ["ObjectGraph"],
-            resources: [.embedInCode("PIM.xcdatamodeld/PIM.xcdatamodel/contents")],
+            resources: [.embedInCode("PIM.xcdatamodeld/PIM 2.xcdatamodel/contents")],
             plugins: ["ObjectGraphCodegen"]
         ),
         // The `pim` command: parses arguments and prints; the work is in PIM.

@@ -24,6 +24,7 @@ pim tasks add Book the room --due tomorrow --priority M --project work.review --
 pim tasks add Buy oat milk --due "today 18:00" --project home --tag shopping
 pim tasks add Renew passport --due eom --priority L --project home
 pim tasks add Read the notes on the engine --project reading --tag next
+pim tasks add Water the plants --due "sat 10:00" --repeat weekly --project home
 
 "$PIM" tasks list
 echo

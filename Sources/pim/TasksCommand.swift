@@ -31,11 +31,13 @@ struct TasksCommand: ParsableCommand {
         @Option(name: .customLong("for-event"), help: ArgumentHelp("The event it prepares for.", valueName: "event")) var event: String?
         @Option(help: ArgumentHelp("The task it is a subtask of.", valueName: "task")) var parent: String?
         @Option(name: .customLong("depends-on"), help: ArgumentHelp("A task that must be done first (repeatable).", valueName: "task")) var dependsOn: [String] = []
+        @Option(name: .customLong("repeat"), help: ArgumentHelp("Repeat: daily, weekly, monthly, yearly, weekdays or an RRULE (needs --due); done adds the next.", valueName: "rule")) var repeatRule: String?
         @Option(help: "Notes.") var notes: String?
 
         func run() throws {
             let session = try Session(global)
             var draft = TaskDraft(title: title.joined(separator: " "))
+            draft.repeatRule = repeatRule
             draft.due = due
             draft.scheduled = scheduled
             draft.wait = wait
@@ -106,6 +108,7 @@ struct TasksCommand: ParsableCommand {
         @Option(parsing: .unconditional, help: ArgumentHelp("Due date.", valueName: "when")) var due: String?
         @Option(parsing: .unconditional, help: ArgumentHelp("Scheduled date.", valueName: "when")) var scheduled: String?
         @Option(parsing: .unconditional, help: ArgumentHelp("Wait date.", valueName: "when")) var wait: String?
+        @Option(name: .customLong("repeat"), help: ArgumentHelp("daily, weekly, monthly, yearly, weekdays, an RRULE, or '' for none (needs a due date).", valueName: "rule")) var repeatRule: String?
         @Option(help: ArgumentHelp("Project.", valueName: "name")) var project: String?
         @Option(help: ArgumentHelp("Tags, comma-separated (replaces them all).", valueName: "tags")) var tags: String?
         @Option(help: ArgumentHelp("The contact it is assigned to.", valueName: "contact")) var assignee: String?
@@ -116,7 +119,7 @@ struct TasksCommand: ParsableCommand {
 
         func run() throws {
             let values: [String: String?] = [
-                "title": title, "status": status, "priority": priority, "due": due, "scheduled": scheduled, "wait": wait,
+                "title": title, "status": status, "priority": priority, "due": due, "scheduled": scheduled, "wait": wait, "repeat": repeatRule,
                 "project": project, "tags": tags, "assignee": assignee, "event": event, "parent": parent, "depends-on": dependsOn, "notes": notes,
             ]
             try RecordCommands.edit(id, kind: .task, values: values.compactMapValues { $0 }, global: global)
@@ -157,9 +160,15 @@ struct TasksCommand: ParsableCommand {
         func run() throws {
             let session = try Session(global)
             let tasks = try resolveTasks(ids, in: session)
-            for task in tasks { session.store.complete(task) }
+            let next = tasks.compactMap { session.store.complete($0) }
             try session.commit()
             try session.printChanged(tasks, kind: .task, verb: "Completed")
+            // JSON keeps its shape (the completed tasks); `tasks list` shows the next ones.
+            if !next.isEmpty, !global.json {
+                try session.printChanged(next, kind: .task, verb: "Added") { task in
+                    ((task as? TaskItem)?.due).map { ["due \(session.echo($0))"] } ?? []
+                }
+            }
         }
     }
 

@@ -22,6 +22,12 @@ extension RecordForm {
             .date("due", "due date: 2026-12-01 17:00, tomorrow 17:00, next friday, eow..."),
             .date("scheduled", "when to start"),
             .date("wait", "hidden from lists until then"),
+            FormField("repeat", "daily, weekly, monthly, yearly, weekdays, an RRULE, or empty (needs a due date)", read: { record, _ in
+                (record as? TaskItem)?.recurrenceRule ?? ""
+            }) { record, text, store throws(PIMError) in
+                guard let task = record as? TaskItem else { return }
+                try store.setRepeat(text, of: task)
+            },
             .text("project", "a project; dots make sub-projects"),
             FormField("tags", "comma-separated", read: { record, _ in
                 ((record as? TaskItem)?.tags.compactMap(\.name).sorted() ?? []).joined(separator: ", ")

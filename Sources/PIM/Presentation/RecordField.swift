@@ -94,6 +94,7 @@ public struct RecordField {
             RecordField("due") { date($0, "due") },
             RecordField("scheduled") { date($0, "scheduled") },
             RecordField("wait") { date($0, "wait") },
+            RecordField("repeat") { string($0, "recurrenceRule") },
             RecordField("started") { date($0, "started") },
             RecordField("completed") { date($0, "completed") },
             RecordField("project") { string($0, "project") },

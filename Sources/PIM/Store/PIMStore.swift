@@ -24,7 +24,9 @@ public final class PIMStore {
     /// by the record they were folded into (``survivor(of:)``).
     var folded: [ObjectIdentifier: ManagedObject] = [:]
 
-    /// Opens the store at `url`, creating it and its folder if needed.
+    /// Opens the store at `url`, creating it and its folder if needed. A store written with an
+    /// earlier version of the PIM model is migrated to the current one first (lightweight
+    /// migration, in one transaction).
     public init(url: URL, now: Date, timeZone: TimeZone = .current) throws(PIMError) {
         self.url = url
         self.now = now
@@ -34,7 +36,9 @@ public final class PIMStore {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
             let coordinator = PersistentStoreCoordinator(managedObjectModel: PIMModel.shared)
-            try coordinator.addPersistentStore(type: .sqlite, at: url)
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: [
+                NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+            ])
             context = ManagedObjectContext(concurrencyType: .mainQueue)
             context.persistentStoreCoordinator = coordinator
         } catch {

@@ -1,5 +1,7 @@
 // Adding tasks and changing their state: the values of `pim tasks add` as typed (dates, priority
-// letters, contact and event references), read and checked here, and the start/done transitions.
+// letters, contact and event references, a repeat rule), read and checked here, and the
+// start/done transitions; completing a repeating task adds its next occurrence, as Taskwarrior's
+// recurring tasks do.
 import Foundation
 import ObjectGraph
 
@@ -17,6 +19,8 @@ public struct TaskDraft: Sendable {
     public var event: String?
     public var parent: String?
     public var dependsOn: [String] = []
+    /// How the task repeats: daily, weekly, monthly, yearly, weekdays or an RRULE (needs a due date).
+    public var repeatRule: String?
 
     public init(title: String) { self.title = title }
 }
@@ -70,6 +74,8 @@ extension PIMStore {
         let event = try draft.event.map { text throws(PIMError) in try resolver.resolve(text, as: .event) }
         let parent = try draft.parent.map { text throws(PIMError) in try resolver.resolve(text, as: .task) }
         let dependencies = try draft.dependsOn.map { text throws(PIMError) in try resolver.resolve(text, as: .task) }
+        let rule = try draft.repeatRule.flatMap { $0.isEmpty ? nil : $0 }.map { text throws(PIMError) in try Self.ruleText(text) }
+        if rule != nil, due == nil { throw PIMError.usage(Self.repeatNeedsDue) }
 
         guard let task = insertRecord("Task") as? TaskItem else {
             preconditionFailure("the Task entity is not represented by TaskItem: PIMClasses are not registered")
@@ -85,6 +91,7 @@ extension PIMStore {
         task.assignee = assignee as? Contact
         task.event = event as? Event
         task.parent = parent as? TaskItem
+        task.recurrenceRule = rule
         for dependency in dependencies.compactMap({ $0 as? TaskItem }) { task.addToDependencies(dependency) }
         try setTags(draft.tags, of: task)
         return task
@@ -157,10 +164,56 @@ extension PIMStore {
     }
 
     /// Marks a task done now; a task already done keeps the date it was first done, as a started
-    /// task keeps its start.
-    public func complete(_ task: TaskItem) {
-        if task.status != "done" || task.completed == nil { task.completed = now }
+    /// task keeps its start. A repeating task that becomes done gets its next occurrence, which
+    /// is returned (``addNextOccurrence(of:)``).
+    @discardableResult
+    public func complete(_ task: TaskItem) -> TaskItem? {
+        let becomesDone = task.status != "done"
+        if becomesDone || task.completed == nil { task.completed = now }
         task.status = "done"
+        return becomesDone ? addNextOccurrence(of: task) : nil
+    }
+
+    /// The usage error of a repeat rule on a task without a due date.
+    static let repeatNeedsDue = "repeat: a repeating task needs a due date (--due): its occurrences follow from it"
+
+    /// Sets how `task` repeats (a `--repeat` value; empty for not at all). A task that repeats
+    /// needs a due date.
+    public func setRepeat(_ text: String, of task: TaskItem) throws(PIMError) {
+        guard !text.isEmpty else {
+            task.recurrenceRule = nil
+            return
+        }
+        let rule = try Self.ruleText(text)
+        guard task.due != nil else { throw PIMError.usage(Self.repeatNeedsDue) }
+        task.recurrenceRule = rule
+    }
+
+    /// Adds the next occurrence of the repeating task `task`: a new pending task like it (title,
+    /// notes, priority, project, tags, assignee, event, parent, the rule) due at the rule's next
+    /// occurrence after `task`'s due date, with its scheduled and wait dates moved as far. A rule
+    /// with a COUNT counts down (`COUNT=3` leaves `COUNT=2` to the next); nil when the rule has
+    /// no occurrence left, or the task does not repeat.
+    func addNextOccurrence(of task: TaskItem) -> TaskItem? {
+        guard let text = task.recurrenceRule, let due = task.due, var rule = try? RecurrenceRule(text) else { return nil }
+        let window = due.addingTimeInterval(1)..<Date.distantFuture
+        guard let next = rule.occurrences(from: due, in: window, calendar: calendar, maximumCount: 1).first,
+              let copy = insertRecord("Task") as? TaskItem else { return nil }
+        if let count = rule.count { rule.count = count - 1 }
+        let shift = next.timeIntervalSince(due)
+        copy.title = task.title
+        copy.notes = task.notes
+        copy.priority = task.priority
+        copy.project = task.project
+        copy.due = next
+        copy.scheduled = task.scheduled?.addingTimeInterval(shift)
+        copy.wait = task.wait?.addingTimeInterval(shift)
+        copy.assignee = task.assignee
+        copy.event = task.event
+        copy.parent = task.parent
+        copy.recurrenceRule = rule.description
+        for tag in task.tags { copy.addToTags(tag) }
+        return copy
     }
 
     /// Reads a date typed for a record, as a usage error naming it when it is not one.

@@ -1,0 +1,50 @@
+// A store written with the first version of the PIM model (Data/PIM.xcdatamodeld/PIM.xcdatamodel)
+// opened by the current pim: migrated in place (lightweight migration), every record kept under
+// its number, and the new version's fields usable at once.
+import Foundation
+import ObjectGraph
+import XCTest
+@testable import PIM
+
+final class PIMStoreMigrationTests: PIMStoreTestCase {
+    /// The first model version, its entities as plain managed objects (the generated classes are
+    /// the current version's).
+    private func firstVersion() throws -> ManagedObjectModel {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Data/PIM.xcdatamodeld/PIM.xcdatamodel")
+        let model = try ManagedObjectModel(contentsOf: url)
+        for entity in model.entities { entity.managedObjectClassName = nil }
+        return model
+    }
+
+    func testAStoreOfTheFirstModelVersionOpensMigratedWithItsRecords() throws {
+        let url = folder.appendingPathComponent("pim.sqlite")
+        let old = try firstVersion()
+        XCTAssertNil(old.entitiesByName["Task"]?.propertiesByName["recurrenceRule"], "set-up: version 1 has no task rule")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: old)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        for (number, title) in [(1, "Water plants"), (2, "Pay rent")] {
+            let task = context.insertNewObject(forEntityName: "Task")
+            task.setValue(title, forKey: "title")
+            task.setValue(Int64(number), forKey: "number")
+            task.setValue(UUID(), forKey: "uuid")
+            task.setValue(now, forKey: "created")
+            task.setValue(now, forKey: "modified")
+            task.setValue(now.addingTimeInterval(86_400), forKey: "due")
+        }
+        try context.save()
+        try coordinator.remove(store)
+
+        let pim = try open()
+        XCTAssertEqual(try titles(pim), ["Water plants", "Pay rent"])
+        let task = try XCTUnwrap(RecordResolver(store: pim).resolve("1", as: .task) as? TaskItem)
+        XCTAssertNil(task.recurrenceRule)
+        try pim.setRepeat("weekly", of: task)
+        let next = pim.complete(task)
+        XCTAssertEqual(next?.title, "Water plants")
+        try pim.commit(command: "tasks done 1")
+        XCTAssertEqual(try titles(try open()), ["Water plants", "Pay rent", "Water plants"])
+    }
+}
