@@ -99,7 +99,8 @@ struct StoreCommand: ParsableCommand {
             discussion: """
                 The store is opened read-only and never created or changed. With --model, the \
                 command also says whether that model opens the store unchanged, and if not, which \
-                entities and properties differ (what a migration would have to change).
+                entities and properties differ and whether a lightweight migration (store migrate) \
+                can carry the store over.
 
                 Exit codes: 0 success (and, with --model, the model fits); 1 the model does not \
                 fit the store; 64 usage error; 66 no store at STORE, or MODEL not found.
@@ -127,23 +128,40 @@ struct StoreCommand: ParsableCommand {
                 throw ExitCode.noInput
             }
             var differences: [String]?
+            var migration: String?
             if let model {
                 do {
-                    differences = info.differences(from: try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model)))
+                    let destination = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+                    differences = info.differences(from: destination)
+                    if differences?.isEmpty == false { migration = Self.migration(from: info.model, to: destination) }
                 } catch {
                     StandardError.print("\(error)")
                     throw error.exitCode
                 }
             }
             if json {
-                try printJSON(info, differences)
+                try printJSON(info, differences, migration)
             } else {
-                printText(info, differences)
+                printText(info, differences, migration)
             }
             if let differences, !differences.isEmpty { throw ExitCode.invalidModel }
         }
 
-        private func printText(_ info: SQLiteStoreInfo, _ differences: [String]?) {
+        /// Whether a lightweight migration can take the store to `destination`: "inferred", or why
+        /// not.
+        private static func migration(from source: ManagedObjectModel?, to destination: ManagedObjectModel) -> String {
+            guard let source else { return "not possible: the store holds no readable copy of its model" }
+            do {
+                _ = try MappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
+                return "inferred"
+            } catch let error as MigrationError {
+                return "not possible: \(error.reason)"
+            } catch {
+                return "not possible: \(error)"
+            }
+        }
+
+        private func printText(_ info: SQLiteStoreInfo, _ differences: [String]?, _ migration: String?) {
             print("store \(info.path)")
             print("  uuid  \(info.identifier ?? "unknown")")
             print("  type  \(info.metadata["StoreType"].map { "\($0)" } ?? "SQLite")")
@@ -174,11 +192,16 @@ struct StoreCommand: ParsableCommand {
                 } else {
                     print("model check: \(model ?? "") differs from the store's model:")
                     for difference in differences { print("  \(difference)") }
+                    if migration == "inferred" {
+                        print("migration: inferred; objectgraph store migrate \(store) --model \(model ?? "") carries the store over")
+                    } else if let migration {
+                        print("migration: \(migration)")
+                    }
                 }
             }
         }
 
-        private func printJSON(_ info: SQLiteStoreInfo, _ differences: [String]?) throws {
+        private func printJSON(_ info: SQLiteStoreInfo, _ differences: [String]?, _ migration: String?) throws {
             var object: [String: Any] = [
                 "path": info.path,
                 "uuid": info.identifier ?? NSNull(),
@@ -190,6 +213,7 @@ struct StoreCommand: ParsableCommand {
                     .map { ($0, "\(info.metadata[$0]!)") }),
             ]
             if let differences { object["differences"] = differences }
+            if let migration { object["migration"] = migration }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         }

@@ -61,6 +61,9 @@ final class StoreCommandTests: XCTestCase {
         let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
         let differences = json?["differences"] as? [String] ?? []
         XCTAssertTrue(differences.contains("entity Item was removed"), "\(differences)")
+        // Removing entities and adding others is a lightweight migration (the removed entities'
+        // objects are dropped), as Core Data infers it.
+        XCTAssertEqual(json?["migration"] as? String, "inferred")
         XCTAssertEqual((json?["rows"] as? [String: Int])?["Person"], 2)
     }
 
@@ -90,7 +93,9 @@ final class StoreCommandTests: XCTestCase {
         let dry = try objectgraph(["store", "migrate", store.path, "--model", version2.path, "--dry-run"])
         XCTAssertEqual(dry.status, 0, dry.stderr)
         XCTAssertTrue(dry.stdout.contains("PersonToPerson (transform)") && dry.stdout.contains("nickname = default"), dry.stdout)
-        XCTAssertEqual(try objectgraph(["store", "info", store.path, "--model", version2.path]).status, 1, "a dry run changes nothing")
+        let check = try objectgraph(["store", "info", store.path, "--model", version2.path])
+        XCTAssertEqual(check.status, 1, "a dry run changes nothing")
+        XCTAssertTrue(check.stdout.contains("migration: inferred; objectgraph store migrate"), check.stdout)
         let migrate = try objectgraph(["store", "migrate", store.path, "--model", version2.path])
         XCTAssertEqual(migrate.status, 0, migrate.stderr)
         XCTAssertTrue(migrate.stdout.hasSuffix("migrated\n"), migrate.stdout)
@@ -108,6 +113,9 @@ final class StoreCommandTests: XCTestCase {
             (model.entitiesByName["Person"]!.declaredProperties.first { $0.name == "firstName" } as! AttributeDescription).attributeType = .integer64
         }
         let before = try Data(contentsOf: store)
+        let info = try objectgraph(["store", "info", store.path, "--model", retyped.path])
+        XCTAssertEqual(info.status, 1)
+        XCTAssertTrue(info.stdout.contains("migration: not possible: Person.firstName: its type changed"), info.stdout)
         let run = try objectgraph(["store", "migrate", store.path, "--model", retyped.path])
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.stderr.contains("Person.firstName"), run.stderr)
