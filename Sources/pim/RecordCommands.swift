@@ -52,6 +52,9 @@ enum RecordCommands {
         } else {
             try form.apply(values, to: record, store: session.store)
         }
+        // Tasks the edit added: the next occurrence of a repeating task it marked done.
+        let added = session.store.context.insertedObjects.filter { $0 is TaskItem && $0 !== record }
+            .sorted { $0.objectID < $1.objectID }
         try session.commit()
         try session.printChanged([record], kind: kind, verb: "Edited") { record in
             ["start", "end", "due", "scheduled", "wait", "birthday"].compactMap { key in
@@ -64,6 +67,8 @@ enum RecordCommands {
                 return "\(key) \(session.echo(date))"
             }
         }
+        // JSON keeps its shape (the edited record); `tasks list` shows the added ones.
+        if !added.isEmpty, !global.json { try session.printAdded(added) }
     }
 
     /// The records `ids` name, each once, in the order given.

@@ -90,6 +90,14 @@ struct Session {
         try print(changedText(records, kind: kind, verb: verb, extra: extra))
     }
 
+    /// Prints the tasks a command added besides its own records (the next occurrences of the
+    /// repeating tasks it completed), with their due dates.
+    func printAdded(_ tasks: [ManagedObject]) throws(PIMError) {
+        try printChanged(tasks, kind: .task, verb: "Added") { task in
+            ((task as? TaskItem)?.due).map { ["due \(echo($0))"] } ?? []
+        }
+    }
+
     /// What ``printChanged(_:kind:verb:extra:)`` prints (without the final newline).
     func changedText(_ records: [ManagedObject], kind: RecordKind, verb: String, extra: (ManagedObject) -> [String] = { _ in [] }) -> String {
         let presenter = presenter(kind)

@@ -164,11 +164,7 @@ struct TasksCommand: ParsableCommand {
             try session.commit()
             try session.printChanged(tasks, kind: .task, verb: "Completed")
             // JSON keeps its shape (the completed tasks); `tasks list` shows the next ones.
-            if !next.isEmpty, !global.json {
-                try session.printChanged(next, kind: .task, verb: "Added") { task in
-                    ((task as? TaskItem)?.due).map { ["due \(session.echo($0))"] } ?? []
-                }
-            }
+            if !next.isEmpty, !global.json { try session.printAdded(next) }
         }
     }
 

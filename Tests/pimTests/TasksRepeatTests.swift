@@ -40,15 +40,17 @@ final class TasksRepeatTests: PimTestCase {
         XCTAssertEqual(try tasks("pending", "done").count, 2)
     }
 
-    /// An RRULE with COUNT=2: the first completion adds the second and last occurrence
-    /// (COUNT=1), whose completion adds none. `pim undo` takes a completion back with the task
+    /// An RRULE with COUNT=2: the first completion adds the second and last occurrence (the
+    /// series keeps its rule and first date, so COUNT counts from the first task), whose
+    /// completion adds none. `pim undo` takes a completion back with the task
     /// it added.
     func testACountedRuleEndsAndUndoTakesBackTheAddedTask() throws {
         XCTAssertEqual(try pim("tasks", "add", "Pay rent", "--due", "2026-12-01", "--repeat", "FREQ=MONTHLY;COUNT=2").status, 0)
         XCTAssertEqual(try pim("tasks", "done", "1").status, 0)
         var all = try tasks("pending", "done")
         XCTAssertEqual(all.count, 2)
-        XCTAssertEqual(all[1]["repeat"] as? String, "FREQ=MONTHLY;COUNT=1")
+        XCTAssertEqual(all[1]["repeat"] as? String, "FREQ=MONTHLY;COUNT=2")
+        XCTAssertNil(all[0]["repeat"] as? String, "the done task hands its rule on")
         XCTAssertTrue((all[1]["due"] as? String)?.hasPrefix("2027-01-01") == true, "\(all[1]["due"] ?? "nil")")
         let last = try pim("tasks", "done", "2")
         XCTAssertEqual(last.status, 0, last.stderr)

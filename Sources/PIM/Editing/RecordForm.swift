@@ -98,10 +98,22 @@ public struct RecordForm {
         // Compared with the values before any is set: a field set first may move another (a new
         // start moves the end), and the other's text, unchanged in the form, must not move it back.
         let before = fields.map { values[$0.key] == nil ? nil : $0.read(record, store) }
-        for (field, old) in zip(fields, before) {
-            guard let text = values[field.key], text != old else { continue }
-            try field.write(record, text, store)
+        let task = record as? TaskItem
+        let due = task?.due
+        func write(_ indices: [Int]) throws(PIMError) {
+            for index in indices {
+                guard let text = values[fields[index].key], text != before[index] else { continue }
+                try fields[index].write(record, text, store)
+            }
         }
+        // The status last: a task that becomes done adds its next occurrence from the due date
+        // and rule the same edit sets. A repeating task given another due date repeats from it.
+        try write(fields.indices.filter { fields[$0].key != "status" })
+        if let task, task.recurrenceRule != nil {
+            guard let newDue = task.due else { throw PIMError.usage(PIMStore.repeatNeedsDue) }
+            if newDue != due { task.recurrenceStart = newDue }
+        }
+        try write(fields.indices.filter { fields[$0].key == "status" })
     }
 }
 

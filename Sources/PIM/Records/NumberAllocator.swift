@@ -17,7 +17,12 @@ struct NumberAllocator {
         guard !inserted.isEmpty else { return }
         for kind in RecordKind.allCases {
             let records = inserted.filter { RecordKind(entity: $0.entity) == kind }
-                .sorted { ($0.value(forKey: "created") as? Date ?? .distantPast) < ($1.value(forKey: "created") as? Date ?? .distantPast) }
+                .sorted { first, second in
+                    // Records made by one command share its instant: they are numbered in the
+                    // order they were made (their temporary IDs').
+                    let a = first.value(forKey: "created") as? Date ?? .distantPast, b = second.value(forKey: "created") as? Date ?? .distantPast
+                    return a != b ? a < b : first.objectID < second.objectID
+                }
             guard !records.isEmpty else { continue }
             let deleting = Array(context.deletedObjects.filter { RecordKind(entity: $0.entity) == kind })
             var free = try freeNumbers(of: kind, deleting: deleting, forRecords: records.count)

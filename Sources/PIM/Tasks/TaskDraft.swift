@@ -65,7 +65,8 @@ extension PIMStore {
         let title = draft.title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw PIMError.usage("a task needs a title") }
         let parser = dateParser
-        let due = try draft.due.map { text throws(PIMError) in try readDate(text, with: parser) }
+        let parsedDue = try draft.due.map { text throws(PIMError) in try readParsedDate(text, with: parser) }
+        let due = parsedDue?.date
         let scheduled = try draft.scheduled.map { text throws(PIMError) in try readDate(text, with: parser) }
         let wait = try draft.wait.map { text throws(PIMError) in try readDate(text, with: parser) }
         let priority = try draft.priority.map { text throws(PIMError) in try TaskPriority.value(text) } ?? 0
@@ -74,8 +75,11 @@ extension PIMStore {
         let event = try draft.event.map { text throws(PIMError) in try resolver.resolve(text, as: .event) }
         let parent = try draft.parent.map { text throws(PIMError) in try resolver.resolve(text, as: .task) }
         let dependencies = try draft.dependsOn.map { text throws(PIMError) in try resolver.resolve(text, as: .task) }
-        let rule = try draft.repeatRule.flatMap { $0.isEmpty ? nil : $0 }.map { text throws(PIMError) in try Self.ruleText(text) }
+        var rule = try draft.repeatRule.flatMap { $0.isEmpty ? nil : $0 }.map { text throws(PIMError) in try Self.rule(text) }
         if rule != nil, due == nil { throw PIMError.usage(Self.repeatNeedsDue) }
+        // As an event's: 02:30 typed on a day that skips it is due at 03:30 that day, and at
+        // 02:30 on the later days.
+        if let due, let clock = parsedDue?.clock { rule?.keepTime(clock, of: due, in: calendar) }
 
         guard let task = insertRecord("Task") as? TaskItem else {
             preconditionFailure("the Task entity is not represented by TaskItem: PIMClasses are not registered")
@@ -91,7 +95,8 @@ extension PIMStore {
         task.assignee = assignee as? Contact
         task.event = event as? Event
         task.parent = parent as? TaskItem
-        task.recurrenceRule = rule
+        task.recurrenceRule = rule?.description
+        task.recurrenceStart = rule == nil ? nil : due
         for dependency in dependencies.compactMap({ $0 as? TaskItem }) { task.addToDependencies(dependency) }
         try setTags(draft.tags, of: task)
         return task
@@ -165,55 +170,91 @@ extension PIMStore {
 
     /// Marks a task done now; a task already done keeps the date it was first done, as a started
     /// task keeps its start. A repeating task that becomes done gets its next occurrence, which
-    /// is returned (``addNextOccurrence(of:)``).
+    /// is returned (``addNextOccurrence(of:)``), and hands its rule on to it: the done task no
+    /// longer repeats, so reopening and completing it again adds no second next one.
     @discardableResult
     public func complete(_ task: TaskItem) -> TaskItem? {
         let becomesDone = task.status != "done"
         if becomesDone || task.completed == nil { task.completed = now }
         task.status = "done"
-        return becomesDone ? addNextOccurrence(of: task) : nil
+        guard becomesDone, task.recurrenceRule != nil else { return nil }
+        let next = addNextOccurrence(of: task)
+        task.recurrenceRule = nil
+        return next
     }
 
     /// The usage error of a repeat rule on a task without a due date.
     static let repeatNeedsDue = "repeat: a repeating task needs a due date (--due): its occurrences follow from it"
 
-    /// Sets how `task` repeats (a `--repeat` value; empty for not at all). A task that repeats
-    /// needs a due date.
+    /// Sets how `task` repeats (a `--repeat` value; empty for not at all): a series that starts
+    /// at its due date, which a task that repeats needs.
     public func setRepeat(_ text: String, of task: TaskItem) throws(PIMError) {
         guard !text.isEmpty else {
             task.recurrenceRule = nil
+            task.recurrenceStart = nil
             return
         }
         let rule = try Self.ruleText(text)
-        guard task.due != nil else { throw PIMError.usage(Self.repeatNeedsDue) }
+        guard let due = task.due else { throw PIMError.usage(Self.repeatNeedsDue) }
         task.recurrenceRule = rule
+        task.recurrenceStart = due
     }
 
     /// Adds the next occurrence of the repeating task `task`: a new pending task like it (title,
-    /// notes, priority, project, tags, assignee, event, parent, the rule) due at the rule's next
-    /// occurrence after `task`'s due date, with its scheduled and wait dates moved as far. A rule
-    /// with a COUNT counts down (`COUNT=3` leaves `COUNT=2` to the next); nil when the rule has
-    /// no occurrence left, or the task does not repeat.
+    /// notes, priority, project, tags, assignee, event, parent, the rule and the series' start)
+    /// due at the series' next date after `task`'s due date (``nextDue(after:rule:start:)``), its
+    /// scheduled and wait dates as many days later, at the same time of day. Nil when the series
+    /// has no date left, or the task does not repeat.
     func addNextOccurrence(of task: TaskItem) -> TaskItem? {
-        guard let text = task.recurrenceRule, let due = task.due, var rule = try? RecurrenceRule(text) else { return nil }
-        let window = due.addingTimeInterval(1)..<Date.distantFuture
-        guard let next = rule.occurrences(from: due, in: window, calendar: calendar, maximumCount: 1).first,
+        guard let text = task.recurrenceRule, let due = task.due, let rule = try? RecurrenceRule(text),
+              let next = nextDue(after: due, rule: rule, start: task.recurrenceStart ?? due),
               let copy = insertRecord("Task") as? TaskItem else { return nil }
-        if let count = rule.count { rule.count = count - 1 }
-        let shift = next.timeIntervalSince(due)
+        let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: due), to: calendar.startOfDay(for: next)).day ?? 0
         copy.title = task.title
         copy.notes = task.notes
         copy.priority = task.priority
         copy.project = task.project
         copy.due = next
-        copy.scheduled = task.scheduled?.addingTimeInterval(shift)
-        copy.wait = task.wait?.addingTimeInterval(shift)
+        copy.scheduled = task.scheduled.flatMap { calendar.date(byAdding: .day, value: days, to: $0) }
+        copy.wait = task.wait.flatMap { calendar.date(byAdding: .day, value: days, to: $0) }
         copy.assignee = task.assignee
         copy.event = task.event
         copy.parent = task.parent
-        copy.recurrenceRule = rule.description
+        copy.recurrenceRule = text
+        copy.recurrenceStart = task.recurrenceStart ?? due
         for tag in task.tags { copy.addToTags(tag) }
         return copy
+    }
+
+    /// The first date of the series `rule` makes from `start` (its first due date) after `due`.
+    ///
+    /// A plain monthly or yearly rule (no BYDAY, BYMONTHDAY, BYMONTH) keeps `start`'s day where a
+    /// month has it and takes the month's last day where it does not, as Taskwarrior does: due
+    /// the 31st, then February 28th, then March 31st; the 29th of February, then the 28th in
+    /// other years. (RFC 5545 skips such months; pim's events follow it.) As RFC 5545 says, the
+    /// start counts as the first of COUNT occurrences even where the rule does not name its day.
+    func nextDue(after due: Date, rule: RecurrenceRule, start: Date) -> Date? {
+        let until = rule.untilDate(in: calendar)
+        if rule.byDay.isEmpty, rule.byMonthDay.isEmpty, rule.byMonth.isEmpty, rule.byHour == nil, rule.byMinute == nil,
+           rule.frequency == .monthly || rule.frequency == .yearly {
+            let unit: Calendar.Component = rule.frequency == .monthly ? .month : .year
+            // Each step from the start, so that a day cut short in one month comes back in the next.
+            for step in 1..<100_000 {
+                if let count = rule.count, step >= count { return nil }
+                guard let candidate = calendar.date(byAdding: unit, value: step * rule.interval, to: start) else { return nil }
+                if let until, candidate > until { return nil }
+                if candidate > due { return candidate }
+            }
+            return nil
+        }
+        var counted = rule
+        let startMatches = rule.occurrences(from: start, in: start..<start.addingTimeInterval(1), calendar: calendar, maximumCount: 1).first != nil
+        if let count = rule.count, !startMatches {
+            guard count > 1 else { return nil }
+            counted.count = count - 1
+        }
+        let window = due.addingTimeInterval(1)..<Date.distantFuture
+        return counted.occurrences(from: start, in: window, calendar: calendar, maximumCount: 1).first
     }
 
     /// Reads a date typed for a record, as a usage error naming it when it is not one.
