@@ -119,13 +119,33 @@ struct EventsCommand: ParsableCommand {
                 help: ArgumentHelp("The occurrences a repeating event skips, comma-separated dates or dates and times (replaces them all; '' skips none).",
                                    valueName: "whens"))
         var skipped: String?
+        @Option(parsing: .unconditional,
+                help: ArgumentHelp("Change only the occurrence of a repeating event starting then (a date alone: that day's); it becomes an event of its own.",
+                                   valueName: "when"))
+        var occurrence: String?
 
         func run() throws {
             let values: [String: String?] = [
                 "title": title, "start": start, "end": end, "location": location, "repeat": repeatRule, "status": status,
                 "calendar": calendar, "attendees": attendees, "notes": notes, "skipped": skipped,
             ]
-            try RecordCommands.edit(id, kind: .event, values: values.compactMapValues { $0 }, global: global)
+            guard let occurrence else {
+                try RecordCommands.edit(id, kind: .event, values: values.compactMapValues { $0 }, global: global)
+                return
+            }
+            if repeatRule != nil || skipped != nil {
+                throw PIMError.usage("--occurrence changes one occurrence: --repeat and --skipped belong to the repeating event")
+            }
+            var note = ""
+            try RecordCommands.edit(kind: .event, values: values.compactMapValues { $0 }, global: global, notes: { _ in [note] }) { session in
+                guard let event = try RecordResolver(store: session.store).resolveRepeatingEvent(id) as? Event else {
+                    throw PIMError.usage("\(id) is not an event")
+                }
+                let detached = try session.store.detachOccurrence(of: event, named: occurrence)
+                let when = session.store.describeOccurrence(detached.occurrence, of: event)
+                note = "the occurrence of event \(event.number) on \(when)" + (detached.isNew ? ", now an event of its own" : "")
+                return detached.event
+            }
         }
     }
 
@@ -156,7 +176,7 @@ struct EventsCommand: ParsableCommand {
         private func skip(_ texts: [String]) throws {
             guard ids.count == 1 else { throw PIMError.usage("--occurrence skips occurrences of one event; name one, not \(ids.count)") }
             let session = try Session(global)
-            guard let event = try RecordResolver(store: session.store).resolve(ids[0], as: .event) as? Event else { return }
+            guard let event = try RecordResolver(store: session.store).resolveRepeatingEvent(ids[0]) as? Event else { return }
             let skipped = try session.store.skipOccurrences(of: event, named: texts)
             let count = skipped.count
             try session.confirm("Skip \(count) \(count == 1 ? "occurrence" : "occurrences") of event \(event.number) (\(event.title ?? ""))?",

@@ -41,8 +41,17 @@ enum RecordCommands {
     /// Edits a record: with `values` (from flags) sets those fields; without, opens $VISUAL or
     /// $EDITOR on the record's form (vi only on a terminal). Echoes the dates the edit resolved.
     static func edit(_ id: String, kind: RecordKind, values: [String: String], global: GlobalOptions) throws {
+        try edit(kind: kind, values: values, global: global) { session in
+            try RecordResolver(store: session.store).resolve(id, as: kind)
+        }
+    }
+
+    /// ``edit(_:kind:values:global:)`` of the record `target` finds (or makes) in the session;
+    /// `notes` are printed under the record's line, before its dates.
+    static func edit(kind: RecordKind, values: [String: String], global: GlobalOptions, notes: @escaping (Session) -> [String] = { _ in [] },
+                     target: (Session) throws -> ManagedObject) throws {
         let session = try Session(global)
-        let record = try RecordResolver(store: session.store).resolve(id, as: kind)
+        let record = try target(session)
         let form = RecordForm(kind: kind)
         if values.isEmpty {
             let editor = try Editor(flagExample: "--\(kind.nameKey)")
@@ -57,7 +66,7 @@ enum RecordCommands {
             .sorted { $0.objectID < $1.objectID }
         try session.commit()
         try session.printChanged([record], kind: kind, verb: "Edited") { record in
-            ["start", "end", "due", "scheduled", "wait", "birthday"].compactMap { key in
+            notes(session) + ["start", "end", "due", "scheduled", "wait", "birthday"].compactMap { key in
                 guard record.entity.propertiesByName[key] != nil, let date = record.value(forKey: key) as? Date,
                       values.isEmpty || values[key] != nil else { return nil }
                 if key == "birthday" { return "birthday \(OutputFormat.day(date, weekday: true))" }

@@ -79,6 +79,9 @@ extension RecordForm {
                 (record as? Event)?.recurrenceRule ?? ""
             }) { record, text, _ throws(PIMError) in
                 guard let event = record as? Event else { return }
+                if let master = event.master, !text.isEmpty {
+                    throw PIMError.usage("repeat: event \(event.number) is a changed occurrence of event \(master.number), and does not repeat on its own")
+                }
                 event.recurrenceRule = text.isEmpty ? nil : try PIMStore.ruleText(text)
                 // A one-off event skips nothing: its skipped occurrences go with its rule, so
                 // that a rule set again later does not silently miss them.

@@ -110,28 +110,32 @@ extension PIMStore {
 
     /// Skips the occurrences of `event` that `texts` name, each once however many texts name it,
     /// and returns their starts in order. One skipped before is not found again, and then none
-    /// is skipped.
+    /// is skipped. An occurrence changed on its own (``detachOccurrence(of:named:)``), which the
+    /// event skips already, is deleted.
     @discardableResult
     public func skipOccurrences(of event: Event, named texts: [String]) throws(PIMError) -> [Date] {
-        let starts = try occurrences(of: event, named: texts)
+        var starts = try occurrences(of: event, named: texts)
+        let changed = starts.compactMap { start in changedOccurrence(of: event, startingAt: start).map { (start, $0) } }
+        for (_, occurrence) in changed { context.delete(occurrence) }
+        starts.removeAll { start in changed.contains { $0.0 == start } }
         let skipped = Set(event.skippedOccurrences)
         if let again = starts.first(where: skipped.contains) {
             throw PIMError.noOccurrence("the occurrence of event \(event.number) on \(describeOccurrence(again, of: event)) is skipped already")
         }
         let written = (event.exceptionDates ?? "").split(separator: ",").map(String.init) + starts.map(event.exceptionText)
         event.exceptionDates = written.joined(separator: ",")
-        return starts.sorted()
+        return (starts + changed.map(\.0)).sorted()
     }
 
     /// Makes the occurrences `text` names, comma-separated, the ones `event` skips; an empty text
     /// skips none. Each must name an occurrence (``occurrence(of:named:)``).
+    ///
+    /// The occurrences changed on their own stay skipped: their events stand for them.
     public func setSkippedOccurrences(of event: Event, to text: String) throws(PIMError) {
         let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard !items.isEmpty else {
-            event.exceptionDates = nil
-            return
-        }
-        event.exceptionDates = try occurrences(of: event, named: items).sorted().map(event.exceptionText).joined(separator: ",")
+        let changed = event.overrides.filter { !$0.isDeleted }.compactMap(\.recurrenceID).map { event.allDay ? midnightUTC(ofLocalDay: $0) : $0 }
+        let starts = Set(try occurrences(of: event, named: items) + changed)
+        event.exceptionDates = starts.isEmpty ? nil : starts.sorted().map(event.exceptionText).joined(separator: ",")
     }
 
     /// The starts of the occurrences `texts` name (``occurrence(of:named:)``), each once, in the

@@ -128,6 +128,11 @@ public struct RecordField {
             return .array(event.skippedOccurrences.map { event.allDay ? .day($0) : .date($0, dateOnly: false) })
         },
         RecordField("calendar") { string($0, "calendar") },
+        RecordField("series", reading: ["master"]) { record in .from((record as? Event)?.master) { reference($0) } },
+        RecordField("replaces") { record in
+            guard let event = record as? Event, let start = event.recurrenceID else { return .null }
+            return event.allDay ? .day(start) : .date(start, dateOnly: false)
+        },
         RecordField("organizer", reading: ["organizer"]) { record in .from((record as? Event)?.organizer) { reference($0) } },
         RecordField("attendees", reading: ["attendees"]) { record in .array(references((record as? Event)?.attendees)) },
         RecordField("tasks", reading: ["tasks"]) { record in .array(references((record as? Event)?.tasks)) },

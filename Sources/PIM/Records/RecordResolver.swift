@@ -29,6 +29,22 @@ public struct RecordResolver {
         return try unique(fetch(kind, "%K CONTAINS[cd] %@", kind.nameKey, text), kind: kind, reference: text)
     }
 
+    /// The repeating event `reference` names: as ``resolve(_:as:byName:)``, but a title several
+    /// events share names the one of them that repeats, when only one does (a repeating event
+    /// shares its title with its changed occurrences).
+    public func resolveRepeatingEvent(_ reference: String) throws(PIMError) -> ManagedObject {
+        do {
+            return try resolve(reference, as: .event)
+        } catch {
+            guard case .ambiguous = error else { throw error }
+            let text = reference.trimmingCharacters(in: .whitespaces)
+            var repeating = try fetch(.event, "title ==[c] %@ AND recurrenceRule != nil", text)
+            if repeating.isEmpty { repeating = try fetch(.event, "title CONTAINS[cd] %@ AND recurrenceRule != nil", text) }
+            guard repeating.count == 1 else { throw error }
+            return repeating[0]
+        }
+    }
+
     /// The records of `kind` whose UUID starts with `prefix` (hexadecimal, dashes ignored), by
     /// number: the prefix is a range of UUIDs (`1bea` is 1bea0000-… up to, not including,
     /// 1beb0000-…), which the store finds on the UUID's unique index. Reading every UUID of the
