@@ -137,7 +137,8 @@ struct EventsCommand: ParsableCommand {
                 throw PIMError.usage("--occurrence changes one occurrence: --repeat and --skipped belong to the repeating event")
             }
             var note = ""
-            try RecordCommands.edit(kind: .event, values: values.compactMapValues { $0 }, global: global, notes: { _ in [note] }) { session in
+            try RecordCommands.edit(kind: .event, values: values.compactMapValues { $0 }, global: global, notes: { _ in [note] },
+                                    requiresChange: true) { session in
                 guard let event = try RecordResolver(store: session.store).resolveRepeatingEvent(id) as? Event else {
                     throw PIMError.usage("\(id) is not an event")
                 }

@@ -21,6 +21,8 @@ enum RecordCommands {
             guard seen.insert(ObjectIdentifier(record)).inserted else { return }
             records.append(record)
             for subtask in ((record as? TaskItem)?.subtasks ?? []).sorted(by: { $0.number < $1.number }) { add(subtask) }
+            // A repeating event's changed occurrences go with it.
+            for occurrence in ((record as? Event)?.overrides ?? []).sorted(by: { $0.number < $1.number }) { add(occurrence) }
         }
         for record in named { add(record) }
         try session.confirmDeletion(count: records.count, kind: kind, yes: yes)
@@ -46,20 +48,32 @@ enum RecordCommands {
         }
     }
 
-    /// ``edit(_:kind:values:global:)`` of the record `target` finds (or makes) in the session;
-    /// `notes` are printed under the record's line, before its dates.
+    /// ``edit(_:kind:values:global:)`` of the record `target` finds (or makes) in the session
+    /// (again after a form the store refused, whose changes are rolled back); `notes` are
+    /// printed under the record's line, before its dates. With `requiresChange`, an edit that
+    /// changes no field saves nothing (what `target` made included) and exits 1.
     static func edit(kind: RecordKind, values: [String: String], global: GlobalOptions, notes: @escaping (Session) -> [String] = { _ in [] },
-                     target: (Session) throws -> ManagedObject) throws {
+                     requiresChange: Bool = false, target: @escaping (Session) throws -> ManagedObject) throws {
         let session = try Session(global)
-        let record = try target(session)
+        var record = try target(session)
         let form = RecordForm(kind: kind)
+        let changed: Bool
         if values.isEmpty {
             let editor = try Editor(flagExample: "--\(kind.nameKey)")
-            guard try form.edit(record, store: session.store, editor: editor.edit) else {
+            let remake: () throws(PIMError) -> ManagedObject = { () throws(PIMError) in
+                do { return try target(session) } catch let error as PIMError { throw error } catch { throw PIMError.usage("\(error)") }
+            }
+            guard let result = try form.edit(record, store: session.store, remake: remake, editor: editor.edit) else {
                 throw PIMError.noMatch("edit cancelled: the form was emptied")
             }
+            record = result.record
+            changed = result.changed
         } else {
-            try form.apply(values, to: record, store: session.store)
+            changed = try form.apply(values, to: record, store: session.store)
+        }
+        if requiresChange, !changed {
+            session.store.context.rollback()
+            throw PIMError.noMatch("nothing changed: the \(kind.singular) stays as it was")
         }
         // Tasks the edit added: the next occurrence of a repeating task it marked done.
         let added = session.store.context.insertedObjects.filter { $0 is TaskItem && $0 !== record }

@@ -15,22 +15,6 @@ final class ContactsEdgeTests: PimTestCase {
         return try XCTUnwrap(run.json() as? [String: Any])
     }
 
-    /// A shell script in the temporary folder to use as $EDITOR. `steps` are shell commands run on
-    /// the form file ("$1") at the first, second... call; any later call empties the file, which
-    /// cancels the edit, so that a form that keeps being refused cannot loop forever.
-    func editor(_ steps: [String]) throws -> String {
-        let counter = folder.appendingPathComponent("editor-calls").path
-        var script = "n=$(cat '\(counter)' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '\(counter)'\n"
-        script += "cp \"$1\" \"\(folder.path)/form-$n.txt\"\n"
-        for (index, step) in steps.enumerated() {
-            script += "if [ $n -eq \(index + 1) ]; then \(step); exit 0; fi\n"
-        }
-        script += ": > \"$1\"\n"
-        let url = folder.appendingPathComponent("editor.sh")
-        try Data(script.utf8).write(to: url)
-        return "/bin/sh \(url.path)"
-    }
-
     // MARK: Tables
 
     /// pim(1)/Table.swift: list prints "an aligned table ... each column as wide as its widest

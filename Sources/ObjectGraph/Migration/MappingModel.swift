@@ -60,7 +60,7 @@ public struct MappingModel: Sendable, CustomStringConvertible {
             var attributes: [PropertyMapping] = []
             var relationships: [PropertyMapping] = []
             var sameHashes = entity.versionHash == sourceEntity.versionHash
-            for property in entity.properties.sorted(by: { $0.name < $1.name }) where !property.isTransient && !(property is FetchedPropertyDescription) {
+            for property in entity.properties.sorted(by: { $0.name < $1.name }) where property.isStored {
                 let match = Self.match(property, among: sourceEntity.properties.filter(\.isStored))
                 if match?.name != property.name { sameHashes = false }
                 if let attribute = property as? AttributeDescription {

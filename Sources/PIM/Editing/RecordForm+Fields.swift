@@ -77,15 +77,19 @@ extension RecordForm {
             .text("location", "where"),
             FormField("repeat", "daily, weekly, monthly, yearly, weekdays, an RRULE, or empty", read: { record, _ in
                 (record as? Event)?.recurrenceRule ?? ""
-            }) { record, text, _ throws(PIMError) in
+            }) { record, text, store throws(PIMError) in
                 guard let event = record as? Event else { return }
                 if let master = event.master, !text.isEmpty {
                     throw PIMError.usage("repeat: event \(event.number) is a changed occurrence of event \(master.number), and does not repeat on its own")
                 }
                 event.recurrenceRule = text.isEmpty ? nil : try PIMStore.ruleText(text)
                 // A one-off event skips nothing: its skipped occurrences go with its rule, so
-                // that a rule set again later does not silently miss them.
-                if text.isEmpty { event.exceptionDates = nil }
+                // that a rule set again later does not silently miss them, and so do its changed
+                // occurrences, whose series is gone.
+                if text.isEmpty {
+                    event.exceptionDates = nil
+                    for changed in event.overrides { store.context.delete(changed) }
+                }
             },
             FormField("skipped", "occurrences of a repeating event it skips, comma-separated: 2026-12-04, 2026-12-11 09:00", read: { record, store in
                 guard let event = record as? Event else { return "" }

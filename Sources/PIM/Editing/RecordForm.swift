@@ -91,7 +91,8 @@ public struct RecordForm {
 
     /// Sets the fields of `values` that differ from the record's, in the form's order. A failure
     /// leaves the context's changes to the caller, which rolls them back.
-    public func apply(_ values: [String: String], to record: ManagedObject, store: PIMStore) throws(PIMError) {
+    @discardableResult
+    public func apply(_ values: [String: String], to record: ManagedObject, store: PIMStore) throws(PIMError) -> Bool {
         for key in values.keys where !fields.contains(where: { $0.key == key && $0.applies(to: record) }) {
             throw PIMError.usage("\(record.entity.name.lowercased())s have no field \"\(key)\"")
         }
@@ -100,10 +101,12 @@ public struct RecordForm {
         let before = fields.map { values[$0.key] == nil ? nil : $0.read(record, store) }
         let task = record as? TaskItem
         let due = task?.due
+        var changed = false
         func write(_ indices: [Int]) throws(PIMError) {
             for index in indices {
                 guard let text = values[fields[index].key], text != before[index] else { continue }
                 try fields[index].write(record, text, store)
+                changed = true
             }
         }
         // The status last: a task that becomes done adds its next occurrence from the due date
@@ -114,6 +117,7 @@ public struct RecordForm {
             if newDue != due { task.recurrenceStart = newDue }
         }
         try write(fields.indices.filter { fields[$0].key == "status" })
+        return changed
     }
 }
 
@@ -133,10 +137,15 @@ extension RecordForm {
     }
 
     /// Edits `record` through `editor` (which is shown the form text and returns the edited
-    /// text): invalid input reopens the form with the problem at its top; an emptied form
-    /// cancels. Returns whether anything was applied.
-    public func edit(_ record: ManagedObject, store: PIMStore, editor: (String) throws -> String) throws(PIMError) -> Bool {
+    /// text): invalid input reopens the form with the problem at its top, the changes rolled back
+    /// and the record made again by `remake` when given (a record the edit made, such as a
+    /// changed occurrence, goes with the rollback); an emptied form cancels (nil). Returns the record
+    /// edited and whether any field changed.
+    public func edit(_ record: ManagedObject, store: PIMStore, remake: (() throws(PIMError) -> ManagedObject)? = nil,
+                     editor: (String) throws -> String) throws(PIMError) -> (record: ManagedObject, changed: Bool)? {
+        var record = record
         var form = render(record, store: store)
+        var refused = false
         while true {
             let edited: String
             do {
@@ -145,11 +154,12 @@ extension RecordForm {
                 throw PIMError.usage("editor: \(error)")
             }
             do {
-                guard let values = try values(of: edited, for: record) else { return false }
-                try apply(values, to: record, store: store)
-                return true
+                if refused, let remake { record = try remake() }
+                guard let values = try values(of: edited, for: record) else { return nil }
+                return (record, try apply(values, to: record, store: store))
             } catch {
                 store.context.rollback()
+                refused = true
                 // The form comes back as the user left it, under the problem (the one before
                 // replaced), so that nothing typed is lost.
                 form = Self.withProblem(error.description, edited)

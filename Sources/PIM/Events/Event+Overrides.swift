@@ -1,7 +1,9 @@
 // One occurrence of a repeating event changed on its own (RFC 5545's RECURRENCE-ID): the
 // occurrence becomes an event of its own, linked to the repeating one (its `master`) by the
-// start it replaces (`recurrenceID`), and the repeating event skips that start. Deleting the
-// repeating event deletes its changed occurrences.
+// start it replaces (`recurrenceID`: the occurrence's start as the series' rule gives it, an
+// all-day occurrence's first day as midnight UTC), and the repeating event skips that start.
+// Moving the series moves the starts its changed occurrences replace; a series that stops
+// repeating, or is deleted, loses its changed occurrences.
 import Foundation
 import ObjectGraph
 
@@ -10,7 +12,7 @@ extension PIMStore {
     /// (``occurrence(of:named:)``): the one made before for that occurrence, or a new one like
     /// `event` (title, location, notes, status, calendar, attendees, organizer, time zone) at the
     /// occurrence's start and of the event's length, which `event` then skips. Returns it, the
-    /// occurrence's start as ``occurrence(of:named:)`` gives it, and whether it is new.
+    /// occurrence's start, and whether it is new.
     ///
     /// Throws a usage error for an event that is itself a changed occurrence, or that does not
     /// repeat; `noOccurrence` when no occurrence matches, or the occurrence was skipped (deleted).
@@ -19,7 +21,6 @@ extension PIMStore {
             throw PIMError.usage("event \(event.number) is a changed occurrence of event \(master.number): edit it without --occurrence")
         }
         let start = try occurrence(of: event, named: text)
-        let startDate = event.allDay ? localMidnight(ofUTCDay: start) : start
         if let existing = changedOccurrence(of: event, startingAt: start) { return (existing, start, false) }
         if event.skippedOccurrences.contains(start) {
             throw PIMError.noOccurrence("the occurrence of event \(event.number) on \(describeOccurrence(start, of: event)) is skipped (deleted): bring it back with edit --skipped first")
@@ -27,7 +28,7 @@ extension PIMStore {
         // Skipped before the new event is linked, which would otherwise be taken for the
         // occurrence's changed event (and deleted).
         try skipOccurrence(of: event, named: text)
-        guard let copy = insertRecord("Event") as? Event, let masterStart = event.start else {
+        guard let copy = insertRecord("Event") as? Event, let seriesStart = event.start else {
             preconditionFailure("the Event entity is not represented by its generated class")
         }
         copy.title = event.title
@@ -36,19 +37,17 @@ extension PIMStore {
         copy.status = event.status
         copy.calendar = event.calendar
         copy.timeZone = event.timeZone
-        copy.allDay = event.allDay
-        copy.start = startDate
-        if let end = event.end {
-            if event.allDay {
-                let days = calendar.dateComponents([.day], from: masterStart, to: end).day ?? 1
-                copy.end = calendar.date(byAdding: .day, value: days, to: startDate)
-            } else {
-                copy.end = startDate.addingTimeInterval(end.timeIntervalSince(masterStart))
-            }
+        if event.allDay {
+            // Days in the event's own time zone, as long as the series' occurrences.
+            copy.setDays(EventDays(first: start, count: event.coveredDays(fallback: calendar)?.count ?? 1), fallback: calendar)
+        } else {
+            copy.allDay = false
+            copy.start = start
+            copy.end = event.end.map { start.addingTimeInterval($0.timeIntervalSince(seriesStart)) }
         }
         copy.organizer = event.organizer
         for attendee in event.attendees { copy.addToAttendees(attendee) }
-        copy.recurrenceID = startDate
+        copy.recurrenceID = start
         copy.master = event
         return (copy, start, true)
     }
@@ -56,22 +55,30 @@ extension PIMStore {
     /// The event standing for the occurrence of `event` that starts at `start` (as
     /// ``occurrence(of:named:)`` gives it), if that occurrence was changed on its own.
     func changedOccurrence(of event: Event, startingAt start: Date) -> Event? {
-        let startDate = event.allDay ? localMidnight(ofUTCDay: start) : start
-        return event.overrides.first { $0.recurrenceID == startDate && !$0.isDeleted }
+        event.overrides.first { $0.recurrenceID == start && !$0.isDeleted }
+    }
+}
+
+extension Event {
+    /// The days of the starts the changed occurrences replace, before the series moves (as
+    /// ``skippedDaysBeforeMove(fallback:)`` has them).
+    func changedOccurrenceDaysBeforeMove(fallback: Calendar) -> [(Event, DateComponents)] {
+        let calendar = allDay ? Calendar.utc : zonedCalendar(fallback: fallback)
+        return overrides.compactMap { changed in
+            changed.recurrenceID.map { (changed, calendar.dateComponents([.year, .month, .day], from: $0)) }
+        }
     }
 
-    /// Midnight UTC of the day that starts at `midnight` in the store's time zone (the inverse of
-    /// ``localMidnight(ofUTCDay:)``).
-    func midnightUTC(ofLocalDay midnight: Date) -> Date {
-        calendar.midnightUTC(ofDayHolding: midnight)
-    }
-
-    /// Midnight in the store's time zone of the day whose midnight UTC is `day` (how all-day
-    /// occurrences are named).
-    private func localMidnight(ofUTCDay day: Date) -> Date {
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(secondsFromGMT: 0)!
-        let parts = utc.dateComponents([.year, .month, .day], from: day)
-        return calendar.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day)) ?? day
+    /// After a move, gives each changed occurrence the start the series now has on its day
+    /// (``changedOccurrenceDaysBeforeMove(fallback:)``), as ``keepSkipping(_:fallback:)`` skips
+    /// the series there: RFC 5545 names the replaced occurrence by its start.
+    func keepChangedOccurrences(_ days: [(Event, DateComponents)], fallback: Calendar) {
+        guard !days.isEmpty, let rule = allDay ? dayRule(fallback: fallback) : rule else { return }
+        let calendar = allDay ? Calendar.utc : zonedCalendar(fallback: fallback)
+        for (changed, day) in days {
+            guard let dayStart = calendar.date(from: day), let dayEnd = calendar.date(byAdding: .day, value: 1, to: dayStart),
+                  let start = ruleStarts(in: dayStart..<dayEnd, rule: rule, fallback: fallback).first else { continue }
+            changed.recurrenceID = start
+        }
     }
 }

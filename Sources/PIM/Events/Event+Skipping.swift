@@ -133,7 +133,7 @@ extension PIMStore {
     /// The occurrences changed on their own stay skipped: their events stand for them.
     public func setSkippedOccurrences(of event: Event, to text: String) throws(PIMError) {
         let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let changed = event.overrides.filter { !$0.isDeleted }.compactMap(\.recurrenceID).map { event.allDay ? midnightUTC(ofLocalDay: $0) : $0 }
+        let changed = event.overrides.filter { !$0.isDeleted }.compactMap(\.recurrenceID)
         let starts = Set(try occurrences(of: event, named: items) + changed)
         event.exceptionDates = starts.isEmpty ? nil : starts.sorted().map(event.exceptionText).joined(separator: ",")
     }

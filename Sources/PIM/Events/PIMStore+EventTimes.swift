@@ -21,7 +21,11 @@ extension PIMStore {
         let parser = dateParser
         let parsed = try readParsedDate(text, with: parser)
         let skippedDays = event.skippedDaysBeforeMove(fallback: parser.calendar)
-        defer { event.keepSkipping(skippedDays, fallback: parser.calendar) }
+        let changedDays = event.changedOccurrenceDaysBeforeMove(fallback: parser.calendar)
+        defer {
+            event.keepSkipping(skippedDays, fallback: parser.calendar)
+            event.keepChangedOccurrences(changedDays, fallback: parser.calendar)
+        }
         if !parsed.hasTime {
             let count = event.coveredDays(fallback: parser.calendar)?.count ?? 1
             event.setDays(EventDays(first: parser.calendar.midnightUTC(ofDayHolding: parsed.date), count: count), fallback: parser.calendar)

@@ -130,8 +130,9 @@ public struct RecordField {
         RecordField("calendar") { string($0, "calendar") },
         RecordField("series", reading: ["master"]) { record in .from((record as? Event)?.master) { reference($0) } },
         RecordField("replaces") { record in
+            // The value type of the series' start (RFC 5545 3.8.4.4), whatever the occurrence became.
             guard let event = record as? Event, let start = event.recurrenceID else { return .null }
-            return event.allDay ? .day(start) : .date(start, dateOnly: false)
+            return event.master?.allDay ?? event.allDay ? .day(start) : .date(start, dateOnly: false)
         },
         RecordField("organizer", reading: ["organizer"]) { record in .from((record as? Event)?.organizer) { reference($0) } },
         RecordField("attendees", reading: ["attendees"]) { record in .array(references((record as? Event)?.attendees)) },

@@ -25,8 +25,17 @@ public struct RecordResolver {
         }
         guard byName else { throw PIMError.notFound(kind: kind, reference: text) }
         let exact = try fetch(kind, "%K ==[c] %@", kind.nameKey, text)
-        if !exact.isEmpty { return try unique(exact, kind: kind, reference: text) }
-        return try unique(fetch(kind, "%K CONTAINS[cd] %@", kind.nameKey, text), kind: kind, reference: text)
+        if !exact.isEmpty { return try unique(withoutChangedOccurrences(exact), kind: kind, reference: text) }
+        return try unique(withoutChangedOccurrences(fetch(kind, "%K CONTAINS[cd] %@", kind.nameKey, text)), kind: kind, reference: text)
+    }
+
+    /// `matches` without the changed occurrences of a repeating event among them: they share
+    /// its title, which names the series.
+    private func withoutChangedOccurrences(_ matches: [ManagedObject]) -> [ManagedObject] {
+        matches.filter { match in
+            guard let master = (match as? Event)?.master else { return true }
+            return !matches.contains { $0 === master }
+        }
     }
 
     /// The repeating event `reference` names: as ``resolve(_:as:byName:)``, but a title several
