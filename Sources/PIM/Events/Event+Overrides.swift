@@ -63,10 +63,7 @@ extension Event {
     /// The days of the starts the changed occurrences replace, before the series moves (as
     /// ``skippedDaysBeforeMove(fallback:)`` has them).
     func changedOccurrenceDaysBeforeMove(fallback: Calendar) -> [(Event, DateComponents)] {
-        let calendar = allDay ? Calendar.utc : zonedCalendar(fallback: fallback)
-        return overrides.compactMap { changed in
-            changed.recurrenceID.map { (changed, calendar.dateComponents([.year, .month, .day], from: $0)) }
-        }
+        overrides.compactMap { changed in changed.recurrenceID.map { (changed, occurrenceDay($0, fallback: fallback)) } }
     }
 
     /// After a move, gives each changed occurrence the start the series now has on its day
@@ -74,11 +71,8 @@ extension Event {
     /// the series there: RFC 5545 names the replaced occurrence by its start.
     func keepChangedOccurrences(_ days: [(Event, DateComponents)], fallback: Calendar) {
         guard !days.isEmpty, let rule = allDay ? dayRule(fallback: fallback) : rule else { return }
-        let calendar = allDay ? Calendar.utc : zonedCalendar(fallback: fallback)
         for (changed, day) in days {
-            guard let dayStart = calendar.date(from: day), let dayEnd = calendar.date(byAdding: .day, value: 1, to: dayStart),
-                  let start = ruleStarts(in: dayStart..<dayEnd, rule: rule, fallback: fallback).first else { continue }
-            changed.recurrenceID = start
+            if let start = ruleStart(onDay: day, rule: rule, fallback: fallback) { changed.recurrenceID = start }
         }
     }
 }

@@ -16,8 +16,22 @@ extension Event {
     /// The days of the skipped occurrences in the event's own time zone (an all-day event's are
     /// days already): what a move keeps skipped (``keepSkipping(_:fallback:)``).
     func skippedDaysBeforeMove(fallback: Calendar) -> [DateComponents] {
+        skippedOccurrences.map { occurrenceDay($0, fallback: fallback) }
+    }
+
+    /// The day holding the occurrence that starts at `start`: in the event's time zone for a
+    /// timed event, the UTC day for an all-day one (whose occurrences start at midnight UTC).
+    func occurrenceDay(_ start: Date, fallback: Calendar) -> DateComponents {
         let calendar = allDay ? Calendar.utc : zonedCalendar(fallback: fallback)
-        return skippedOccurrences.map { calendar.dateComponents([.year, .month, .day], from: $0) }
+        return calendar.dateComponents([.year, .month, .day], from: start)
+    }
+
+    /// The start of the occurrence `rule` (the event's rule, or its ``dayRule(fallback:)``) gives
+    /// on `day` (``occurrenceDay(_:fallback:)``), skipped or not; nil when there is none.
+    func ruleStart(onDay day: DateComponents, rule: RecurrenceRule, fallback: Calendar) -> Date? {
+        let calendar = allDay ? Calendar.utc : zonedCalendar(fallback: fallback)
+        guard let dayStart = calendar.date(from: day), let dayEnd = calendar.date(byAdding: .day, value: 1, to: dayStart) else { return nil }
+        return ruleStarts(in: dayStart..<dayEnd, rule: rule, fallback: fallback).first
     }
 
     /// After a move, skips the occurrences on `days` again (``skippedDaysBeforeMove(fallback:)``):
@@ -26,12 +40,7 @@ extension Event {
     /// so without this a new time would bring every skipped occurrence back.
     func keepSkipping(_ days: [DateComponents], fallback: Calendar) {
         guard !days.isEmpty, let rule = allDay ? dayRule(fallback: fallback) : rule else { return }
-        let calendar = allDay ? Calendar.utc : zonedCalendar(fallback: fallback)
-        var starts: [Date] = []
-        for day in days {
-            guard let dayStart = calendar.date(from: day), let dayEnd = calendar.date(byAdding: .day, value: 1, to: dayStart) else { continue }
-            starts += ruleStarts(in: dayStart..<dayEnd, rule: rule, fallback: fallback).prefix(1)
-        }
+        let starts = days.compactMap { ruleStart(onDay: $0, rule: rule, fallback: fallback) }
         exceptionDates = starts.isEmpty ? nil : Array(Set(starts)).sorted().map(exceptionText).joined(separator: ",")
     }
 

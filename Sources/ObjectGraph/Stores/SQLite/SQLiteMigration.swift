@@ -50,6 +50,15 @@ struct SQLiteMigration {
         sourceEntities[ObjectIdentifier(entity)]
     }
 
+    /// The property of the old model that `property` (of the new model) takes its values from for
+    /// objects of `entity` (the property's entity or one below it), as `entity`'s mapping says.
+    private func oldProperty(of property: PropertyDescription, for entity: EntityDescription) -> PropertyDescription? {
+        guard let entityMapping = mapping.entityMapping(forDestinationEntityNamed: entity.name) else { return nil }
+        let mappings = property is RelationshipDescription ? entityMapping.relationshipMappings : entityMapping.attributeMappings
+        guard let sourceName = mappings.first(where: { $0.name == property.name })?.sourceName else { return nil }
+        return sourceEntity(of: entity)?.propertiesByName[sourceName]
+    }
+
     /// Runs the migration; the caller holds a write transaction.
     func run() throws {
         // Objects the new model keeps, of entities the store's configuration leaves out, would
@@ -149,10 +158,8 @@ struct SQLiteMigration {
     /// became required, or NULL. Parameters are numbered into `arguments`.
     private func value(of attribute: AttributeDescription, in pair: (old: EntityDescription, new: EntityDescription),
                        arguments: inout [SQLiteValue]) throws -> String {
-        let sourceName = mapping.entityMapping(forDestinationEntityNamed: pair.new.name)?
-            .attributeMappings.first { $0.name == attribute.name }?.sourceName
         var value = "NULL"
-        if let sourceName, let oldAttribute = pair.old.attributesByName[sourceName],
+        if let oldAttribute = oldProperty(of: attribute, for: pair.new) as? AttributeDescription,
            case .attribute(let oldColumn, _)? = source.storage(of: oldAttribute) {
             value = q(oldColumn)
             if attribute.attributeType == .binaryData, oldAttribute.allowsExternalBinaryDataStorage != attribute.allowsExternalBinaryDataStorage {
@@ -175,10 +182,8 @@ struct SQLiteMigration {
     private func needsComputing(_ attribute: AttributeDescription) -> Bool {
         guard let owner = attribute.entity else { return true }
         for entity in owner.selfAndDescendants where destination.holds(entity) {
-            guard let old = sourceEntity(of: entity) else { continue }
-            let sourceName = mapping.entityMapping(forDestinationEntityNamed: entity.name)?
-                .attributeMappings.first { $0.name == attribute.name }?.sourceName
-            guard let sourceName, let oldAttribute = old.attributesByName[sourceName], oldAttribute.isDerived,
+            guard sourceEntity(of: entity) != nil else { continue }
+            guard let oldAttribute = oldProperty(of: attribute, for: entity) as? AttributeDescription, oldAttribute.isDerived,
                   oldAttribute.derivationExpression == attribute.derivationExpression else { return true }
         }
         return false
@@ -220,9 +225,7 @@ struct SQLiteMigration {
         guard let owner = relationship.entity else { return [] }
         var found: [RelationshipDescription] = []
         for entity in owner.selfAndDescendants where destination.holds(entity) {
-            guard let sourceName = mapping.entityMapping(forDestinationEntityNamed: entity.name)?
-                    .relationshipMappings.first(where: { $0.name == relationship.name })?.sourceName,
-                  let old = sourceEntity(of: entity)?.relationshipsByName[sourceName],
+            guard let old = oldProperty(of: relationship, for: entity) as? RelationshipDescription,
                   !found.contains(where: { $0 === old }) else { continue }
             found.append(old)
         }
