@@ -64,5 +64,15 @@ final class ReadmeExampleTests: XCTestCase {
         request.shouldRefreshRefetchedObjects = true
         XCTAssertFalse(ada.hasFault(forRelationshipNamed: "tasks"))
         XCTAssertEqual(try context.fetch(request), [task])
+
+        let editor = ManagedObjectContext(concurrencyType: .mainQueue)
+        editor.parent = context
+        let draft = editor.object(with: task.objectID)
+        draft.setValue("Write the notes twice", forKey: "title")
+        try editor.save()
+        XCTAssertTrue(context.hasChanges)
+        XCTAssertEqual(task.value(forKey: "title") as? String, "Write the notes twice")
+        try context.save()
+        XCTAssertFalse(context.hasChanges)
     }
 }

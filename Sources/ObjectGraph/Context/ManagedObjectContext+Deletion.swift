@@ -37,7 +37,7 @@ extension ManagedObjectContext {
     func cachedRowDeletableAsFault(_ object: ManagedObject) -> Snapshot? {
         let layout = object.layout
         guard layout.relationshipIndexes.isEmpty, let committed = object.committedSnapshot,
-              undoManager?.isUndoRegistrationEnabled != true, let cache = persistentStoreCoordinator?.rowCache else { return nil }
+              undoManager?.isUndoRegistrationEnabled != true, let cache = storeCoordinator?.rowCache else { return nil }
         // A fault fetched with its whole row holds what the cache holds while nothing newer came.
         if object.committedSnapshotGeneration == cache.generation { return committed }
         guard let cached = cache.snapshot(for: object.objectID),

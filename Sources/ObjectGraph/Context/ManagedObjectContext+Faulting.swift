@@ -107,7 +107,7 @@ extension ManagedObjectContext {
         let hadSnapshot = object.hasCommittedSnapshot
         object.apply(snapshot)
         object.clearChanges()
-        if let cache = persistentStoreCoordinator?.rowCache {
+        if let cache = storeCoordinator?.rowCache {
             if !hadSnapshot {
                 cache.retain(snapshot, fromStore: !cached)
             } else if !cached {
@@ -134,6 +134,8 @@ extension ManagedObjectContext {
 
     /// The current snapshot of `objectID` from its store (not the cache).
     func snapshotFromStore(for objectID: ObjectID) throws -> Snapshot? {
+        // A child context's store is its parent.
+        if let parent = parentContext { return rowsFromParent([objectID], parent: parent)[0] }
         guard let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: objectID) else {
             throw ContextError.noStore(entity: objectID.entity.name)
         }
@@ -142,6 +144,12 @@ extension ManagedObjectContext {
 
     /// The destinations of a to-many relationship as stored (empty for a new object).
     func storedObjectIDs(_ relationship: RelationshipDescription, of object: ManagedObject) -> [ObjectID]? {
+        if let parent = parentContext {
+            // What the parent holds: a new object there has destinations too.
+            guard let row = rowsFromParent([object.objectID], parent: parent)[0],
+                  let index = object.layout.index(of: relationship.name), case .objects(let ids) = row.values[index] else { return [] }
+            return ids
+        }
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
               let store = coordinator.store(for: object.objectID) else { return [] }
         return try? coordinator.withStores { try store.objectIDs(forRelationship: relationship, of: object.objectID) }
@@ -216,7 +224,7 @@ extension ManagedObjectContext {
         let changed = object.changedSlots
         let local = object.slots
         object.apply(snapshot)
-        persistentStoreCoordinator?.rowCache.update([snapshot])
+        storeCoordinator?.rowCache.update([snapshot])
         if keepingLocalChanges {
             for index in changed {
                 object.slots[index] = mergedToMany(local[index], slot: index, of: object) ?? local[index]
@@ -285,6 +293,6 @@ extension ManagedObjectContext {
             }
         }
         object.committedSnapshot = snapshot
-        persistentStoreCoordinator?.rowCache.update([snapshot])
+        storeCoordinator?.rowCache.update([snapshot])
     }
 }

@@ -60,7 +60,9 @@ extension ManagedObjectContext {
             // Several stores' dictionaries are made distinct and windowed together: counted after.
             return try fetchDictionaries(request, entity: entity).count
         }
-        if dictionaries || !request.includesPendingChanges || !hasPendingChanges(for: entity, includingSubentities: request.includesSubentities) {
+        // A child context counts what its parent holds, unsaved changes there included: through IDs.
+        if dictionaries || (parentContext == nil && (!request.includesPendingChanges
+                                                     || !hasPendingChanges(for: entity, includingSubentities: request.includesSubentities))) {
             var total = 0
             for store in try stores(for: entity, request) {
                 var storeRequest = try makeStoreRequest(request, entity: entity, resultType: .count)
@@ -76,6 +78,7 @@ extension ManagedObjectContext {
         idRequest.affectedStores = request.affectedStores
         idRequest.fetchLimit = request.fetchLimit
         idRequest.fetchOffset = request.fetchOffset
+        idRequest.includesPendingChanges = request.includesPendingChanges
         return try fetchAny(idRequest).count
     }
 
@@ -314,7 +317,7 @@ extension ManagedObjectContext {
         if request.includesPendingChanges { processPendingChanges() }
         let pending = hasPendingChanges(for: request, entity: entity)
         let entityStores = try stores(for: entity, request)
-        guard !pending && entityStores.count == 1 else {
+        guard !pending && entityStores.count == 1 && parentContext == nil else {
             return try fetchObjects(request, entity: entity, pending: pending, idsOnly: true).map(\.objectID)
         }
         var storeRequest = try makeStoreRequest(request, entity: entity, resultType: .objectIDs)
@@ -344,7 +347,12 @@ extension ManagedObjectContext {
         let useBatches = !idsOnly && request.fetchBatchSize > 0
         let resultType: StoreFetchResultType = (idsOnly || useBatches || !request.includesPropertyValues) ? .objectIDs : .snapshots
         var found: [ManagedObject] = []
-        let entityStores = try stores(for: entity, request)
+        if let parent = parentContext {
+            // A child context's rows come from its parent: one source, as one store is.
+            found = try fetchFromParent(request, parent: parent, pending: pending, idsOnly: idsOnly)
+            if !pending { return found }
+        }
+        let entityStores = parentContext == nil ? try stores(for: entity, request) : []
         for store in entityStores {
             var storeRequest = try makeStoreRequest(request, entity: entity, resultType: resultType)
             storeRequest.propertiesToFetch = storeRequest.propertiesToFetch.map { fetched in
@@ -571,6 +579,10 @@ extension ManagedObjectContext {
     /// rows are read from their stores (one request per store), and those at another version
     /// than the object holds are applied. Deleted and new objects are left as they are.
     private func refreshLoaded(_ objects: [ManagedObject]) throws {
+        if let parent = parentContext {
+            try refreshLoadedFromParent(objects, parent: parent)
+            return
+        }
         let candidates = objects.filter { !$0.isFault && !$0.isDeleted && !$0.isInserted && $0.hasCommittedSnapshot }
         guard !candidates.isEmpty, let coordinator = persistentStoreCoordinator else { return }
         for group in Dictionary(grouping: candidates, by: \.objectID.storeTag).values {
@@ -735,6 +747,9 @@ extension ManagedObjectContext {
     /// The destinations of `relationship` of each of `objects` (saved ones) as stored, with one
     /// request per store.
     private func storedObjectIDs(_ relationship: RelationshipDescription, of objects: [ManagedObject]) throws -> [ObjectID: [ObjectID]] {
+        if parentContext != nil {
+            return Dictionary(objects.map { ($0.objectID, relationshipObjectIDs(relationship, of: $0)) }) { first, _ in first }
+        }
         guard let coordinator = persistentStoreCoordinator else { return [:] }
         var result: [ObjectID: [ObjectID]] = [:]
         for group in Dictionary(grouping: objects.map(\.objectID), by: \.storeTag).values {
@@ -748,6 +763,10 @@ extension ManagedObjectContext {
     /// Fills every fault among `objects` with one snapshots request per store.
     func fillFaults(_ objects: [ManagedObject]) throws {
         let faults = objects.filter(\.isFault)
+        if let parent = parentContext {
+            if !faults.isEmpty { fillFaultsFromParent(faults, parent: parent) }
+            return
+        }
         guard let first = faults.first, let coordinator = persistentStoreCoordinator else { return }
         // Nearly always one store: group (by store tag) only when the faults come from several.
         let firstStore = first.objectID.storeTag

@@ -30,7 +30,7 @@ extension ManagedObjectContext {
         // recorded for undo as the user's; the merge's changes are not.
         processPendingChanges()
         let local = translated(save)
-        if let cache = persistentStoreCoordinator?.rowCache {
+        if let cache = storeCoordinator?.rowCache {
             cache.invalidate(Array(local.updatedObjectIDs) + Array(local.deletedObjectIDs))
         }
         var changedObjects: [(object: ManagedObject, committed: [SnapshotValue])] = []
@@ -192,7 +192,7 @@ extension ManagedObjectContext {
             if committed[index] != stored.values[index] { return }
         }
         holder.setCommittedSnapshot(stored)
-        persistentStoreCoordinator?.rowCache.update([stored])
+        storeCoordinator?.rowCache.update([stored])
     }
 
     /// Merges a save made elsewhere (another coordinator or process) into each context, on its queue.

@@ -43,6 +43,11 @@ extension ManagedObjectContext {
             guard rounds < Self.willSaveRounds else { throw ContextError.willSaveKeepsChanging(hooked.map(\.objectID)) }
         }
         try validateChanges(changes)
+        if let parent = parentContext {
+            // A child context saves into its parent, which writes the changes when it saves.
+            try saveIntoParent(parent, changes: changes)
+            return
+        }
         guard let coordinator = persistentStoreCoordinator else {
             throw ContextError.noStore(entity: insertedByID.values.first?.entity.name ?? "any")
         }
@@ -187,8 +192,12 @@ extension ManagedObjectContext {
     ///   after its delete rules ran leaves nothing to clear the reference), or an inaccessible
     ///   fault, whose row another context or process deleted (``shouldDeleteInaccessibleFaults``
     ///   marks it deleted when it fires).
+    ///
+    /// In a child context, an object with a temporary ID that is not new here is a new one of
+    /// the parent's: the parent inserts it.
     private func missingRow(_ destination: ManagedObject) -> String? {
-        if !destination.isInserted && (destination.objectID.isTemporaryID || destination.isUnsavedOutOfContext) {
+        if !destination.isInserted
+            && ((destination.objectID.isTemporaryID && parentContext == nil) || destination.isUnsavedOutOfContext) {
             return Self.unsavedNewObject
         }
         guard destination.isDeleted else { return nil }
@@ -201,7 +210,7 @@ extension ManagedObjectContext {
     /// has no row either.
     private func missingRow(_ id: ObjectID) -> String? {
         if let registered = registry[id]?.object { return missingRow(registered) }
-        return id.isTemporaryID ? Self.unsavedNewObject : nil
+        return id.isTemporaryID && parentContext == nil ? Self.unsavedNewObject : nil
     }
 
     /// What ``missingRow(_:)`` says of a new object that will not be inserted.
@@ -404,8 +413,9 @@ extension ManagedObjectContext {
     /// Marks the saved objects clean, updates the row cache, posts didSave and calls didSave(),
     /// all in the order of `changes`. didSave reports `alsoUpdated` updated too: objects whose
     /// stored relationships the save changed without writing them (see `resolve(_:)`).
-    private func finishSave(_ changes: [ManagedObject], saved: inout SavedRows, coordinator: PersistentStoreCoordinator,
-                            alsoUpdated: Set<ObjectID> = []) {
+    /// A child context's save has no `coordinator`: its rows went to its parent, not the row cache.
+    func finishSave(_ changes: [ManagedObject], saved: inout SavedRows, coordinator: PersistentStoreCoordinator?,
+                    alsoUpdated: Set<ObjectID> = []) {
         var insertedRows: [Snapshot] = []
         var updatedRows: [Snapshot] = []
         insertedRows.reserveCapacity(insertedByID.count)
@@ -427,10 +437,14 @@ extension ManagedObjectContext {
             object.setCommittedSnapshot(committed)
             if !object.layout.derivedSlots.isEmpty { object.takeDerivedValues() }
         }
-        coordinator.rowCache.retain(taking: &insertedRows)
-        coordinator.rowCache.update(taking: &updatedRows)
-        // Observers' sets are built only when someone observes, or merges the save.
-        let merging = coordinator.contextsMergingSaves(of: self)
+        coordinator?.rowCache.retain(taking: &insertedRows)
+        coordinator?.rowCache.update(taking: &updatedRows)
+        // Observers' sets are built only when someone observes, or merges the save: the
+        // coordinator's contexts that merge its saves, this context's children that merge its
+        // saves, and its parent's other such children, whose parent now holds the changes.
+        var merging = coordinator?.contextsMergingSaves(of: self) ?? []
+        merging += childrenMergingSavesNow()
+        if let parentContext { merging += parentContext.childrenMergingSavesNow().filter { $0 !== self } }
         let notifies = !observers.isEmpty || !merging.isEmpty || NotificationCenterPosting.isActive
         var objects = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: [], invalidated: [], invalidatedAll: false)
         var payload = ContextDidSave(contextName: name, transactionAuthor: transactionAuthor)
@@ -481,7 +495,7 @@ extension ManagedObjectContext {
         clearUpdated()
         deletedByID = [:]
         if !retainsRegisteredObjects { retainedObjects = [:] }
-        coordinator.rowCache.invalidate(deleted.map(\.objectID))
+        coordinator?.rowCache.invalidate(deleted.map(\.objectID))
         for object in deleted { unregister(object, releasingCachedRow: false) }
         if notifies { post(.didSave(payload, objects: objects)) }
         for context in merging {
@@ -614,7 +628,7 @@ extension ManagedObjectContext {
                   (object.layout.properties[index] as? RelationshipDescription)?.inverseRelationship != nil else { continue }
             left.append(id)
         }
-        if !left.isEmpty { persistentStoreCoordinator?.rowCache.invalidate(left) }
+        if !left.isEmpty { storeCoordinator?.rowCache.invalidate(left) }
         return left
     }
 

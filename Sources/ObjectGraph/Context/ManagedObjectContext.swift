@@ -56,17 +56,65 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// until ``reset()``, so that nothing built on values that were never read is written.
     public internal(set) var faultingError: (any Error)?
 
-    /// The coordinator the context fetches from and saves to.
-    @exclusivity(unchecked) public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+    /// The coordinator the context fetches from and saves to; for a child context (one with a
+    /// ``parent``), its parent's, which the child reaches only through the parent. Setting it on
+    /// a child context traps, as Core Data raises.
+    public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+        get { storeCoordinator ?? parent?.persistentStoreCoordinator }
+        set {
+            precondition(parent == nil || newValue == nil, "\(self) has a parent context: it reads and saves through it, not a coordinator")
+            storeCoordinator = newValue
+        }
+    }
+    /// The coordinator the context reads and writes directly: nil for a child context, whose
+    /// rows come from its parent (and whose objects are no users of the coordinator's row cache).
+    @exclusivity(unchecked) var storeCoordinator: PersistentStoreCoordinator? {
         didSet {
-            rowCacheReference = persistentStoreCoordinator.map { Unowned($0.rowCache) }
+            rowCacheReference = storeCoordinator.map { Unowned($0.rowCache) }
             if stalenessInterval > 0 { rowCacheReference?.object.trackAges() }
-            if automaticallyMergesChangesFromParent, oldValue !== persistentStoreCoordinator {
+            if automaticallyMergesChangesFromParent, oldValue !== storeCoordinator {
                 oldValue?.setMergesSaves(of: self, false)
-                persistentStoreCoordinator?.setMergesSaves(of: self, true)
+                storeCoordinator?.setMergesSaves(of: self, true)
             }
         }
     }
+    /// The context this one reads from and saves to instead of a coordinator (Core Data's nested
+    /// contexts): fetches and faults see the parent's objects as they are, unsaved changes
+    /// included, and ``save()`` hands the changes to the parent, which writes them when it saves.
+    /// Set it once, before the context is used, on a context without a coordinator; a context
+    /// holds its parent. Work on the parent runs on the parent's queue (its ``performAndWait(_:)``).
+    ///
+    /// ```swift
+    /// let editor = ManagedObjectContext(concurrencyType: .mainQueue)
+    /// editor.parent = container.viewContext
+    /// let draft = editor.object(with: contact.objectID)
+    /// draft.setValue("Ada", forKey: "name")
+    /// try editor.save()                      // the view context now holds the change, unsaved
+    /// try container.viewContext.save()       // and this writes it
+    /// ```
+    public var parent: ManagedObjectContext? {
+        get { parentContext }
+        set {
+            precondition(storeCoordinator == nil || newValue == nil, "\(self) has a coordinator: a context reads from either a coordinator or a parent")
+            precondition(newValue.map { !$0.hasAncestor(self) && $0 !== self } ?? true, "a context cannot be its own ancestor")
+            if automaticallyMergesChangesFromParent, newValue !== parentContext {
+                parentContext?.setMergesSaves(of: self, false)
+                newValue?.setMergesSaves(of: self, true)
+            }
+            parentContext = newValue
+            newValue?.hasChildContexts = true
+        }
+    }
+    @exclusivity(unchecked) var parentContext: ManagedObjectContext?
+    /// The child contexts that merge this context's saves (``automaticallyMergesChangesFromParent``), unretained.
+    var childrenMergingSaves: [ObjectIdentifier: WeakContext] = [:]
+    let childrenLock = NSLock()
+    /// Whether a context ever took this one as its parent (it then keeps
+    /// ``permanentIDsOfSavedTemporary``). Set by the child, before it is used.
+    @exclusivity(unchecked) var hasChildContexts = false
+    /// The permanent ID each new object was given, by the temporary ID a child context may
+    /// still know it by (see ``objectForChild(_:)``).
+    var permanentIDsOfSavedTemporary: [ObjectID: ObjectID] = [:]
     /// Whether the saves of the coordinator's other contexts are merged into this one as they
     /// happen (Core Data's `automaticallyMergesChangesFromParent`, for a context whose parent is
     /// the coordinator): each save's changes go through ``mergeChanges(fromContextDidSave:)``,
@@ -80,7 +128,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @exclusivity(unchecked) public var automaticallyMergesChangesFromParent = false {
         didSet {
             guard oldValue != automaticallyMergesChangesFromParent else { return }
-            persistentStoreCoordinator?.setMergesSaves(of: self, automaticallyMergesChangesFromParent)
+            storeCoordinator?.setMergesSaves(of: self, automaticallyMergesChangesFromParent)
+            parentContext?.setMergesSaves(of: self, automaticallyMergesChangesFromParent)
         }
     }
     /// The coordinator's row cache, unretained (the coordinator, which the context holds, keeps
@@ -308,7 +357,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
         assertOnQueue()
         if let object = registry[objectID]?.object, !object.isFault { return object }
-        guard !objectID.isTemporaryID else { throw ContextError.objectNotFound(objectID) }
+        // A new object of a parent context is found there.
+        guard !objectID.isTemporaryID || parentContext != nil else { throw ContextError.objectNotFound(objectID) }
         guard let snapshot = try snapshotFromStore(for: objectID) else { throw ContextError.objectNotFound(objectID) }
         let object = self.object(with: objectID)
         if object.isFault { fill(object, with: snapshot) }
@@ -350,7 +400,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if !insertedByID.isEmpty { insertedByID[key] = nil }
         if !updatedByID.isEmpty { updatedByID[key] = nil }
         if !deletedByID.isEmpty { deletedByID[key] = nil }
-        if releasingCachedRow, object.hasCommittedSnapshot { persistentStoreCoordinator?.rowCache.release(id) }
+        if releasingCachedRow, object.hasCommittedSnapshot { storeCoordinator?.rowCache.release(id) }
         if !detached.isEmpty { detached[ObjectIdentifier(object)] = nil }
         if !fetchedPropertyValues.isEmpty { forgetFetchedProperties(of: ObjectIdentifier(object)) }
         object.managedObjectContext = nil
@@ -402,6 +452,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let wasRetained = !retainedObjects.isEmpty && retainedObjects.removeValue(forKey: oldID) != nil
         object.objectID = newID
         if wasRegistered { registry[newID] = Registration(object: object) }
+        // A child context may know the object by its temporary ID still.
+        if hasChildContexts, oldID.isTemporaryID { permanentIDsOfSavedTemporary[oldID] = newID }
         if wasRetained { retainedObjects[newID] = object }
     }
 
@@ -870,7 +922,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let registered = registry.values.compactMap(\.object)
         for object in registered {
             object.turnIntoFault()
-            if object.hasCommittedSnapshot { persistentStoreCoordinator?.rowCache.release(object.objectID) }
+            if object.hasCommittedSnapshot { storeCoordinator?.rowCache.release(object.objectID) }
             object.managedObjectContext = nil
         }
         for object in detached.values { object.object.managedObjectContext = nil }
@@ -907,7 +959,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         assertOnQueue()
         guard object.managedObjectContext === self else { return }
         if !fetchedPropertyValues.isEmpty { forgetFetchedProperties(of: ObjectIdentifier(object)) }
-        if let coordinator = persistentStoreCoordinator, !object.objectID.isTemporaryID {
+        if let coordinator = storeCoordinator, !object.objectID.isTemporaryID {
             coordinator.rowCache.invalidate([object.objectID])
         }
         if mergeChanges, !object.isFault, object.hasChanges || (!object.isInserted && object.holdsTransientValues) {

@@ -58,10 +58,6 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// unretained.
     private var mergingContexts: [ObjectIdentifier: WeakContext] = [:]
 
-    private struct WeakContext {
-        weak var context: ManagedObjectContext?
-    }
-
     /// A coordinator for `model`, which becomes read-only.
     public init(managedObjectModel model: ManagedObjectModel) {
         model.freeze()

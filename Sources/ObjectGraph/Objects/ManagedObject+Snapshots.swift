@@ -118,7 +118,7 @@ extension ManagedObject {
     /// An attribute slot's value as a snapshot holds it. Slots hold values of their attribute
     /// type's Swift type, so unboxing as that type usually does where looking the type up among
     /// all storable ones takes many casts.
-    private static func snapshotValue(of value: Any, _ type: AttributeType) -> SnapshotValue {
+    static func snapshotValue(of value: Any, _ type: AttributeType) -> SnapshotValue {
         let typed = PropertyRules.valueType(of: type).flatMap { exactly(value, $0) }
         return (typed ?? StorableValues.modelValue(value)).map { .value($0) } ?? .null
     }

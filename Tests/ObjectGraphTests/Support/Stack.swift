@@ -90,6 +90,7 @@ final class Stack {
     }
 
     /// A task with a title (and a fresh UUID, which the model requires).
+    @discardableResult
     func task(_ title: String, priority: Int = 0, owner: ManagedObject? = nil) -> ManagedObject {
         let task = insert("Task", ["title": title, "uuid": UUID(), "priority": priority])
         if let owner { task.setValue(owner, forKey: "owner") }
