@@ -15,9 +15,12 @@ struct WeakContext {
 
 /// A child context's save, as its parent applies it: the new objects' rows (every stored
 /// property), the updated objects' rows with the slots that changed, and the deleted objects.
+/// A changed to-many relationship of an updated object comes with the destinations the child
+/// read (`baselines`, by slot): the parent applies what the child added, removed and reordered,
+/// not the child's whole list, so that what the parent changed since the child read it stays.
 struct ChildChanges: Sendable {
     var inserted: [Snapshot] = []
-    var updated: [(row: Snapshot, slots: [Int])] = []
+    var updated: [(row: Snapshot, slots: [Int], baselines: [Int: [ObjectID]])] = []
     var deleted: [ObjectID] = []
 }
 
@@ -132,7 +135,13 @@ extension ManagedObjectContext {
             } else {
                 let slots = object.persistentChangedSlots()
                 let row = object.currentRow()
-                if !slots.isEmpty { handed.updated.append((row, slots)) }
+                if !slots.isEmpty {
+                    var baselines: [Int: [ObjectID]] = [:]
+                    for index in slots where index < object.committedValues.count {
+                        if case .objects(let read) = object.committedValues[index] { baselines[index] = read }
+                    }
+                    handed.updated.append((row, slots, baselines))
+                }
                 saved.objects.append(object)
                 saved.snapshots.append(row)
             }
@@ -142,15 +151,53 @@ extension ManagedObjectContext {
         finishSave(changes, saved: &saved, coordinator: nil)
     }
 
+    /// Gives the objects among `objects` that are new in an ancestor, not here, the permanent IDs
+    /// their ancestor obtains for them (``obtainPermanentIDs(for:)`` in a child context): the
+    /// ancestor's object and this context's keep one ID.
+    func obtainPermanentIDsFromParent(for objects: [ManagedObject], parent: ManagedObjectContext) throws {
+        let fromParent = objects.filter { $0.objectID.isTemporaryID && !$0.isInserted && !$0.isUnsavedOutOfContext }
+        guard !fromParent.isEmpty else { return }
+        let temporary = fromParent.map(\.objectID)
+        let permanent = try parent.performAndWait { try parent.permanentIDsForChild(temporary) }
+        for (object, id) in zip(fromParent, permanent) where id != object.objectID { reassign(object, to: id) }
+    }
+
+    /// After this context's parent saved: its objects new in the parent, which it knew by their
+    /// temporary IDs, take the permanent ones the save gave them (`permanentIDs`, by temporary ID).
+    func adoptPermanentIDs(_ permanentIDs: [ObjectID: ObjectID]) {
+        for (temporary, permanent) in permanentIDs {
+            guard let object = registry[temporary]?.object, registry[permanent]?.object == nil else { continue }
+            reassign(object, to: permanent)
+        }
+    }
+
     // MARK: The parent's side
+
+    /// The permanent IDs of this context's objects of `ids` (new ones get theirs now, from their
+    /// store or from this context's own parent); an ID of no object here comes back as it is.
+    func permanentIDsForChild(_ ids: [ObjectID]) throws -> [ObjectID] {
+        try ids.map { id in
+            guard let object = objectForChild(id) else { return id }
+            if object.objectID.isTemporaryID { try obtainPermanentIDs(for: [object]) }
+            return object.objectID
+        }
+    }
+
+    /// The permanent IDs a save gave new objects that child contexts may know by their temporary
+    /// IDs (`inserted`: the save's inserted objects' IDs), for ``adoptPermanentIDs(_:)``.
+    func permanentIDsForChildren(of inserted: Set<ObjectID>) -> [ObjectID: ObjectID] {
+        guard hasChildContexts, !permanentIDsOfSavedTemporary.isEmpty else { return [:] }
+        return permanentIDsOfSavedTemporary.filter { inserted.contains($0.value) }
+    }
 
     /// The object this context holds for `id`, which a child names: its registered one, or the
     /// one the ID was given to when a save made it permanent after the child read it.
     func objectForChild(_ id: ObjectID) -> ManagedObject? {
         if let object = registry[id]?.object { return object }
         if id.isTemporaryID {
-            guard let permanent = permanentIDsOfSavedTemporary[id] else { return nil }
-            return objectForChild(permanent)
+            if let permanent = permanentIDsOfSavedTemporary[id] { return objectForChild(permanent) }
+            // A new object of an ancestor's: this context reaches it through its own parent.
+            return parentContext == nil ? nil : object(with: id)
         }
         return object(with: id)
     }
@@ -196,6 +243,8 @@ extension ManagedObjectContext {
         made.reserveCapacity(changes.inserted.count)
         for row in changes.inserted {
             if let registered = registry[row.objectID]?.object {
+                // Deleted here by an earlier save of the child, whose deletion the child undid.
+                if registered.isDeleted { insert(registered) }
                 made.append(registered)
                 continue
             }
@@ -208,12 +257,12 @@ extension ManagedObjectContext {
         for (object, row) in zip(made, changes.inserted) {
             setChildValues(row, slots: object.layout.storedIndexes, of: object)
         }
-        for (row, slots) in changes.updated {
+        for (row, slots, baselines) in changes.updated {
             // An object deleted here since the child read it stays deleted: the deletion wins.
             guard let object = objectForChild(row.objectID), !object.isDeleted else { continue }
             object.fireFaultIfNeeded()
             guard !object.isDeleted else { continue }
-            setChildValues(row, slots: slots, of: object)
+            setChildValues(row, slots: slots, of: object, baselines: baselines)
         }
         for id in changes.deleted {
             guard let object = objectForChild(id), !object.isDeleted else { continue }
@@ -224,7 +273,7 @@ extension ManagedObjectContext {
 
     /// Sets `slots` of `object` to the child's values in `row`, as changes (undo, inverses,
     /// notifications); derived attributes are the store's to compute.
-    private func setChildValues(_ row: Snapshot, slots: [Int], of object: ManagedObject) {
+    private func setChildValues(_ row: Snapshot, slots: [Int], of object: ManagedObject, baselines: [Int: [ObjectID]] = [:]) {
         let layout = object.layout
         for index in slots where layout.isStoredSlot[index] && !layout.derivedSlots.contains(index) {
             switch row.values[index] {
@@ -232,9 +281,41 @@ extension ManagedObjectContext {
             case .null: object.setValue(nil, atSlot: index)
             case .value(let value): object.setValue(value, atSlot: index)
             case .object(let id): object.setValue(objectForChild(id), atSlot: index)
-            case .objects(let ids): object.setValue(ids.compactMap(objectForChild), atSlot: index)
+            case .objects(let ids):
+                let destinations: [ObjectID]
+                if let read = baselines[index] {
+                    let ordered = (layout.properties[index] as? RelationshipDescription)?.isOrdered ?? false
+                    let current = object.objects(atSlot: index).map(\.objectID)
+                    destinations = Self.mergedDestinations(child: ids, read: read, parent: current, ordered: ordered)
+                } else {
+                    destinations = ids
+                }
+                object.setValue(destinations.compactMap(objectForChild), atSlot: index)
             }
         }
+    }
+
+    /// A to-many relationship after a child's change: the parent's destinations (`parent`) less
+    /// those the child removed from what it read (`read`), plus those it added. Ordered, the
+    /// child's order holds for the destinations it lists, and the parent's own additions since
+    /// the child read follow, in the parent's order.
+    static func mergedDestinations(child: [ObjectID], read: [ObjectID], parent: [ObjectID], ordered: Bool) -> [ObjectID] {
+        let readSet = Set(read)
+        let childSet = Set(child)
+        let parentSet = Set(parent)
+        let removed = readSet.subtracting(childSet)
+        if ordered {
+            // The child's list, less what the parent removed meanwhile (what the child read and
+            // did not add), then what the parent added meanwhile.
+            var result = child.filter { parentSet.contains($0) || !readSet.contains($0) }
+            let kept = Set(result)
+            result += parent.filter { !readSet.contains($0) && !kept.contains($0) && !removed.contains($0) }
+            return result
+        }
+        var result = parent.filter { !removed.contains($0) }
+        let present = Set(result)
+        result += child.filter { !readSet.contains($0) && !present.contains($0) }
+        return result
     }
 }
 

@@ -226,6 +226,8 @@ extension ManagedObjectContext {
     /// by store.
     func obtainPermanentIDs(for objects: [ManagedObject], where include: (ManagedObject) -> Bool) throws {
         assertOnQueue()
+        // A child context's objects new in its parent get their IDs there.
+        if let parentContext { try obtainPermanentIDsFromParent(for: objects.filter(include), parent: parentContext) }
         guard let coordinator = persistentStoreCoordinator else { throw ContextError.noStore(entity: objects.first?.entity.name ?? "any") }
         var groups: [(store: any PersistentStore, objects: [ManagedObject], ids: [ObjectID])] = []
         // Objects come mostly in runs of one entity: its store is looked up once per run
@@ -443,7 +445,7 @@ extension ManagedObjectContext {
         // coordinator's contexts that merge its saves, this context's children that merge its
         // saves, and its parent's other such children, whose parent now holds the changes.
         var merging = coordinator?.contextsMergingSaves(of: self) ?? []
-        merging += childrenMergingSavesNow()
+        if hasChildContexts { merging += childrenMergingSavesNow() }
         if let parentContext { merging += parentContext.childrenMergingSavesNow().filter { $0 !== self } }
         let notifies = !observers.isEmpty || !merging.isEmpty || NotificationCenterPosting.isActive
         var objects = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: [], invalidated: [], invalidatedAll: false)
@@ -498,9 +500,14 @@ extension ManagedObjectContext {
         coordinator?.rowCache.invalidate(deleted.map(\.objectID))
         for object in deleted { unregister(object, releasingCachedRow: false) }
         if notifies { post(.didSave(payload, objects: objects)) }
+        let adopted = merging.isEmpty ? [:] : permanentIDsForChildren(of: payload.insertedObjectIDs)
         for context in merging {
             let saved = payload
-            context.perform { [weak context] in context?.mergeChanges(fromContextDidSave: saved) }
+            context.perform { [weak context] in
+                // A child knows this context's new objects by their temporary IDs until now.
+                if !adopted.isEmpty, context?.parentContext === self { context?.adoptPermanentIDs(adopted) }
+                context?.mergeChanges(fromContextDidSave: saved)
+            }
         }
         for index in savedObjects.indices { savedObjects[index].didSave() }
     }

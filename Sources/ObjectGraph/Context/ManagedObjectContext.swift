@@ -297,7 +297,18 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// The entity whose objects instances of `type` represent.
     func entity(forClass type: ManagedObject.Type) -> EntityDescription? {
-        guard let model = persistentStoreCoordinator?.managedObjectModel else { return nil }
+        // The stored coordinator read in place, borrowed: the computed one (or a `??` of two)
+        // retained and released its model, on every object made with init(context:).
+        if let coordinator = storeCoordinator {
+            return entity(forClass: type, in: coordinator.managedObjectModel)
+        }
+        guard let model = parentContext?.persistentStoreCoordinator?.managedObjectModel else { return nil }
+        return entity(forClass: type, in: model)
+    }
+
+    /// ``entity(forClass:)`` in `model`, the context's.
+    @inline(__always)
+    private func entity(forClass type: ManagedObject.Type, in model: ManagedObjectModel) -> EntityDescription? {
         if let known = entitiesByClass[ObjectIdentifier(type)], known.model === model { return known.entity }
         let name = type.entityName
         let entity = model.entitiesByName[name] ?? model.entities.first { ($0.managedObjectClassName.map(Self.bareClassName)) == name }
@@ -503,7 +514,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// coordinator's choice for its entity.
     func destinationStore(of object: ManagedObject) -> (any PersistentStore)? {
         if !assignedStores.isEmpty, let store = assignedStores[object.objectID] { return store }
-        return persistentStoreCoordinator?.store(forNewObjectOf: object.entity)
+        return (storeCoordinator ?? parentContext?.persistentStoreCoordinator)?.store(forNewObjectOf: object.entity)
     }
 
     /// Inserts `object` (made with no context) into this context: default values, then

@@ -4,22 +4,7 @@ import Foundation
 import XCTest
 @testable import ObjectGraph
 
-final class NestedContextTests: XCTestCase {
-    /// Child contexts made by ``child(of:)``, kept for the test's life (objects do not keep
-    /// their context alive).
-    private var children: [ManagedObjectContext] = []
-
-    private func child(of parent: ManagedObjectContext, _ type: ManagedObjectContext.ConcurrencyType = .mainQueue) -> ManagedObjectContext {
-        let child = ManagedObjectContext(concurrencyType: type)
-        child.parent = parent
-        children.append(child)
-        return child
-    }
-
-    private func titles(_ objects: [ManagedObject]) -> [String] {
-        objects.map { $0.value(forKey: "title") as? String ?? "?" }
-    }
-
+final class NestedContextTests: NestedContextTestCase {
     func testChildReadsTheParentsObjectsAsTheyAreUnsavedChangesIncluded() throws {
         try forEachStore { stack in
             let kept = stack.task("kept", priority: 1)
