@@ -163,7 +163,8 @@ final class ConcurrencyAndBatchTests: XCTestCase {
     /// and the store holds the winner's value.
     func testConcurrentSavesOfOneObjectExactlyOneWins() throws {
         for type in Stack.storeTypes {
-            let (coordinator, _) = try coordinator(type)
+            let (coordinator, directory) = try coordinator(type)
+            defer { withExtendedLifetime(directory) {} }
             let setup = privateContext(coordinator)
             let id = try setup.performAndWait { () throws -> ObjectID in
                 let person = setup.insertNewObject(forEntityName: "Person")
@@ -213,7 +214,8 @@ final class ConcurrencyAndBatchTests: XCTestCase {
     /// re-read, write again): optimistic locking loses no increment.
     func testConcurrentIncrementsWithConflictRetriesLoseNothing() throws {
         for type in Stack.storeTypes {
-            let (coordinator, _) = try coordinator(type)
+            let (coordinator, directory) = try coordinator(type)
+            defer { withExtendedLifetime(directory) {} }
             let setup = privateContext(coordinator)
             let id = try setup.performAndWait { () throws -> ObjectID in
                 let task = setup.insertNewObject(forEntityName: "Task")

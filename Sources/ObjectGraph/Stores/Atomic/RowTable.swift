@@ -41,7 +41,7 @@ final class RowTable {
 
     /// The rows of one concrete entity by primary key, with the keys in ascending order so
     /// that reading them in order needs no sort.
-    private struct EntityRows {
+    fileprivate struct EntityRows {
         var rows: [Int64: Snapshot] = [:]
         /// Ascending; may still hold keys of removed rows, dropped when they are half the keys.
         var keys: [Int64] = []
@@ -113,6 +113,22 @@ final class RowTable {
             let old = rowsByEntity[ObjectIdentifier(objectID.entity)]?.remove(key: key)
         else { return }
         for uniqueKey in uniqueKeys(of: old) where uniqueIndex[uniqueKey] == objectID { uniqueIndex[uniqueKey] = nil }
+    }
+
+    /// The table's rows and index as a value: copied in constant time (the collections are
+    /// copied on write), so that a store can put them back if writing them out fails.
+    struct Contents {
+        fileprivate var rowsByEntity: [ObjectIdentifier: EntityRows]
+        fileprivate var uniqueIndex: [UniqueKey: ObjectID]
+    }
+
+    /// The rows and index now; setting it puts earlier contents back.
+    var contents: Contents {
+        get { Contents(rowsByEntity: rowsByEntity, uniqueIndex: uniqueIndex) }
+        set {
+            rowsByEntity = newValue.rowsByEntity
+            uniqueIndex = newValue.uniqueIndex
+        }
     }
 
     /// Forgets every row.
