@@ -5,7 +5,7 @@ import Foundation
 import XCTest
 @testable import ObjectGraph
 
-final class XMLStoreTests: XCTestCase {
+final class XMLStoreTests: XMLStoreTestCase {
     /// A model with an attribute of every storable type, and relationships of every kind.
     static let model = ManagedObjectModel {
         Entity("Sample") {
@@ -35,35 +35,9 @@ final class XMLStoreTests: XCTestCase {
         }
     }
 
-    private var directory: TemporaryDirectory!
-    private var storeURL: URL { directory.url.appendingPathComponent("store.xml") }
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-    }
-
-    override func tearDown() {
-        directory = nil
-        super.tearDown()
-    }
-
-    /// A context on a new coordinator with the XML store at `storeURL` (read from the file).
-    private func open(_ model: ManagedObjectModel = XMLStoreTests.model, options: [String: any Sendable] = [:]) throws -> ManagedObjectContext {
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: .xml, at: storeURL, options: options)
-        let context = ManagedObjectContext(concurrencyType: .mainQueue)
-        context.persistentStoreCoordinator = coordinator
-        return context
-    }
-
-    private func fetch(_ entity: String, _ context: ManagedObjectContext, sortedBy key: String = "name") throws -> [ManagedObject] {
-        var request = FetchRequest<ManagedObject>(entityName: entity)
-        request.sortDescriptors = [SortDescriptor(key: key)]
-        return try context.fetch(request)
-    }
-
-    private func fileText() throws -> String {
-        try String(contentsOf: storeURL, encoding: .utf8)
+    /// A context on the store with the test model.
+    private func open(options: [String: any Sendable] = [:]) throws -> ManagedObjectContext {
+        try open(Self.model, options: options)
     }
 
     /// The error opening the store throws, as text.
@@ -191,6 +165,10 @@ final class XMLStoreTests: XCTestCase {
             ("<database>\n<object type=\"SAMPLE\" id=\"12\"></object>\n</database>", "line 2: an <object> has the id \"12\""),
             ("<database>\n<object type=\"SAMPLE\" id=\"z1\">\n<attribute name=\"small\" type=\"int16\">many</attribute>\n</object>\n</database>",
              "line 3: Sample.small: \"many\" is not an integer"),
+            ("<database>\n<object type=\"SAMPLE\" id=\"z1\">\n<attribute name=\"small\" type=\"double\">1e300</attribute>\n</object>\n</database>",
+             "line 3: Sample.small: \"1e300\" is not an integer"),
+            ("<database>\n<object type=\"SAMPLE\" id=\"z1\">\n<attribute name=\"small\" type=\"int16\">70000</attribute>\n</object>\n</database>",
+             "line 3: Sample.small: 70000 is out of the range of Integer 16"),
             ("<database>\n<object type=\"SAMPLE\" id=\"z1\">\n<attribute name=\"colour\" type=\"string\">red</attribute>\n</object>\n</database>",
              "line 3: Sample has no stored attribute \"colour\""),
             ("<database>\n<object type=\"SAMPLE\" id=\"z1\">\n<relationship name=\"owner\" type=\"1/1\" idrefs=\"z9\"></relationship>\n</object>\n</database>",

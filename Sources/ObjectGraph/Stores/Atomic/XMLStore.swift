@@ -21,7 +21,7 @@ import Foundation
 /// Fetches are evaluated in memory, as the in-memory store's are. A file that is not a store,
 /// or that names an entity, property or object the model does not have, fails to load with the
 /// line that does; a save that cannot write the file changes neither the file nor the store.
-public final class XMLStore: PersistentStore, @unchecked Sendable {
+public final class XMLStore: PersistentStore, StoreCopying, @unchecked Sendable {
     /// Always ``StoreType/xml``.
     public let type = StoreType.xml
     /// The store's UUID, kept in the file.
@@ -129,7 +129,10 @@ public final class XMLStore: PersistentStore, @unchecked Sendable {
             throw StoreError.unknownStore("the model has no configuration \"\(configurationName ?? "")\"")
         }
         try lock.withLock {
-            if let stored = (storedMetadata[Self.versionHashesKey] ?? storedMetadata["NSStoreModelVersionHashes"]) as? [String: Data],
+            // Only the hashes this framework wrote are compared: Core Data computes its own
+            // (`NSStoreModelVersionHashes`) differently, so a file it wrote is checked object by
+            // object as it is read instead, by the names of its entities and properties.
+            if let stored = storedMetadata[Self.versionHashesKey] as? [String: Data],
                stored != hashes, !model.isCompatible(storedHashes: stored, entities: entities) {
                 throw StoreError.incompatibleModel(path: fileURL.path, differences: model.versionHashDifferences(from: stored))
             }
@@ -308,6 +311,16 @@ public final class XMLStore: PersistentStore, @unchecked Sendable {
 
     // MARK: Saving
 
+    /// Writes the store, as it is now, to a new file at `url` (``PersistentStoreCoordinator/replacePersistentStore(at:withPersistentStoreFrom:options:type:)``).
+    public func copy(to url: URL) throws {
+        let text = try lock.withLock { try rows.lock.withLock { try documentText() } }
+        do {
+            try Data(text.utf8).write(to: url, options: .atomic)
+        } catch {
+            throw StoreError.io(path: url.path, reason: "cannot write the store: \(error.localizedDescription)")
+        }
+    }
+
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         let result = try prepareSave(request)
         try commitPreparedSave()
@@ -330,14 +343,7 @@ public final class XMLStore: PersistentStore, @unchecked Sendable {
             try rows.commitPreparedSave()
             do {
                 let text = try rows.lock.withLock { try documentText() }
-                let file = fileURL.deletingLastPathComponent()
-                    .appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).saving")
-                do {
-                    try Data(text.utf8).write(to: file)
-                } catch {
-                    throw StoreError.io(path: fileURL.path, reason: "cannot write the store: \(error.localizedDescription)")
-                }
-                prepared = (before, file)
+                prepared = (before, try writeTemporaryFile(text))
             } catch {
                 rows.lock.withLock { rows.table.contents = before }
                 throw error
@@ -373,6 +379,23 @@ public final class XMLStore: PersistentStore, @unchecked Sendable {
 
     public func unload() {
         rows.unload()
+    }
+
+    /// Writes `text` to a new file beside the store's, with the store file's permissions, and
+    /// returns it; a write that fails leaves no file behind.
+    private func writeTemporaryFile(_ text: String) throws -> URL {
+        let file = fileURL.deletingLastPathComponent()
+            .appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).saving")
+        do {
+            try Data(text.utf8).write(to: file)
+            if let permissions = try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.posixPermissions] {
+                try FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: file.path)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw StoreError.io(path: fileURL.path, reason: "cannot write the store: \(error.localizedDescription)")
+        }
+        return file
     }
 
     /// The whole store as the file's text (the rows' lock and the store's held).
@@ -414,7 +437,9 @@ public final class XMLStore: PersistentStore, @unchecked Sendable {
                     out.line("<attribute name=\"\(XMLOutput.escape(name))\" type=\"\(type)\"\(encoding)>\(XMLOutput.escape(text))</attribute>")
                 case .toOne, .toMany:
                     guard let relationship = layout.properties[index] as? RelationshipDescription else { continue }
-                    let destinations = rows.table.destinations(ofSlot: index, in: row)
+                    // A destination without a row (a one-way relationship's, deleted since) is not
+                    // written: the file would not read back.
+                    let destinations = rows.table.destinations(ofSlot: index, in: row).filter { rows.table.row(for: $0) != nil }
                     guard !destinations.isEmpty else { continue }
                     let references = destinations.compactMap { $0.primaryKey.map { "z\($0)" } }.joined(separator: " ")
                     let destination = relationship.destinationEntity.map(typeName) ?? ""

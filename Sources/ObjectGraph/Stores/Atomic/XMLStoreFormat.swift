@@ -86,18 +86,25 @@ enum XMLStoreFormat {
         case .uuid:
             guard let uuid = ExactValue.cast(stored, as: UUID.self) else { throw mismatch() }
             return ("uuid", uuid.uuidString, false)
+        case .double:
+            guard let double = stored as? Double else { break }
+            return ("double", "\(double)", false)
+        case .float:
+            guard let float = stored as? Float else { break }
+            return ("float", "\(Double(float))", false)
         case .undefined, .composite:
             throw StoreError.unsupportedRequest("\(attribute.qualifiedName): \(type.xcodeName) attributes cannot be stored in an XML store")
         default:
-            // The other types take the forms the SQLite store gives them (dates as seconds since
-            // 2001, decimals as exact text, transformables through their transformer).
-            switch try SQLiteValueCoding.encode(stored, of: attribute, as: type) {
-            case .null: return nil
-            case .integer(let integer): return (typeName(of: type), String(integer), false)
-            case .double(let double): return (typeName(of: type), "\(double)", false)
-            case .text(let text): return plain(type == .transformable ? "string" : typeName(of: type), text)
-            case .blob(let data): return (typeName(of: type), data.base64EncodedString(), false)
-            }
+            break
+        }
+        // The other types take the forms the SQLite store gives them (dates as seconds since
+        // 2001, decimals as exact text, transformables through their transformer).
+        switch try SQLiteValueCoding.encode(stored, of: attribute, as: type) {
+        case .null: return nil
+        case .integer(let integer): return (typeName(of: type), String(integer), false)
+        case .double(let double): return (typeName(of: type), "\(double)", false)
+        case .text(let text): return plain(type == .transformable ? "string" : typeName(of: type), text)
+        case .blob(let data): return (typeName(of: type), data.base64EncodedString(), false)
         }
     }
 
@@ -124,6 +131,16 @@ enum XMLStoreFormat {
             return .value(try bytes())
         case .string where declared == "string":
             return .value(text)
+        case .decimal where trimmed.lowercased() == "nan":
+            return .value(Decimal.nan)
+        case .integer16, .integer32, .integer64:
+            guard let integer = Int64(trimmed) else { throw ValueError(message: "\"\(trimmed)\" is not an integer") }
+            let fits = switch attribute.attributeType {
+            case .integer16: Int16(exactly: integer) != nil
+            case .integer32: Int32(exactly: integer) != nil
+            default: true
+            }
+            guard fits else { throw ValueError(message: "\(integer) is out of the range of \(attribute.attributeType.xcodeName)") }
         case .uuid:
             if let uuid = UUID(uuidString: trimmed) { return .value(uuid) }
         default:
@@ -198,7 +215,13 @@ enum PropertyListElement {
             for child in element.children { result.append(try value(from: child)) }
             return result
         case "string":
-            return element.text
+            // A string with characters XML cannot hold is written in base64 (``write(_:to:)``).
+            guard element[attribute: "encoding"] == "base64" else { return element.text }
+            guard let data = Data(base64Encoded: trimmed, options: .ignoreUnknownCharacters),
+                  let text = String(data: data, encoding: .utf8) else {
+                throw ReadError(line: element.line, message: "<string> is not UTF-8 text in base64")
+            }
+            return text
         case "integer":
             guard let integer = Int(trimmed) else { throw ReadError(line: element.line, message: "\"\(trimmed)\" is not an integer") }
             return integer
@@ -230,7 +253,11 @@ enum PropertyListElement {
         case let flag as Bool:
             out.line(flag ? "<true/>" : "<false/>")
         case let string as String:
-            out.line("<string>\(XMLOutput.escape(string))</string>")
+            if XMLStoreFormat.isXMLText(string) {
+                out.line("<string>\(XMLOutput.escape(string))</string>")
+            } else {
+                out.line("<string encoding=\"base64\">\(Data(string.utf8).base64EncodedString())</string>")
+            }
         case let integer as Int:
             out.line("<integer>\(integer)</integer>")
         case let integer as Int64:
@@ -249,7 +276,9 @@ enum PropertyListElement {
             out.line("<date>\(ISO8601DateFormatter().string(from: date))</date>")
         case let dictionary as [String: any Sendable]:
             out.open("dict", [])
-            for key in dictionary.keys.sorted() {
+            // A key XML cannot hold is left out with its value, as values of types a property
+            // list cannot hold are.
+            for key in dictionary.keys.sorted() where XMLStoreFormat.isXMLText(key) {
                 out.line("<key>\(XMLOutput.escape(key))</key>")
                 write(dictionary[key]!, to: &out)
             }

@@ -188,7 +188,10 @@ enum SQLiteValueCoding {
             let integer: Int64
             switch stored {
             case .integer(let v): integer = v
-            case .double(let v): integer = Int64(v)
+            case .double(let v):
+                // A real too large for an integer (or not a number) is no value of the attribute.
+                guard let whole = Int64(exactly: v.rounded(.towardZero)) else { throw corrupt() }
+                integer = whole
             default: throw corrupt()
             }
             switch attribute.attributeType {
