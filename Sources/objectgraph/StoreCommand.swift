@@ -35,7 +35,7 @@ struct StoreCommand: ParsableCommand {
                 """
         )
 
-        @Argument(help: "The SQLite store file.")
+        @Argument(help: "The SQLite or XML store file.")
         var store: String
 
         @Option(help: "The model to migrate to (.xcdatamodeld, .xcdatamodel or contents; a bundle's current version).")
@@ -95,12 +95,14 @@ struct StoreCommand: ParsableCommand {
     /// `objectgraph store info STORE [--model MODEL] [--json]`.
     struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a SQLite store's metadata, stored model, row counts and schema.",
+            abstract: "Print a SQLite or XML store's metadata, stored model, row counts and schema.",
             discussion: """
                 The store is opened read-only and never created or changed. With --model, the \
                 command also says whether that model opens the store unchanged, and if not, which \
                 entities and properties differ and whether a lightweight migration (store migrate) \
-                can carry the store over.
+                can carry the store over. For an XML store (a file whose first element is \
+                <database>), it prints the store's UUID, size, metadata and objects by type, and \
+                with --model whether the model opens it, or the store's error (with its line).
 
                 Exit codes: 0 success (and, with --model, the model fits); 1 the model does not \
                 fit the store; 64 usage error; 66 no store at STORE, or MODEL not found.
@@ -110,7 +112,7 @@ struct StoreCommand: ParsableCommand {
                 """
         )
 
-        @Argument(help: "The SQLite store file.")
+        @Argument(help: "The SQLite or XML store file.")
         var store: String
 
         @Option(help: "A model file to check against the store (.xcdatamodeld, .xcdatamodel or contents).")
@@ -120,6 +122,7 @@ struct StoreCommand: ParsableCommand {
         var json = false
 
         func run() throws {
+            if XMLStoreInfo.isXMLStore(at: URL(fileURLWithPath: store)) { return try runForXMLStore() }
             let info: SQLiteStoreInfo
             do {
                 info = try SQLiteStoreInfo(url: URL(fileURLWithPath: store))
@@ -199,6 +202,63 @@ struct StoreCommand: ParsableCommand {
                     }
                 }
             }
+        }
+
+        /// `store info` for an XML store: its UUID, size, metadata and objects by type; with
+        /// --model, whether the model opens it.
+        private func runForXMLStore() throws {
+            let info: XMLStoreInfo
+            do {
+                info = try XMLStoreInfo(url: URL(fileURLWithPath: store))
+            } catch {
+                StandardError.print("objectgraph: \(error)")
+                throw ExitCode.noInput
+            }
+            var problem: String??
+            if let model {
+                do {
+                    problem = .some(info.check(against: try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))))
+                } catch {
+                    StandardError.print("\(error)")
+                    throw error.exitCode
+                }
+            }
+            let userKeys = info.metadata.keys.filter { !Self.bookkeepingKeys.contains($0) }.sorted()
+            if json {
+                var object: [String: Any] = [
+                    "path": info.path,
+                    "uuid": info.identifier ?? NSNull(),
+                    "type": "XML",
+                    "files": [(info.path as NSString).lastPathComponent: info.fileSize],
+                    "objects": info.objectCounts,
+                    "metadata": Dictionary(uniqueKeysWithValues: userKeys.map { ($0, "\(info.metadata[$0]!)") }),
+                ]
+                if let problem { object["differences"] = problem.map { [$0] } ?? [] }
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print("store \(info.path)")
+                print("  uuid  \(info.identifier ?? "unknown")")
+                print("  type  XML")
+                print("  file  \((info.path as NSString).lastPathComponent)  \(info.fileSize) bytes")
+                if !userKeys.isEmpty {
+                    print("metadata")
+                    for key in userKeys { print("  \(key): \(info.metadata[key].map { "\($0)" } ?? "")") }
+                }
+                print("objects: \(info.objectCounts.values.reduce(0, +))")
+                let width = info.objectCounts.keys.map(\.count).max() ?? 0
+                for (type, count) in info.objectCounts.sorted(by: { $0.key < $1.key }) {
+                    print("  \(type.padding(toLength: width, withPad: " ", startingAt: 0))  \(count) object\(count == 1 ? "" : "s")")
+                }
+                if let problem {
+                    if let problem {
+                        print("model check: \(model ?? "") does not open the store: \(problem)")
+                    } else {
+                        print("model check: \(model ?? "") opens the store unchanged")
+                    }
+                }
+            }
+            if case .some(.some) = problem { throw ExitCode.invalidModel }
         }
 
         private func printJSON(_ info: SQLiteStoreInfo, _ differences: [String]?, _ migration: String?) throws {

@@ -22,11 +22,11 @@ final class StoreCommandTests: XCTestCase {
 
     private var organizer: URL { repositoryRoot.appendingPathComponent("Data/Organizer.xcdatamodeld") }
 
-    /// A SQLite store of the organizer model with two people and one task.
-    private func makeStore() throws -> URL {
-        let url = directory.appendingPathComponent("organizer.sqlite")
+    /// A store of the organizer model with two people and one task (SQLite, or `type`).
+    private func makeStore(_ type: StoreType = .sqlite, name: String = "organizer.sqlite") throws -> URL {
+        let url = directory.appendingPathComponent(name)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: organizer))
-        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        try coordinator.addPersistentStore(type: type, at: url)
         let context = ManagedObjectContext(concurrencyType: .mainQueue)
         context.persistentStoreCoordinator = coordinator
         for name in ["Ada", "Grace"] { context.insertNewObject(forEntityName: "Person").setValue(name, forKey: "firstName") }
@@ -71,6 +71,27 @@ final class StoreCommandTests: XCTestCase {
         let run = try objectgraph(["store", "info", directory.appendingPathComponent("none.sqlite").path])
         XCTAssertEqual(run.status, 66)
         XCTAssertTrue(run.stderr.contains("no SQLite store at"), run.stderr)
+    }
+
+    func testInfoOnAnXMLStoreCountsObjectsAndChecksAModel() throws {
+        let store = try makeStore(.xml, name: "organizer.xml")
+        let before = try Data(contentsOf: store)
+        let run = try objectgraph(["store", "info", store.path, "--model", organizer.path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  type  XML"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("  PERSON  2 objects"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("  TASK    1 object\n"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("opens the store unchanged"), run.stdout)
+
+        let other = repositoryRoot.appendingPathComponent("Data/PIM.xcdatamodeld")
+        let refused = try objectgraph(["store", "info", store.path, "--model", other.path, "--json"])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(refused.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(json?["type"] as? String, "XML")
+        XCTAssertEqual((json?["objects"] as? [String: Int])?["PERSON"], 2)
+        let differences = json?["differences"] as? [String] ?? []
+        XCTAssertTrue(differences.first?.contains("different model") == true, "\(differences)")
+        XCTAssertEqual(try Data(contentsOf: store), before, "the store is read, not written")
     }
 
     // MARK: store migrate

@@ -36,9 +36,9 @@ public final class XMLStore: PersistentStore, StoreCopying, @unchecked Sendable 
     let rows: InMemoryStore
 
     /// Guards the properties below.
-    private let lock = NSLock()
+    let lock = NSLock()
     /// The file as read when the store was made, until ``load(model:)`` turns it into rows.
-    private var document: XMLTreeElement?
+    var document: XMLTreeElement?
     /// The number of the next new object (one sequence for every entity, as Core Data's file has).
     private var nextObjectNumber: Int64 = 1
     private var storedMetadata: [String: any Sendable]
