@@ -35,6 +35,23 @@ extension ManagedObjectContext {
         return false
     }
 
+    /// Records `child`, whose parent this context becomes.
+    func adoptChild(_ child: ManagedObjectContext) {
+        childrenLock.withLock {
+            childContexts = childContexts.filter { $0.context != nil && $0.context !== child }
+            childContexts.append(WeakContext(context: child))
+        }
+        hasChildContexts = true
+    }
+
+    /// Whether a context that took this one as its parent is still alive.
+    var hasLiveChildContexts: Bool {
+        childrenLock.withLock {
+            childContexts = childContexts.filter { $0.context != nil }
+            return !childContexts.isEmpty
+        }
+    }
+
     /// Records whether `child` merges this context's saves (its ``automaticallyMergesChangesFromParent``).
     func setMergesSaves(of child: ManagedObjectContext, _ merges: Bool) {
         childrenLock.withLock {

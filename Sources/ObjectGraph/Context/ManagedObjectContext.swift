@@ -102,15 +102,18 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
                 newValue?.setMergesSaves(of: self, true)
             }
             parentContext = newValue
-            newValue?.hasChildContexts = true
+            newValue?.adoptChild(self)
         }
     }
     @exclusivity(unchecked) var parentContext: ManagedObjectContext?
     /// The child contexts that merge this context's saves (``automaticallyMergesChangesFromParent``), unretained.
     var childrenMergingSaves: [ObjectIdentifier: WeakContext] = [:]
+    /// Every context that took this one as its parent, unretained (guarded by ``childrenLock``).
+    var childContexts: [WeakContext] = []
     let childrenLock = NSLock()
-    /// Whether a context ever took this one as its parent (it then keeps
-    /// ``permanentIDsOfSavedTemporary``). Set by the child, before it is used.
+    /// Whether a context ever took this one as its parent: saves then look for children that
+    /// merge, and keep ``permanentIDsOfSavedTemporary`` while a child lives. Set by the child,
+    /// before it is used.
     @exclusivity(unchecked) var hasChildContexts = false
     /// The permanent ID each new object was given, by the temporary ID a child context may
     /// still know it by (see ``objectForChild(_:)``).
@@ -463,8 +466,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let wasRetained = !retainedObjects.isEmpty && retainedObjects.removeValue(forKey: oldID) != nil
         object.objectID = newID
         if wasRegistered { registry[newID] = Registration(object: object) }
-        // A child context may know the object by its temporary ID still.
-        if hasChildContexts, oldID.isTemporaryID { permanentIDsOfSavedTemporary[oldID] = newID }
+        // A child context may know the object by its temporary ID still; with no child left,
+        // nothing does.
+        if hasChildContexts, oldID.isTemporaryID {
+            if hasLiveChildContexts {
+                permanentIDsOfSavedTemporary[oldID] = newID
+            } else if !permanentIDsOfSavedTemporary.isEmpty {
+                permanentIDsOfSavedTemporary = [:]
+            }
+        }
         if wasRetained { retainedObjects[newID] = object }
     }
 

@@ -243,6 +243,20 @@ final class NestedContextTests: NestedContextTestCase {
         }
     }
 
+    func testAParentForgetsTemporaryIDsOnceItHasNoChildren() throws {
+        try forEachStore { stack in
+            var editor: ManagedObjectContext? = ManagedObjectContext(concurrencyType: .mainQueue)
+            editor!.parent = stack.context
+            stack.task("New while the editor lives")
+            try stack.context.save()
+            XCTAssertEqual(stack.context.permanentIDsOfSavedTemporary.count, 1, "\(stack.storeType)")
+            editor = nil
+            stack.task("New after it went")
+            try stack.context.save()
+            XCTAssertTrue(stack.context.permanentIDsOfSavedTemporary.isEmpty, "\(stack.storeType)")
+        }
+    }
+
     func testAChildThatMergesSeesItsParentsSavesAndItsSiblingsSaves() throws {
         try forEachStore { stack in
             let task = stack.task("Write", priority: 1)
