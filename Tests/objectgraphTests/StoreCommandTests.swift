@@ -94,6 +94,22 @@ final class StoreCommandTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: store), before, "the store is read, not written")
     }
 
+    func testInfoKnowsAnXMLStoreWithoutADeclaration() throws {
+        let store = directory.appendingPathComponent("bare.xml")
+        try Data("""
+
+            <database>
+                <databaseInfo><UUID>BARE</UUID></databaseInfo>
+                <object type="PERSON" id="z1"><attribute name="firstname" type="string">Ada</attribute></object>
+            </database>
+            """.utf8).write(to: store)
+        let run = try objectgraph(["store", "info", store.path, "--model", organizer.path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  uuid  BARE"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("  PERSON  1 object"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("opens the store unchanged"), run.stdout)
+    }
+
     // MARK: store migrate
 
     /// The organizer model changed by `change`, written as a model file.

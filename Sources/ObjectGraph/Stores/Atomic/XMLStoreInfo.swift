@@ -48,12 +48,13 @@ public struct XMLStoreInfo: Sendable {
     }
 
     /// Whether the file at `url` looks like an XML store (an XML document whose first element
-    /// is `<database>`), read from its first bytes.
+    /// is `<database>`, with or without an XML declaration), read from its first bytes.
     public static func isXMLStore(at url: URL) -> Bool {
         guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
         defer { try? handle.close() }
         let head = String(decoding: (try? handle.read(upToCount: 1024)) ?? Data(), as: UTF8.self)
-        return head.hasPrefix("<?xml") && head.contains("<database")
+            .drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+        return head.hasPrefix("<") && !head.hasPrefix("SQLite format") && head.contains("<database")
     }
 }
 
