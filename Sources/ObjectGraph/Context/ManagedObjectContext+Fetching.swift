@@ -580,7 +580,7 @@ extension ManagedObjectContext {
     /// than the object holds are applied. Deleted and new objects are left as they are.
     private func refreshLoaded(_ objects: [ManagedObject]) throws {
         if let parent = parentContext {
-            try refreshLoadedFromParent(objects, parent: parent)
+            refreshLoadedFromParent(objects, parent: parent)
             return
         }
         let candidates = objects.filter { !$0.isFault && !$0.isDeleted && !$0.isInserted && $0.hasCommittedSnapshot }

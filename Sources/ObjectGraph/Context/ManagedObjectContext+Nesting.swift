@@ -98,7 +98,7 @@ extension ManagedObjectContext {
             try fillFaults(objects)
         }
         if request.shouldRefreshRefetchedObjects {
-            try refreshLoadedFromParent(objects.filter { !$0.isFault }, parent: parent)
+            refreshLoadedFromParent(objects.filter { !$0.isFault }, parent: parent)
         }
         return objects
     }
@@ -119,7 +119,7 @@ extension ManagedObjectContext {
 
     /// Gives loaded objects a fetch found again the values their parent holds now, their unsaved
     /// changes kept (``FetchRequest/shouldRefreshRefetchedObjects``).
-    func refreshLoadedFromParent(_ objects: [ManagedObject], parent: ManagedObjectContext) throws {
+    func refreshLoadedFromParent(_ objects: [ManagedObject], parent: ManagedObjectContext) {
         let candidates = objects.filter { !$0.isFault && !$0.isDeleted && !$0.isInserted && $0.hasCommittedSnapshot }
         guard !candidates.isEmpty else { return }
         let rows = rowsFromParent(candidates.map(\.objectID), parent: parent)

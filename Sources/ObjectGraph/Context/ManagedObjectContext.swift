@@ -524,7 +524,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// coordinator's choice for its entity.
     func destinationStore(of object: ManagedObject) -> (any PersistentStore)? {
         if !assignedStores.isEmpty, let store = assignedStores[object.objectID] { return store }
-        return (storeCoordinator ?? parentContext?.persistentStoreCoordinator)?.store(forNewObjectOf: object.entity)
+        return persistentStoreCoordinator?.store(forNewObjectOf: object.entity)
     }
 
     /// Inserts `object` (made with no context) into this context: default values, then

@@ -46,12 +46,14 @@ public final class XMLStore: PersistentStore, StoreCopying, @unchecked Sendable 
     private var prepared: (contents: RowTable.Contents, file: URL)?
     /// The model's entities that have rows here, by the names the file types objects with.
     private var entitiesByTypeName: [String: EntityDescription] = [:]
+    /// The name each held entity's objects are typed with in the file, by entity.
+    private var typeNames: [ObjectIdentifier: String] = [:]
     private var heldEntities: [EntityDescription] = []
 
     /// The `<version>` Core Data writes in its XML stores.
     static let formatVersion = "134481920"
-    /// The metadata key of the model's version hashes (Core Data's own name is read too).
-    static let versionHashesKey = "ModelVersionHashes"
+    /// The metadata key of the model's version hashes: the in-memory and SQLite stores' key.
+    static let versionHashesKey = SQLiteStore.versionHashesKey
 
     /// A store for the entities of `configurationName` (nil: all) in the file at `url`, read now
     /// if it exists (a new file is written at the first save). `options` as the SQLite store
@@ -140,8 +142,9 @@ public final class XMLStore: PersistentStore, StoreCopying, @unchecked Sendable 
             storedMetadata["NSStoreModelVersionHashes"] = nil
             var seen: Set<ObjectIdentifier> = []
             heldEntities = entities.flatMap(\.selfAndDescendants).filter { !$0.isAbstract && seen.insert(ObjectIdentifier($0)).inserted }
-            entitiesByTypeName = Dictionary(heldEntities.map { (XMLStoreFormat.typeName(of: $0, among: heldEntities), $0) },
-                                            uniquingKeysWith: { first, _ in first })
+            typeNames = Dictionary(heldEntities.map { (ObjectIdentifier($0), XMLStoreFormat.typeName(of: $0, among: heldEntities)) },
+                                   uniquingKeysWith: { first, _ in first })
+            entitiesByTypeName = Dictionary(heldEntities.map { (typeNames[ObjectIdentifier($0)]!, $0) }, uniquingKeysWith: { first, _ in first })
             if let document {
                 try readObjects(of: document)
                 self.document = nil
@@ -415,8 +418,6 @@ public final class XMLStore: PersistentStore, StoreCopying, @unchecked Sendable 
         out.close("plist")
         out.close("metadata")
         out.close("databaseInfo")
-        let typeNames = Dictionary(heldEntities.map { (ObjectIdentifier($0), XMLStoreFormat.typeName(of: $0, among: heldEntities)) },
-                                   uniquingKeysWith: { first, _ in first })
         func typeName(_ entity: EntityDescription) -> String {
             typeNames[ObjectIdentifier(entity)] ?? entity.name.uppercased()
         }
