@@ -25,7 +25,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         var destroy: StoreDestroyer?
     }
 
-    /// The registered store types; the in-memory, SQLite and XML stores are always there.
+    /// The registered store types; the in-memory, SQLite, XML and binary stores are always there.
     private static let registry = Mutex<[StoreType: Registration]>([
         .inMemory: Registration(factory: { configuration, url, options in
             InMemoryStore(configurationName: configuration, url: url, options: options)
@@ -37,6 +37,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         .xml: Registration(factory: { configuration, url, options in
             guard let url else { throw StoreError.unknownStore("an XML store needs a file URL") }
             return try XMLStore(configurationName: configuration, url: url, options: options)
+        }, destroy: { url, _ in
+            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+        }),
+        .binary: Registration(factory: { configuration, url, options in
+            guard let url else { throw StoreError.unknownStore("a binary store needs a file URL") }
+            return try BinaryStore(configurationName: configuration, url: url, options: options)
         }, destroy: { url, _ in
             if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
         }),

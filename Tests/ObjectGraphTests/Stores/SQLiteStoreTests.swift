@@ -168,6 +168,15 @@ final class SQLiteStoreTests: XCTestCase {
         for (name, value) in values { XCTAssertEqual(row.value(forKey: name), value, name) }
     }
 
+    func testADecimalNaNReadsBack() throws {
+        let f = try SQLiteStoreFixture()
+        let id = try f.newID("Sample")
+        try f.insert([f.row(id, ["decimal": .value(Decimal.nan)])])
+        try f.reopen()
+        guard case .value(let value)? = try f.stored(id)?.value(forKey: "decimal") else { return XCTFail("no decimal read back") }
+        XCTAssertEqual((value as? Decimal)?.isNaN, true)
+    }
+
     func testDatesAreStoredAsSecondsSince2001AndUUIDsAs16Bytes() throws {
         let f = try SQLiteStoreFixture()
         let id = try f.newID("Sample")

@@ -14,7 +14,7 @@ final class Stack {
     let storeURL: URL
 
     /// The store types every behaviour test runs against.
-    static let storeTypes: [StoreType] = [.inMemory, .sqlite, .xml]
+    static let storeTypes: [StoreType] = [.inMemory, .sqlite, .xml, .binary]
 
     /// Talk 000's organizer model, read once from Data/Organizer.xcdatamodeld.
     static let organizerModel: ManagedObjectModel = {

@@ -391,7 +391,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     }
 
     /// A property-list value as a Sendable one.
-    private static func sendablePropertyListValue(_ value: Any) -> (any Sendable)? {
+    static func sendablePropertyListValue(_ value: Any) -> (any Sendable)? {
         switch value {
         case let v as String: return v
         case let v as Data: return v

@@ -13,9 +13,9 @@ enum SQLiteValueCoding {
 
     private static let posix = Locale(identifier: "en_US_POSIX")
 
-    /// The decimal written as `text`, or nil.
+    /// The decimal written as `text` (``text(of:)``'s "NaN" too), or nil.
     static func decimal(_ text: String) -> Decimal? {
-        Decimal(string: text, locale: posix)
+        text == "NaN" ? Decimal.nan : Decimal(string: text, locale: posix)
     }
 
     /// The text a decimal is stored as (parses back to the same value).
