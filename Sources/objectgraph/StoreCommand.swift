@@ -35,7 +35,7 @@ struct StoreCommand: ParsableCommand {
                 """
         )
 
-        @Argument(help: "The SQLite or XML store file.")
+        @Argument(help: "The SQLite store file.")
         var store: String
 
         @Option(help: "The model to migrate to (.xcdatamodeld, .xcdatamodel or contents; a bundle's current version).")
@@ -95,24 +95,26 @@ struct StoreCommand: ParsableCommand {
     /// `objectgraph store info STORE [--model MODEL] [--json]`.
     struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a SQLite or XML store's metadata, stored model, row counts and schema.",
+            abstract: "Print a SQLite, XML or binary store's metadata, stored model, row counts and schema.",
             discussion: """
                 The store is opened read-only and never created or changed. With --model, the \
                 command also says whether that model opens the store unchanged, and if not, which \
                 entities and properties differ and whether a lightweight migration (store migrate) \
                 can carry the store over. For an XML store (a file whose first element is \
-                <database>), it prints the store's UUID, size, metadata and objects by type, and \
-                with --model whether the model opens it, or the store's error (with its line).
+                <database>) or a binary store (a file that starts with OGBSTORE), it prints the \
+                store's UUID, size, metadata and objects by type, and with --model whether the \
+                model opens it, or the store's error (with its line or byte).
 
                 Exit codes: 0 success (and, with --model, the model fits); 1 the model does not \
-                fit the store; 64 usage error; 66 no store at STORE, or MODEL not found.
+                fit the store; 64 usage error; 66 no store at STORE (or an XML or binary store \
+                that cannot be read), or MODEL not found.
 
                 Example:
                   objectgraph store info ~/.local/share/pim/pim.sqlite --model Data/PIM.xcdatamodeld
                 """
         )
 
-        @Argument(help: "The SQLite or XML store file.")
+        @Argument(help: "The SQLite, XML or binary store file.")
         var store: String
 
         @Option(help: "A model file to check against the store (.xcdatamodeld, .xcdatamodel or contents).")
@@ -122,7 +124,7 @@ struct StoreCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            if XMLStoreInfo.isXMLStore(at: URL(fileURLWithPath: store)) { return try runForXMLStore() }
+            if AtomicStoreInfo.storeType(at: URL(fileURLWithPath: store)) != nil { return try runForAtomicStore() }
             let info: SQLiteStoreInfo
             do {
                 info = try SQLiteStoreInfo(url: URL(fileURLWithPath: store))
@@ -204,12 +206,12 @@ struct StoreCommand: ParsableCommand {
             }
         }
 
-        /// `store info` for an XML store: its UUID, size, metadata and objects by type; with
-        /// --model, whether the model opens it.
-        private func runForXMLStore() throws {
-            let info: XMLStoreInfo
+        /// `store info` for an XML or binary store: its UUID, size, metadata and objects by type;
+        /// with --model, whether the model opens it.
+        private func runForAtomicStore() throws {
+            let info: AtomicStoreInfo
             do {
-                info = try XMLStoreInfo(url: URL(fileURLWithPath: store))
+                info = try AtomicStoreInfo(url: URL(fileURLWithPath: store))
             } catch {
                 StandardError.print("objectgraph: \(error)")
                 throw ExitCode.noInput
@@ -228,7 +230,7 @@ struct StoreCommand: ParsableCommand {
                 var object: [String: Any] = [
                     "path": info.path,
                     "uuid": info.identifier ?? NSNull(),
-                    "type": "XML",
+                    "type": info.type.rawValue,
                     "files": [(info.path as NSString).lastPathComponent: info.fileSize],
                     "objects": info.objectCounts,
                     "metadata": Dictionary(uniqueKeysWithValues: userKeys.map { ($0, "\(info.metadata[$0]!)") }),
@@ -239,7 +241,7 @@ struct StoreCommand: ParsableCommand {
             } else {
                 print("store \(info.path)")
                 print("  uuid  \(info.identifier ?? "unknown")")
-                print("  type  XML")
+                print("  type  \(info.type)")
                 print("  file  \((info.path as NSString).lastPathComponent)  \(info.fileSize) bytes")
                 if !userKeys.isEmpty {
                     print("metadata")

@@ -73,25 +73,36 @@ final class StoreCommandTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("no SQLite store at"), run.stderr)
     }
 
-    func testInfoOnAnXMLStoreCountsObjectsAndChecksAModel() throws {
-        let store = try makeStore(.xml, name: "organizer.xml")
+    /// `store info` on an atomic store of `type` (named `name`) made with the organizer model:
+    /// its type, its objects by type (named `person` and `task` in the file), the model check
+    /// passing and, with PIM's model, failing (exit 1) in JSON; the file is not written. Returns
+    /// the store file.
+    @discardableResult
+    private func checkInfoCountsObjectsAndChecksAModel(_ type: StoreType, name: String, person: String, task: String) throws -> URL {
+        let store = try makeStore(type, name: name)
         let before = try Data(contentsOf: store)
         let run = try objectgraph(["store", "info", store.path, "--model", organizer.path])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(run.stdout.contains("  type  XML"), run.stdout)
-        XCTAssertTrue(run.stdout.contains("  PERSON  2 objects"), run.stdout)
-        XCTAssertTrue(run.stdout.contains("  TASK    1 object\n"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("  type  \(type)"), run.stdout)
+        let width = max(person.count, task.count)
+        XCTAssertTrue(run.stdout.contains("  \(person.padding(toLength: width, withPad: " ", startingAt: 0))  2 objects"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("  \(task.padding(toLength: width, withPad: " ", startingAt: 0))  1 object\n"), run.stdout)
         XCTAssertTrue(run.stdout.contains("opens the store unchanged"), run.stdout)
 
         let other = repositoryRoot.appendingPathComponent("Data/PIM.xcdatamodeld")
         let refused = try objectgraph(["store", "info", store.path, "--model", other.path, "--json"])
         XCTAssertEqual(refused.status, 1, refused.stderr)
         let json = try JSONSerialization.jsonObject(with: Data(refused.stdout.utf8)) as? [String: Any]
-        XCTAssertEqual(json?["type"] as? String, "XML")
-        XCTAssertEqual((json?["objects"] as? [String: Int])?["PERSON"], 2)
+        XCTAssertEqual(json?["type"] as? String, type.rawValue)
+        XCTAssertEqual((json?["objects"] as? [String: Int])?[person], 2)
         let differences = json?["differences"] as? [String] ?? []
         XCTAssertTrue(differences.first?.contains("different model") == true, "\(differences)")
         XCTAssertEqual(try Data(contentsOf: store), before, "the store is read, not written")
+        return store
+    }
+
+    func testInfoOnAnXMLStoreCountsObjectsAndChecksAModel() throws {
+        try checkInfoCountsObjectsAndChecksAModel(.xml, name: "organizer.xml", person: "PERSON", task: "TASK")
     }
 
     func testInfoKnowsAnXMLStoreWithoutADeclaration() throws {
@@ -108,6 +119,16 @@ final class StoreCommandTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("  uuid  BARE"), run.stdout)
         XCTAssertTrue(run.stdout.contains("  PERSON  1 object"), run.stdout)
         XCTAssertTrue(run.stdout.contains("opens the store unchanged"), run.stdout)
+    }
+
+    func testInfoOnABinaryStoreCountsObjectsChecksAModelAndNamesTheByteOfADamagedFile() throws {
+        let store = try checkInfoCountsObjectsAndChecksAModel(.binary, name: "organizer.store", person: "Person", task: "Task")
+        let before = try Data(contentsOf: store)
+        let cut = directory.appendingPathComponent("cut.store")
+        try before.prefix(before.count - 3).write(to: cut)
+        let damaged = try objectgraph(["store", "info", cut.path])
+        XCTAssertEqual(damaged.status, 66)
+        XCTAssertTrue(damaged.stderr.contains(cut.path) && damaged.stderr.contains("byte "), damaged.stderr)
     }
 
     // MARK: store migrate
