@@ -1,6 +1,7 @@
 // The benchmark command: runs the workloads (all, or `--only`), prints the table, writes JSON
 // (`--json`); `--quick` for a smoke run at N = 10,000; `--single` is the child process that
-// measures one variant's peak memory; `--floor` times what W2's objects cost with no store.
+// measures one variant's peak memory; `--floor` times what W2's objects cost with no store;
+// `--stores` times saving and opening each file store (SQLite, XML, binary).
 import ArgumentParser
 import Foundation
 
@@ -39,6 +40,9 @@ struct BenchmarkCommand: ParsableCommand {
     @Flag(help: "Time W2's floor instead of the workloads: N managed objects and their rows made, read and freed with no store, beside W2's raw variant.")
     var floor = false
 
+    @Flag(help: "Time the file stores instead of the workloads: N objects saved into a new SQLite, XML and binary store, and each store opened and read.")
+    var stores = false
+
     func run() throws {
         var scale = quick ? Scale.quick : Scale.full
         if let rows { scale = scale.withRows(rows) }
@@ -55,6 +59,10 @@ struct BenchmarkCommand: ParsableCommand {
         }
         if floor {
             print(Floor.report(try Floor.measure(harness), rows: scale.rows))
+            return
+        }
+        if stores {
+            print(FileStores.report(try FileStores.measure(harness), rows: scale.rows))
             return
         }
         let wanted = only.map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }) }
