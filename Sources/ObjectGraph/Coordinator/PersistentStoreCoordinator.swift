@@ -37,15 +37,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         .xml: Registration(factory: { configuration, url, options in
             guard let url else { throw StoreError.unknownStore("an XML store needs a file URL") }
             return try XMLStore(configurationName: configuration, url: url, options: options)
-        }, destroy: { url, _ in
-            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-        }),
+        }, destroy: { url, _ in try AtomicStore.destroy(.xml, at: url) }),
         .binary: Registration(factory: { configuration, url, options in
             guard let url else { throw StoreError.unknownStore("a binary store needs a file URL") }
             return try BinaryStore(configurationName: configuration, url: url, options: options)
-        }, destroy: { url, _ in
-            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-        }),
+        }, destroy: { url, _ in try AtomicStore.destroy(.binary, at: url) }),
     ])
 
     /// Registers how to make stores of `type`, for ``addPersistentStore(type:configuration:at:options:)``.

@@ -100,6 +100,22 @@ public struct MappingModel: Sendable, CustomStringConvertible {
         return MappingModel(entityMappings: mappings)
     }
 
+    /// The inferred mapping of a store's lightweight migration from `source` to `destination`,
+    /// when the store's options allow inferring one (`infers`); errors name the store at `path`.
+    static func inferredForStore(at path: String, infers: Bool, from source: () throws -> ManagedObjectModel,
+                                 to destination: ManagedObjectModel) throws -> (source: ManagedObjectModel, mapping: MappingModel) {
+        guard infers else {
+            throw MigrationError(.missingMappingModel, "the file was made with another version of the model, and \(SQLiteStore.infersMappingModelOption) is not set: no mapping model to migrate it with", path: path)
+        }
+        let model = try source()
+        do {
+            return (model, try inferredMappingModel(forSourceModel: model, destinationModel: destination))
+        } catch var error as MigrationError {
+            error.path = path
+            throw error
+        }
+    }
+
     /// The source element `element` maps from: the one its renaming identifier (or, without one,
     /// its name) names, or else the one with the same renaming identifier, which Core Data calls
     /// the canonical name: an element renamed in version 2 and kept (or renamed again) in

@@ -35,7 +35,7 @@ final class XMLStoreTests: XMLStoreTestCase {
         XCTAssertTrue(text.contains("<object type=\"OWNER\" id=\"z"), text)
         XCTAssertTrue(text.contains("<attribute name=\"identifier\" type=\"uuid\">"), text)
         XCTAssertTrue(text.contains("type=\"0/0\" destination=\"SAMPLE\""), text)
-        XCTAssertFalse(text.contains("scratch"))
+        XCTAssertFalse(text.contains("<attribute name=\"scratch\""), "transient values are not written")
     }
 
     func testAFileInCoreDatasSpellingLoadsWithRelationshipsListedOnOneSide() throws {
@@ -125,6 +125,10 @@ final class XMLStoreTests: XMLStoreTestCase {
 
     func testAFailedSaveChangesNeitherTheFileNorTheStore() throws {
         try checkAFailedSaveChangesNeitherTheFileNorTheStore()
+    }
+
+    func testALightweightMigrationCarriesTheObjectsOver() throws {
+        try checkALightweightMigrationCarriesTheObjectsOver()
     }
 
     func testMetadataAndDeletionsPersistAndNumbersAreNotReused() throws {

@@ -214,6 +214,88 @@ class AtomicStoreTestCase: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap(added.objectID.primaryKey), lastNumber)
     }
 
+    /// Lightweight migration of the store file when it opens with the next version of its
+    /// model (Core Data migrates atomic stores as it does SQLite stores): a renamed entity and
+    /// attribute, a widened integer, a new attribute at its default, a dropped entity whose
+    /// objects and references go, every object under its number; refused (the file unchanged)
+    /// without the options, or when a new required attribute has no value.
+    func checkALightweightMigrationCarriesTheObjectsOver() throws {
+        let version1 = ManagedObjectModel {
+            Entity("Person") {
+                Attribute("name", .string)
+                Attribute("mail", .string)
+                Attribute("age", .integer16)
+                Relationship("pets", to: "Pet", inverse: "owner", toMany: true)
+                Relationship("notes", to: "Note", inverse: "person", toMany: true)
+            }
+            Entity("Pet") {
+                Attribute("name", .string)
+                Relationship("owner", to: "Person", inverse: "pets")
+            }
+            Entity("Note") {
+                Attribute("text", .string)
+                Relationship("person", to: "Person", inverse: "notes")
+            }
+        }
+        let writer = try open(version1)
+        let ada = writer.insertNewObject(forEntityName: "Person")
+        for (key, value) in ["name": "Ada", "mail": "ada@example.com", "age": Int16(36)] as [String: Any] { ada.setValue(value, forKey: key) }
+        let rex = writer.insertNewObject(forEntityName: "Pet")
+        rex.setValue("Rex", forKey: "name")
+        rex.setValue(ada, forKey: "owner")
+        writer.insertNewObject(forEntityName: "Note").setValue(ada, forKey: "person")
+        try writer.save()
+        let before = try fileData()
+
+        let version2 = ManagedObjectModel {
+            Entity("Contact") {
+                Attribute("name", .string)
+                Attribute("email", .string).renamed(from: "mail")
+                Attribute("age", .integer64)
+                Attribute("rank", .integer32, default: Int32(3))
+                Relationship("pets", to: "Animal", inverse: "owner", toMany: true)
+            }.renamed(from: "Person")
+            Entity("Animal") {
+                Attribute("name", .string)
+                Relationship("owner", to: "Contact", inverse: "pets")
+            }.renamed(from: "Pet")
+        }
+        let migrating: [String: any Sendable] = [SQLiteStore.migratesAutomaticallyOption: true, SQLiteStore.infersMappingModelOption: true]
+        XCTAssertTrue(openingError(version2).contains("different model"), "no migration without the options")
+        XCTAssertTrue(openingError(version2, options: [SQLiteStore.migratesAutomaticallyOption: true]).contains(SQLiteStore.infersMappingModelOption))
+        let required = ManagedObjectModel {
+            Entity("Person") {
+                Attribute("name", .string)
+                Attribute("mail", .string)
+                Attribute("age", .integer16)
+                Attribute("badge", .string).required()
+                Relationship("pets", to: "Pet", inverse: "owner", toMany: true)
+                Relationship("notes", to: "Note", inverse: "person", toMany: true)
+            }
+            Entity("Pet") { Attribute("name", .string); Relationship("owner", to: "Person", inverse: "pets") }
+            Entity("Note") { Attribute("text", .string); Relationship("person", to: "Person", inverse: "notes") }
+        }
+        let refusal = openingError(required, options: migrating)
+        XCTAssertTrue(refusal.contains(storeURL.path) && refusal.contains("Person.badge is required") && refusal.contains("1 Person object has no value"), refusal)
+        XCTAssertEqual(try fileData(), before, "a refused migration leaves the file as it was")
+
+        let migrated = try open(version2, options: migrating)
+        let contact = try XCTUnwrap(try fetch("Contact", migrated).first)
+        XCTAssertEqual(contact.value(forKey: "email") as? String, "ada@example.com")
+        XCTAssertEqual(contact.value(forKey: "age") as? Int64, 36)
+        XCTAssertEqual(contact.value(forKey: "rank") as? Int32, 3)
+        XCTAssertEqual(contact.objectID.primaryKey, ada.objectID.primaryKey, "the object keeps its number")
+        let pets = (contact.value(forKey: "pets") as? Set<ManagedObject>) ?? []
+        XCTAssertEqual(pets.map { $0.value(forKey: "name") as? String }, ["Rex"])
+        contact.setValue("Ada L.", forKey: "name")
+        try migrated.save()
+
+        let reopened = try open(version2)
+        XCTAssertEqual(try fetch("Contact", reopened).map { $0.value(forKey: "name") as? String }, ["Ada L."])
+        XCTAssertEqual(try fetch("Animal", reopened).first.flatMap { ($0.value(forKey: "owner") as? ManagedObject)?.value(forKey: "email") as? String },
+                       "ada@example.com")
+    }
+
     /// The store file's text.
     func fileText() throws -> String {
         try String(contentsOf: storeURL, encoding: .utf8)
@@ -231,4 +313,35 @@ class XMLStoreTestCase: AtomicStoreTestCase {}
 /// The binary store's tests.
 class BinaryStoreTestCase: AtomicStoreTestCase {
     override var storeType: StoreType { .binary }
+
+    /// The bytes of a file in the binary format, with the given entity table (names, and each
+    /// property's name and kind), objects (entity index, number, values) and next object
+    /// number, and no metadata or model.
+    func craftedFile(entities: [(String, [(String, BinaryStoreFormat.PropertyKind)])],
+                     objects: [(Int, Int64, [BinaryStoreFormat.Value])], next: UInt64 = 100,
+                     version: UInt64 = BinaryStoreFormat.version) throws -> Data {
+        var out = BinaryWriter()
+        out.raw(BinaryStoreFormat.magic)
+        out.varint(version)
+        out.string("5C0FFEE5-0000-4000-8000-000000000001")
+        out.varint(next)
+        out.bytes(try PropertyListSerialization.data(fromPropertyList: [String: Any](), format: .binary, options: 0))
+        out.bytes(Data())     // no model
+        out.count(entities.count)
+        for (name, properties) in entities {
+            out.string(name)
+            out.count(properties.count)
+            for (property, kind) in properties {
+                out.string(property)
+                out.byte(kind.rawValue)
+            }
+        }
+        out.count(objects.count)
+        for (entity, number, values) in objects {
+            out.count(entity)
+            out.signed(number)
+            for value in values { out.value(value) }
+        }
+        return out.data
+    }
 }

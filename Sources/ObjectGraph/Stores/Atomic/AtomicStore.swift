@@ -32,6 +32,9 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
     private var storedMetadata: [String: any Sendable]
     /// A save written to a temporary file, with the rows as they were before it.
     private var prepared: (contents: RowTable.Contents, file: URL)?
+    /// The file as this store last read or wrote it (nil: there was none): a save refuses to
+    /// overwrite a file that another coordinator or process has written (or made) since.
+    private var knownFile: FileStamp?
     /// The model's concrete entities that have rows here (the configuration's and their
     /// descendants), set by ``load(model:)``.
     private(set) var heldEntities: [EntityDescription] = []
@@ -41,7 +44,20 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
         var identifier: String?
         var nextObjectNumber: Int64 = 1
         var metadata: [String: any Sendable] = [:]
+        /// The XML of the model the file was written with, kept for migration.
+        var model: Data?
     }
+
+    /// Whether a file written with another version of the model is migrated when the store
+    /// loads (``SQLiteStore/migratesAutomaticallyOption``), with an inferred mapping
+    /// (``SQLiteStore/infersMappingModelOption``).
+    let migratesAutomatically: Bool
+    let infersMappingModel: Bool
+    /// The options the store was made with.
+    private let options: [String: any Sendable]
+    /// The XML of the model the file was written with (from the file), then of the model the
+    /// store loaded with: what the file keeps for a later migration.
+    private var modelXML: Data?
 
     /// The metadata key of the model's version hashes: the in-memory and SQLite stores' key.
     static let versionHashesKey = SQLiteStore.versionHashesKey
@@ -56,6 +72,10 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
         self.url = url
         self.configurationName = configurationName
         isReadOnly = Self.isReadOnly(options)
+        migratesAutomatically = SQLiteStore.flag(options[SQLiteStore.migratesAutomaticallyOption])
+        infersMappingModel = SQLiteStore.flag(options[SQLiteStore.infersMappingModelOption])
+        self.options = options
+        modelXML = header?.model
         identifier = header?.identifier.flatMap { $0.isEmpty ? nil : $0 } ?? options["identifier"] as? String ?? UUID().uuidString
         nextObjectNumber = header?.nextObjectNumber ?? 1
         var rowOptions = options
@@ -65,6 +85,7 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
         metadata["StoreType"] = type.rawValue
         metadata["UUID"] = identifier
         storedMetadata = metadata
+        knownFile = header == nil ? nil : FileStamp(of: url)
     }
 
     static func isReadOnly(_ options: [String: any Sendable]) -> Bool {
@@ -100,6 +121,25 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
     /// The metadata, for a subclass writing it (the store's lock held).
     var metadataToWrite: [String: any Sendable] { storedMetadata }
 
+    /// The XML of the store's model, for a subclass writing it (the store's lock held).
+    var modelToWrite: Data? { modelXML }
+
+    /// The UUID the file is written with: the metadata's `UUID`, which a store's metadata may
+    /// set (the store's objects take it as their URIs' host once the store is added again).
+    var uuidToWrite: String { storedMetadata["UUID"] as? String ?? identifier }
+
+    /// Removes the store file of `type` at `url` (``PersistentStoreCoordinator/destroyPersistentStore(at:type:options:)``):
+    /// nothing when there is none; throws, deleting nothing, when what is there is not a store
+    /// of that type (a folder, another kind of file).
+    static func destroy(_ type: StoreType, at url: URL) throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { return }
+        guard !isFolder.boolValue, AtomicStoreInfo.storeType(at: url) == type else {
+            throw StoreError.io(path: url.path, reason: "this is not \(type == .xml ? "an XML" : "a binary") store: nothing was deleted")
+        }
+        try FileManager.default.removeItem(at: url)
+    }
+
     /// Checks the file's version hashes against `model`'s (a file without them passes), then
     /// reads its objects into rows (``readFile()``).
     public func load(model: ManagedObjectModel) throws {
@@ -112,16 +152,76 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
             // Only the hashes this framework wrote are compared: Core Data computes its own
             // (`NSStoreModelVersionHashes`) differently, so a file it wrote is checked object by
             // object as it is read instead, by the names of its entities and properties.
+            var migrating = false
             if let stored = storedMetadata[Self.versionHashesKey] as? [String: Data],
                stored != hashes, !model.isCompatible(storedHashes: stored, entities: entities) {
-                throw StoreError.incompatibleModel(path: fileURL.path, differences: model.versionHashDifferences(from: stored))
+                guard migratesAutomatically, !isReadOnly else {
+                    throw StoreError.incompatibleModel(path: fileURL.path, differences: model.versionHashDifferences(from: stored))
+                }
+                migrating = true
             }
-            storedMetadata[Self.versionHashesKey] = hashes
-            storedMetadata["NSStoreModelVersionHashes"] = nil
             var seen: Set<ObjectIdentifier> = []
             heldEntities = entities.flatMap(\.selfAndDescendants).filter { !$0.isAbstract && seen.insert(ObjectIdentifier($0)).inserted }
-            try readFile()
+            heldEntitiesDidChange()
+            if migrating {
+                try migrateFile(to: model, hashes: hashes)
+            } else {
+                storedMetadata[Self.versionHashesKey] = hashes
+                storedMetadata["NSStoreModelVersionHashes"] = nil
+                try readFile()
+            }
+            modelXML = Data(model.xmlString().utf8)
         }
+    }
+
+    /// Migrates the file, made with another version of the model, to `model` (whose version
+    /// hashes are `hashes`): reads its objects with the model it was made with (kept in the
+    /// file), carries them over with an inferred mapping (``RowMigration``), and writes the file
+    /// anew in one rename. The store's lock held. Throws ``MigrationError``; the file is then as
+    /// it was.
+    private func migrateFile(to model: ManagedObjectModel, hashes: [String: Data]) throws {
+        let (sourceModel, mapping) = try MappingModel.inferredForStore(at: fileURL.path, infers: infersMappingModel, from: {
+            guard let xml = modelXML else {
+                throw MigrationError(.missingSourceModel, "the file holds no copy of the model it was made with", path: fileURL.path)
+            }
+            let sourceModel: ManagedObjectModel
+            do {
+                sourceModel = try ManagedObjectModel(xmlData: xml, path: fileURL.path + " (the model it keeps)")
+            } catch {
+                throw MigrationError(.missingSourceModel, "the copy of the model the file was made with cannot be read: \(error)", path: fileURL.path)
+            }
+            sourceModel.freeze()
+            return sourceModel
+        }, to: model)
+        var readerOptions = options
+        readerOptions[SQLiteStore.readOnlyOption] = true
+        readerOptions[SQLiteStore.migratesAutomaticallyOption] = false
+        let source = try reader(options: readerOptions)
+        do {
+            try source.load(model: sourceModel)
+        } catch StoreError.incompatibleModel {
+            throw MigrationError(.missingSourceModel, "the copy of the model the file keeps is not the one its version hashes name: no mapping can be inferred", path: fileURL.path)
+        }
+        let sourceRows = source.rows.lock.withLock { source.rows.table.rows(of: source.heldEntities) }
+        source.unload()
+        let migrated = try RowMigration(source: sourceRows, mapping: mapping, destinationEntities: heldEntities,
+                                        storeTag: rows.storeTag, path: fileURL.path).run()
+        do {
+            _ = try rows.save(StoreSaveRequest(inserted: migrated))
+        } catch {
+            throw MigrationError(.migration, "the migrated objects cannot be stored: \(error)", path: fileURL.path)
+        }
+        nextObjectNumber = max(nextObjectNumber, source.nextObjectNumber)
+        storedMetadata[Self.versionHashesKey] = hashes
+        storedMetadata["NSStoreModelVersionHashes"] = nil
+        modelXML = Data(model.xmlString().utf8)
+        let file = try writeTemporaryFile(try rows.lock.withLock { try fileContents() })
+        if rename(file.path, fileURL.path) != 0 {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: file)
+            throw MigrationError(.migration, "cannot replace the store with its migrated version: \(reason)", path: fileURL.path)
+        }
+        knownFile = FileStamp(of: fileURL)
     }
 
     // MARK: What a subclass provides
@@ -137,6 +237,15 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
         fatalError("\(Self.self) does not write its file")
     }
 
+    /// Called once ``heldEntities`` are known, before the file is read or migrated.
+    func heldEntitiesDidChange() {}
+
+    /// A new store of the same kind on the same file, with `options`, not loaded: what a
+    /// migration reads the file's objects with, under the model the file was made with.
+    func reader(options: [String: any Sendable]) throws -> AtomicStore {
+        fatalError("\(Self.self) makes no reader")
+    }
+
     // MARK: For a subclass
 
     /// Puts rows read from the file into the store, each object's values by slot, and continues
@@ -148,7 +257,7 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
             }
         }
         let highest = values.lazy.compactMap { $0.id.primaryKey }.max() ?? 0
-        nextObjectNumber = max(nextObjectNumber, highest + 1)
+        nextObjectNumber = max(nextObjectNumber, highest == .max ? .max : highest + 1)
     }
 
     /// A new row's values for an object of `layout`, before the file's are read: nil values,
@@ -187,8 +296,12 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
 
     /// Permanent IDs numbered from one sequence for every entity, as objects in the file are.
     public func obtainPermanentIDs(for temporaryIDs: [ObjectID]) throws -> [ObjectID] {
-        lock.withLock {
-            temporaryIDs.map { id in
+        try lock.withLock {
+            let needed = Int64(temporaryIDs.lazy.filter(\.isTemporaryID).count)
+            guard needed <= Int64.max - nextObjectNumber else {
+                throw StoreError.io(path: fileURL.path, reason: "the store has no object numbers left for \(needed) new objects (the next is \(nextObjectNumber))")
+            }
+            return temporaryIDs.map { id in
                 guard id.isTemporaryID else { return id }
                 defer { nextObjectNumber += 1 }
                 return ObjectID(entity: id.entity, storeTag: rows.storeTag, primaryKey: nextObjectNumber)
@@ -225,6 +338,11 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
         }
         return try lock.withLock {
             precondition(prepared == nil, "a save was prepared in \(identifier) and neither committed nor rolled back")
+            // A file removed since is written again; one written by someone else is not overwritten.
+            if let current = FileStamp(of: fileURL), current != knownFile {
+                throw StoreError.io(path: fileURL.path, reason: "the file was written by another coordinator or process since this store read it; "
+                                    + "nothing was saved (saving would overwrite its changes): add the store again to read them")
+            }
             let result = try rows.prepareSave(request)
             let before = rows.lock.withLock { rows.table.contents }
             try rows.commitPreparedSave()
@@ -251,6 +369,7 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
                 rows.lock.withLock { rows.table.contents = before }
                 throw StoreError.io(path: fileURL.path, reason: "cannot replace the store with its new version: \(reason)")
             }
+            knownFile = FileStamp(of: fileURL)
         }
     }
 
@@ -268,11 +387,24 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
         rows.unload()
     }
 
+    /// The name of a new file beside the store file `name`: `.NAME.UUID.saving`, the name cut
+    /// short (at a character) where the whole would be longer than a file name may be (255 bytes).
+    static func temporaryName(for name: String) -> String {
+        let suffix = ".\(UUID().uuidString).saving"
+        var kept = ""
+        var bytes = 1 + suffix.utf8.count
+        for character in name {
+            bytes += character.utf8.count
+            guard bytes <= 255 else { break }
+            kept.append(character)
+        }
+        return "." + kept + suffix
+    }
+
     /// Writes `contents` to a new file beside the store's, with the store file's permissions,
     /// and returns it; a write that fails leaves no file behind.
     private func writeTemporaryFile(_ contents: Data) throws -> URL {
-        let file = fileURL.deletingLastPathComponent()
-            .appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).saving")
+        let file = fileURL.deletingLastPathComponent().appendingPathComponent(Self.temporaryName(for: fileURL.lastPathComponent))
         do {
             try contents.write(to: file)
             if let permissions = try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.posixPermissions] {
@@ -283,5 +415,26 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
             throw StoreError.io(path: fileURL.path, reason: "cannot write the store: \(error.localizedDescription)")
         }
         return file
+    }
+}
+
+/// What tells one version of a file from another: its device and inode (a save renames a new
+/// file into place), size and modification time.
+struct FileStamp: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var seconds: Int
+    var nanoseconds: Int
+
+    /// The stamp of the file at `url`; nil when there is none.
+    init?(of url: URL) {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        seconds = Int(info.st_mtim.tv_sec)
+        nanoseconds = Int(info.st_mtim.tv_nsec)
     }
 }

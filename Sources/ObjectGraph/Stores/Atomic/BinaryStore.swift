@@ -66,6 +66,8 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
             throw reader.failure("the metadata is not a property-list dictionary", at: metadataOffset)
         }
         header.metadata = dictionary.compactMapValues(SQLiteStore.sendablePropertyListValue)
+        let model = try reader.bytes("the model")
+        header.model = model.isEmpty ? nil : model
         return header
     }
 
@@ -85,6 +87,10 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
     private struct FileProperty {
         var slot: Int
         var kind: BinaryStoreFormat.PropertyKind
+    }
+
+    override func reader(options: [String: any Sendable]) throws -> AtomicStore {
+        try BinaryStore(configurationName: configurationName, url: fileURL, options: options)
     }
 
     override func readFile() throws {
@@ -223,13 +229,14 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         var out = BinaryWriter()
         out.raw(BinaryStoreFormat.magic)
         out.varint(BinaryStoreFormat.version)
-        out.string(identifier)
+        out.string(uuidToWrite)
         out.varint(UInt64(nextObjectNumber))
         do {
             out.bytes(try PropertyListSerialization.data(fromPropertyList: metadataToWrite as [String: Any], format: .binary, options: 0))
         } catch {
             throw StoreError.unsupportedRequest("the store's metadata holds values that are not property-list values: \(error.localizedDescription)")
         }
+        out.bytes(modelToWrite ?? Data())
         // The entity table: each held entity's stored properties, by slot.
         var tableIndex: [ObjectIdentifier: Int] = [:]
         var slots: [[Int]] = []

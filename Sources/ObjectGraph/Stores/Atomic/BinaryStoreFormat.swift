@@ -5,6 +5,7 @@
 //   UUID         string
 //   next number  varint: the number the next new object takes
 //   metadata     bytes: a binary property list of the metadata dictionary
+//   model        bytes: the XML of the model the file was written with (for migration), or none
 //   entities     varint count, then each: its name (string), its stored properties (varint
 //                count, then each: name as a string and kind as one byte: 0 attribute,
 //                1 to-one, 2 to-many)

@@ -124,6 +124,20 @@ extension InMemoryStore {
             throw StoreError.unsupportedRequest(
                 "\(snapshot.objectID) has \(snapshot.values.count) values for the \(snapshot.layout.properties.count) properties of \(snapshot.objectID.entity.name)")
         }
+        // Relationships stay within the store, as the SQLite store's keys do (Core Data has no
+        // relationships across stores).
+        for snapshot in snapshots {
+            for slot in snapshot.layout.relationshipIndexes {
+                switch snapshot.values[slot] {
+                case .object(let id) where id.storeTag != storeTag || id.isTemporaryID:
+                    throw StoreError.foreignObjectID(id)
+                case .objects(let ids):
+                    if let id = ids.first(where: { $0.storeTag != storeTag || $0.isTemporaryID }) { throw StoreError.foreignObjectID(id) }
+                default:
+                    break
+                }
+            }
+        }
         for snapshot in request.inserted where table.row(for: snapshot.objectID) != nil {
             throw StoreError.unsupportedRequest("\(snapshot.objectID) is inserted but already stored")
         }

@@ -67,16 +67,28 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
             } catch {
                 throw StoreError.io(path: path, reason: "line \(error.line): the metadata: \(error.message)")
             }
+            header.model = (header.metadata.removeValue(forKey: Self.modelKey) as? String).map { Data($0.utf8) }
         }
         return header
     }
 
-    /// Works out the names the file types the held entities' objects with, then reads the file's
-    /// objects into rows.
-    override func readFile() throws {
+    /// The metadata key under which the file keeps the XML of the model it was written with
+    /// (for migration; not part of ``metadata``).
+    static let modelKey = "ObjectGraphModel"
+
+    override func reader(options: [String: any Sendable]) throws -> AtomicStore {
+        try XMLStore(configurationName: configurationName, url: fileURL, options: options)
+    }
+
+    /// Works out the names the file types the held entities' objects with.
+    override func heldEntitiesDidChange() {
         typeNames = Dictionary(heldEntities.map { (ObjectIdentifier($0), XMLStoreFormat.typeName(of: $0, among: heldEntities)) },
                                uniquingKeysWith: { first, _ in first })
         entitiesByTypeName = Dictionary(heldEntities.map { (typeNames[ObjectIdentifier($0)]!, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Reads the file's objects into rows.
+    override func readFile() throws {
         if let document {
             try readObjects(of: document)
             self.document = nil
@@ -219,11 +231,13 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
         out.open("database", [])
         out.open("databaseInfo", [])
         out.line("<version>\(Self.formatVersion)</version>")
-        out.line("<UUID>\(XMLOutput.escape(identifier))</UUID>")
+        out.line("<UUID>\(XMLOutput.escape(uuidToWrite))</UUID>")
         out.line("<nextObjectID>\(nextObjectNumber)</nextObjectID>")
         out.open("metadata", [])
         out.open("plist", [("version", "1.0")])
-        PropertyListElement.write(metadataToWrite, to: &out)
+        var metadata = metadataToWrite
+        if let model = modelToWrite { metadata[Self.modelKey] = String(decoding: model, as: UTF8.self) }
+        PropertyListElement.write(metadata, to: &out)
         out.close("plist")
         out.close("metadata")
         out.close("databaseInfo")

@@ -31,16 +31,14 @@ extension SQLiteStore {
     /// transaction then rolls back and the file is as it was.
     func migrate(to model: ManagedObjectModel, schema: SQLiteSchema, hashes: [String: Data],
                  propertyHashes: [String: [String: Data]]) throws {
-        guard infersMappingModel else {
-            throw MigrationError(.missingMappingModel, "the file was made with another version of the model, and \(Self.infersMappingModelOption) is not set: no mapping model to migrate it with", path: fileURL.path)
-        }
-        let (sourceModel, sourceSchema) = try storedModel()
-        let mapping: MappingModel
-        do {
-            mapping = try MappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: model)
-        } catch var error as MigrationError {
-            error.path = fileURL.path
-            throw error
+        var sourceSchema: SQLiteSchema?
+        let (_, mapping) = try MappingModel.inferredForStore(at: fileURL.path, infers: infersMappingModel, from: {
+            let (sourceModel, schema) = try storedModel()
+            sourceSchema = schema
+            return sourceModel
+        }, to: model)
+        guard let sourceSchema else {
+            throw MigrationError(.missingSourceModel, "the layout of the model the file was made with is not known", path: fileURL.path)
         }
         try SQLiteMigration(connection: connection, source: sourceSchema, destination: schema, mapping: mapping, path: fileURL.path).run()
         storedMetadata[Self.versionHashesKey] = hashes
