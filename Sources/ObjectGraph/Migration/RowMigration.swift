@@ -22,21 +22,36 @@ struct RowMigration {
         MigrationError(.migration, reason, path: path)
     }
 
-    /// The destination rows, in the source's order; throws ``MigrationError`` naming the entity
-    /// and property when objects lack a value the new model requires, or are of an entity it
-    /// makes abstract.
-    func run() throws -> [Snapshot] {
+    /// What a migration gives the store: the destination rows, in the source's order, and the
+    /// derived attributes whose stored values were carried over, by entity, which the store keeps
+    /// as they were (as the SQLite store's migration does) instead of computing them again.
+    struct Result {
+        var rows: [Snapshot]
+        var carriedDerivedSlots: [ObjectIdentifier: [Int]]
+    }
+
+    /// The destination rows; throws ``MigrationError`` naming the entity and property when
+    /// objects lack a value the new model requires, are of an entity it makes abstract or leaves
+    /// out of the store's configuration, or list several destinations of a relationship it makes
+    /// to-one.
+    func run() throws -> Result {
         let held = Dictionary(destinationEntities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let model = destinationEntities.first?.model
         // The destination entity of each source entity the mapping carries objects into.
         var destinationOf: [String: EntityDescription] = [:]
         var abstract: [String: EntityDescription] = [:]
+        // Entities the new model keeps in another configuration than the store's.
+        var elsewhere: [String: EntityDescription] = [:]
         for entityMapping in mapping.entityMappings where entityMapping.mappingType == .copy || entityMapping.mappingType == .transform {
             guard let sourceName = entityMapping.sourceEntityName, let name = entityMapping.destinationEntityName else { continue }
             if let entity = held[name] {
                 destinationOf[sourceName] = entity
-            } else if let entity = model?.entitiesByName[name], entity.isAbstract {
-                abstract[sourceName] = entity
+            } else if let entity = model?.entitiesByName[name] {
+                if entity.isAbstract {
+                    abstract[sourceName] = entity
+                } else {
+                    elsewhere[sourceName] = entity
+                }
             }
         }
         // New IDs by the source rows' numbers (one sequence for every entity in an atomic store).
@@ -47,16 +62,72 @@ struct RowMigration {
                 let count = source.lazy.filter { $0.objectID.entity.name == name }.count
                 throw failure("entity \(entity.name) is abstract in the new model, but the store holds \(count) of its objects")
             }
+            if let entity = elsewhere[name] {
+                let count = source.lazy.filter { $0.objectID.entity.name == name }.count
+                throw failure("entity \(entity.name) is not in the store's configuration in the new model, but the store holds \(count) of its objects")
+            }
             guard let entity = destinationOf[name], let number = row.objectID.primaryKey else { continue }
             newIDs[row.objectID] = ObjectID(entity: entity, storeTag: storeTag, primaryKey: number)
         }
         var rows: [Snapshot] = []
         rows.reserveCapacity(newIDs.count)
-        var missing: [String: (property: PropertyDescription, count: Int)] = [:]
+        var newRelationships: Set<SlotOfEntity> = []
+        var carriedDerived: [ObjectIdentifier: [Int]] = [:]
         for row in source {
             guard let id = newIDs[row.objectID] else { continue }
-            let values = try values(of: row, as: id, newIDs: newIDs)
-            let layout = id.entity.layout
+            let values = try values(of: row, as: id, newIDs: newIDs, newRelationships: &newRelationships, carriedDerived: &carriedDerived)
+            rows.append(Snapshot(objectID: id, version: 1, values: values))
+        }
+        fillNewInverses(of: &rows, newRelationships: newRelationships)
+        try checkRequiredValues(of: rows)
+        return Result(rows: rows, carriedDerivedSlots: carriedDerived)
+    }
+
+    /// A relationship of an entity of the new model, by slot.
+    private struct SlotOfEntity: Hashable {
+        var entity: ObjectIdentifier
+        var slot: Int
+    }
+
+    /// Fills the relationships the new model adds as inverses of ones it keeps (a one-way
+    /// relationship given an inverse) from the kept side, as the SQLite store's keys do.
+    private func fillNewInverses(of rows: inout [Snapshot], newRelationships: Set<SlotOfEntity>) {
+        guard !newRelationships.isEmpty else { return }
+        let index = Dictionary(rows.indices.map { (rows[$0].objectID, $0) }, uniquingKeysWith: { first, _ in first })
+        for position in rows.indices {
+            let row = rows[position]
+            let layout = row.layout
+            for slot in layout.relationshipIndexes where layout.isStoredSlot[slot] {
+                guard let relationship = layout.properties[slot] as? RelationshipDescription,
+                      let inverse = relationship.inverseRelationship else { continue }
+                let destinations: [ObjectID]
+                switch row.values[slot] {
+                case .object(let id): destinations = [id]
+                case .objects(let ids): destinations = ids
+                default: continue
+                }
+                for destination in destinations {
+                    guard let target = index[destination], let inverseSlot = rows[target].layout.index(of: inverse.name),
+                          newRelationships.contains(SlotOfEntity(entity: ObjectIdentifier(rows[target].objectID.entity), slot: inverseSlot)) else { continue }
+                    switch rows[target].values[inverseSlot] {
+                    case .objects(let ids) where !ids.contains(row.objectID):
+                        rows[target].values[inverseSlot] = .objects(ids + [row.objectID])
+                    case .null:
+                        rows[target].values[inverseSlot] = .object(row.objectID)
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+    }
+
+    /// Throws naming the property and count when objects lack a value the new model requires.
+    private func checkRequiredValues(of rows: [Snapshot]) throws {
+        var missing: [String: (property: PropertyDescription, count: Int)] = [:]
+        for row in rows {
+            let values = row.values
+            let layout = row.layout
             for slot in layout.kinds.indices where layout.isStoredSlot[slot] {
                 let property = layout.properties[slot]
                 guard !property.isOptional, !(property is AttributeDescription && (property as? AttributeDescription)?.isDerived == true) else { continue }
@@ -68,18 +139,17 @@ struct RowMigration {
                 }
                 if empty { missing[property.qualifiedName, default: (property, 0)].count += 1 }
             }
-            rows.append(Snapshot(objectID: id, version: 1, values: values))
         }
         if let (name, (property, count)) = missing.min(by: { $0.key < $1.key }) {
             let what = property is AttributeDescription ? "has no default value" : "is a relationship"
             let entity = property.entity?.name ?? name
             throw failure("\(name) is required in the new model and \(what), but \(count) \(entity) object\(count == 1 ? " has" : "s have") no value for it in the store")
         }
-        return rows
     }
 
     /// The values of the source `row` as a row of `id`'s entity.
-    private func values(of row: Snapshot, as id: ObjectID, newIDs: [ObjectID: ObjectID]) throws -> [SnapshotValue] {
+    private func values(of row: Snapshot, as id: ObjectID, newIDs: [ObjectID: ObjectID], newRelationships: inout Set<SlotOfEntity>,
+                        carriedDerived: inout [ObjectIdentifier: [Int]]) throws -> [SnapshotValue] {
         let layout = id.entity.layout
         let sourceLayout = row.layout
         let entityMapping = mapping.entityMapping(forDestinationEntityNamed: id.entity.name)
@@ -102,14 +172,23 @@ struct RowMigration {
                 }
                 if case .null = value, let defaultValue = attribute.defaultValue { value = .value(defaultValue) }
                 values[slot] = value
+                if attribute.isDerived, sourceSlot != nil, carriedDerived[ObjectIdentifier(id.entity)]?.contains(slot) != true {
+                    carriedDerived[ObjectIdentifier(id.entity), default: []].append(slot)
+                }
             case let relationship as RelationshipDescription:
+                var destinations: [ObjectID] = []
                 switch old {
-                case .object(let destination)?:
-                    values[slot] = newIDs[destination].map { .object($0) } ?? .null
-                case .objects(let destinations)?:
-                    values[slot] = .objects(destinations.compactMap { newIDs[$0] })
-                default:
-                    values[slot] = relationship.isToMany ? .objects([]) : .null
+                case .object(let destination)?: destinations = newIDs[destination].map { [$0] } ?? []
+                case .objects(let ids)?: destinations = ids.compactMap { newIDs[$0] }
+                default: if sourceSlot == nil { newRelationships.insert(SlotOfEntity(entity: ObjectIdentifier(id.entity), slot: slot)) }
+                }
+                if relationship.isToMany {
+                    values[slot] = .objects(destinations)
+                } else {
+                    guard destinations.count <= 1 else {
+                        throw failure("\(relationship.qualifiedName) is to-one in the new model, but \(row.objectID.entity.name) \(row.objectID.primaryKey ?? 0) has \(destinations.count) objects in it")
+                    }
+                    values[slot] = destinations.first.map { .object($0) } ?? .null
                 }
             default:
                 values[slot] = .unloaded

@@ -166,9 +166,18 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
             if migrating {
                 try migrateFile(to: model, hashes: hashes)
             } else {
+                // A file Core Data wrote names its model by Core Data's hashes only, and holds no
+                // copy of it: a model that does not fit it cannot be told apart from a damaged
+                // file until it is read, and then cannot be migrated to.
+                let writtenByCoreData = storedMetadata["NSStoreModelVersionHashes"] != nil && storedMetadata[Self.versionHashesKey] == nil
                 storedMetadata[Self.versionHashesKey] = hashes
                 storedMetadata["NSStoreModelVersionHashes"] = nil
-                try readFile()
+                do {
+                    try readFile()
+                } catch let error as StoreError where writtenByCoreData && migratesAutomatically {
+                    throw MigrationError(.missingSourceModel, "the file was written by Core Data, with a model it does not keep, "
+                                         + "and does not fit this one, so it cannot be migrated: \(error)", path: fileURL.path)
+                }
             }
             modelXML = Data(model.xmlString().utf8)
         }
@@ -196,10 +205,22 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
         var readerOptions = options
         readerOptions[SQLiteStore.readOnlyOption] = true
         readerOptions[SQLiteStore.migratesAutomaticallyOption] = false
-        let source = try reader(options: readerOptions)
-        do {
-            try source.load(model: sourceModel)
-        } catch StoreError.incompatibleModel {
+        // The file was written for the store's configuration in the model it keeps, or (a model
+        // that has added configurations since) for all its entities, or for another of them: the
+        // one whose version hashes the file names.
+        var source: AtomicStore?
+        for configuration in [configurationName, nil] + sourceModel.configurations.map(\.name) {
+            guard sourceModel.entities(forConfigurationName: configuration) != nil else { continue }
+            let candidate = try reader(configuration: configuration, options: readerOptions)
+            do {
+                try candidate.load(model: sourceModel)
+                source = candidate
+                break
+            } catch StoreError.incompatibleModel {
+                continue
+            }
+        }
+        guard let source else {
             throw MigrationError(.missingSourceModel, "the copy of the model the file keeps is not the one its version hashes name: no mapping can be inferred", path: fileURL.path)
         }
         let sourceRows = source.rows.lock.withLock { source.rows.table.rows(of: source.heldEntities) }
@@ -207,9 +228,18 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
         let migrated = try RowMigration(source: sourceRows, mapping: mapping, destinationEntities: heldEntities,
                                         storeTag: rows.storeTag, path: fileURL.path).run()
         do {
-            _ = try rows.save(StoreSaveRequest(inserted: migrated))
+            _ = try rows.save(StoreSaveRequest(inserted: migrated.rows))
         } catch {
             throw MigrationError(.migration, "the migrated objects cannot be stored: \(error)", path: fileURL.path)
+        }
+        // Derived values carried over stay as they were stored (a `now()` is not taken again).
+        rows.lock.withLock {
+            for row in migrated.rows {
+                guard let slots = migrated.carriedDerivedSlots[ObjectIdentifier(row.objectID.entity)],
+                      var stored = rows.table.row(for: row.objectID) else { continue }
+                for slot in slots { stored.values[slot] = row.values[slot] }
+                rows.table.store(stored)
+            }
         }
         nextObjectNumber = max(nextObjectNumber, source.nextObjectNumber)
         storedMetadata[Self.versionHashesKey] = hashes
@@ -240,9 +270,9 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
     /// Called once ``heldEntities`` are known, before the file is read or migrated.
     func heldEntitiesDidChange() {}
 
-    /// A new store of the same kind on the same file, with `options`, not loaded: what a
-    /// migration reads the file's objects with, under the model the file was made with.
-    func reader(options: [String: any Sendable]) throws -> AtomicStore {
+    /// A new store of the same kind on the same file, for `configuration`, with `options`, not
+    /// loaded: what a migration reads the file's objects with, under the model it was made with.
+    func reader(configuration: String?, options: [String: any Sendable]) throws -> AtomicStore {
         fatalError("\(Self.self) makes no reader")
     }
 

@@ -89,8 +89,8 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         var kind: BinaryStoreFormat.PropertyKind
     }
 
-    override func reader(options: [String: any Sendable]) throws -> AtomicStore {
-        try BinaryStore(configurationName: configurationName, url: fileURL, options: options)
+    override func reader(configuration: String?, options: [String: any Sendable]) throws -> AtomicStore {
+        try BinaryStore(configurationName: configuration, url: fileURL, options: options)
     }
 
     override func readFile() throws {

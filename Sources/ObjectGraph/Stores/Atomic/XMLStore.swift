@@ -76,8 +76,8 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
     /// (for migration; not part of ``metadata``).
     static let modelKey = "ObjectGraphModel"
 
-    override func reader(options: [String: any Sendable]) throws -> AtomicStore {
-        try XMLStore(configurationName: configurationName, url: fileURL, options: options)
+    override func reader(configuration: String?, options: [String: any Sendable]) throws -> AtomicStore {
+        try XMLStore(configurationName: configuration, url: fileURL, options: options)
     }
 
     /// Works out the names the file types the held entities' objects with.
