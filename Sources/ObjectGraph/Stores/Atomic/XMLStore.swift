@@ -5,7 +5,9 @@
 // version, the store's UUID, the next object number and the metadata as a property list, and an
 // <object> per row, typed by its entity's name in capitals and named "z" and its number, holding
 // an <attribute> per value that is not nil (its name in lower case, its type, the value as text)
-// and a <relationship> per relationship with destinations (`idrefs`, in order).
+// and a <relationship> per relationship with destinations (`idrefs`, in order). The metadata also
+// keeps, under `ObjectGraphModel`, the XML of the model the file was written with, which a
+// lightweight migration reads (Core Data ignores metadata keys it does not know).
 import Foundation
 
 /// A store kept in one XML file, read whole when it loads and written whole at each save.
