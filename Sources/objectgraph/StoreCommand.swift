@@ -18,13 +18,15 @@ struct StoreCommand: ParsableCommand {
     /// `objectgraph store migrate STORE --model MODEL [--dry-run]`.
     struct Migrate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Migrate a SQLite store to a model, in place, with a mapping inferred from the store's model.",
+            abstract: "Migrate a SQLite, XML or binary store to a model, in place, with a mapping inferred from the store's model.",
             discussion: """
                 The store's own model (kept in the store) and MODEL give the mapping, as Core Data \
                 infers one for lightweight migration: entities and properties are matched by name \
                 or by renaming identifier. The command prints the mapping, then migrates the store \
-                in one transaction; with --dry-run it prints the mapping and changes nothing. A \
-                store that MODEL opens unchanged is left alone.
+                (a SQLite store in one transaction; an XML or binary store, known by its first \
+                bytes, is written anew and replaces the file in one rename); with --dry-run it \
+                prints the mapping and changes nothing. A store that MODEL opens unchanged is left \
+                alone.
 
                 Exit codes: 0 migrated, or nothing to migrate; 1 no migration is possible (the \
                 reason names the entity and property; the store is as it was); 64 usage error; \
@@ -35,7 +37,7 @@ struct StoreCommand: ParsableCommand {
                 """
         )
 
-        @Argument(help: "The SQLite store file.")
+        @Argument(help: "The SQLite, XML or binary store file.")
         var store: String
 
         @Option(help: "The model to migrate to (.xcdatamodeld, .xcdatamodel or contents; a bundle's current version).")
@@ -46,27 +48,36 @@ struct StoreCommand: ParsableCommand {
 
         func run() throws {
             let url = URL(fileURLWithPath: store)
-            let info: SQLiteStoreInfo
-            let destination: ManagedObjectModel
+            // The store's type, the model it keeps, and whether MODEL opens it unchanged.
+            let type: StoreType
+            let source: ManagedObjectModel?
+            let fits: (ManagedObjectModel) -> Bool
             do {
-                info = try SQLiteStoreInfo(url: url)
+                if let atomicType = AtomicStoreInfo.storeType(at: url) {
+                    let info = try AtomicStoreInfo(url: url)
+                    (type, source, fits) = (atomicType, info.model, { info.check(against: $0) == nil })
+                } else {
+                    let info = try SQLiteStoreInfo(url: url)
+                    (type, source, fits) = (.sqlite, info.model, { info.differences(from: $0).isEmpty })
+                }
             } catch {
                 StandardError.print("objectgraph: \(error)")
                 throw ExitCode.noInput
             }
+            let destination: ManagedObjectModel
             do {
                 destination = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
             } catch {
                 StandardError.print("\(error)")
                 throw error.exitCode
             }
-            guard let source = info.model else {
-                StandardError.print("objectgraph: \(store): the store holds no readable copy of the model it was made with")
-                throw ExitCode.invalidModel
-            }
-            if info.differences(from: destination).isEmpty {
+            if fits(destination) {
                 print("\(store): the model opens the store unchanged; nothing to migrate")
                 return
+            }
+            guard let source else {
+                StandardError.print("objectgraph: \(store): the store holds no readable copy of the model it was made with")
+                throw ExitCode.invalidModel
             }
             let mapping: MappingModel
             do {
@@ -80,7 +91,7 @@ struct StoreCommand: ParsableCommand {
             guard !dryRun else { return }
             do {
                 let coordinator = PersistentStoreCoordinator(managedObjectModel: destination)
-                let migrated = try coordinator.addPersistentStore(type: .sqlite, at: url, options: [
+                let migrated = try coordinator.addPersistentStore(type: type, at: url, options: [
                     NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
                 ])
                 try coordinator.remove(migrated)

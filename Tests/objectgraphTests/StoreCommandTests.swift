@@ -165,6 +165,35 @@ final class StoreCommandTests: XCTestCase {
         XCTAssertTrue(again.stdout.contains("nothing to migrate"), again.stdout)
     }
 
+    func testMigrateCarriesXMLAndBinaryStoresOverWithTheCopyOfTheModelTheyKeep() throws {
+        let nicknamed = try changedModel("nicknamed") { model in
+            model.entitiesByName["Person"]!.declaredProperties.append(AttributeDescription(name: "nickname", type: .string))
+        }
+        for (type, name) in [(StoreType.xml, "organizer.xml"), (.binary, "organizer.store")] {
+            let store = try makeStore(type, name: name)
+            let before = try Data(contentsOf: store)
+            let dry = try objectgraph(["store", "migrate", store.path, "--model", nicknamed.path, "--dry-run"])
+            XCTAssertEqual(dry.status, 0, "\(type): \(dry.stderr)")
+            XCTAssertTrue(dry.stdout.contains("nickname = default"), "\(type): \(dry.stdout)")
+            XCTAssertEqual(try Data(contentsOf: store), before, "\(type): a dry run writes nothing")
+
+            let run = try objectgraph(["store", "migrate", store.path, "--model", nicknamed.path])
+            XCTAssertEqual(run.status, 0, "\(type): \(run.stderr)")
+            XCTAssertTrue(run.stdout.hasSuffix("migrated\n"), "\(type): \(run.stdout)")
+            let opened = try objectgraph(["store", "info", store.path, "--model", nicknamed.path])
+            XCTAssertEqual(opened.status, 0, "\(type): \(opened.stdout)")
+            XCTAssertTrue(opened.stdout.contains("opens the store unchanged") && opened.stdout.contains("2 objects"), "\(type): \(opened.stdout)")
+            let retyped = try changedModel("retyped-\(type)") { model in
+                (model.entitiesByName["Person"]!.declaredProperties.first { $0.name == "firstName" } as! AttributeDescription).attributeType = .integer64
+            }
+            let migrated = try Data(contentsOf: store)
+            let refused = try objectgraph(["store", "migrate", store.path, "--model", retyped.path])
+            XCTAssertEqual(refused.status, 1, "\(type): \(refused.stdout)")
+            XCTAssertTrue(refused.stderr.contains("Person.firstName"), "\(type): \(refused.stderr)")
+            XCTAssertEqual(try Data(contentsOf: store), migrated, "\(type): a refused migration writes nothing")
+        }
+    }
+
     func testAnImpossibleMigrationExitsOneNamingTheAttributeAndChangesNothing() throws {
         let store = try makeStore()
         let retyped = try changedModel("retyped") { model in

@@ -23,6 +23,9 @@ public struct AtomicStoreInfo: Sendable {
     public let objectCounts: [String: Int]
     /// The file's size in bytes.
     public let fileSize: Int64
+    /// The model the file was written with, from the copy it keeps (nil: it keeps none, as files
+    /// Core Data wrote, or the copy cannot be read).
+    public let model: ManagedObjectModel?
 
     /// Reads the file at `url`; throws when there is none or it is not an XML or binary store.
     public init(url: URL) throws {
@@ -37,6 +40,7 @@ public struct AtomicStoreInfo: Sendable {
         default: objectCounts = [:]
         }
         fileSize = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int64 ?? 0
+        model = store.lock.withLock { store.modelToWrite }.flatMap { try? ManagedObjectModel(xmlData: $0, path: url.path) }
     }
 
     /// The store of the file at `url`, read-only and not loaded.
