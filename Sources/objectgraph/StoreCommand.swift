@@ -114,7 +114,8 @@ struct StoreCommand: ParsableCommand {
                 can carry the store over. For an XML store (a file whose first element is \
                 <database>) or a binary store (a file that starts with OGBSTORE), it prints the \
                 store's UUID, size, metadata and objects by type, and with --model whether the \
-                model opens it, or the store's error (with its line or byte).
+                model opens it, or the store's error (with its line or byte) and whether a \
+                migration can carry it over.
 
                 Exit codes: 0 success (and, with --model, the model fits); 1 the model does not \
                 fit the store; 64 usage error; 66 no store at STORE (or an XML or binary store \
@@ -165,6 +166,15 @@ struct StoreCommand: ParsableCommand {
 
         /// Whether a lightweight migration can take the store to `destination`: "inferred", or why
         /// not.
+        /// The line that says whether `store migrate` can carry the store over (nothing for nil).
+        private func printMigration(_ migration: String?) {
+            if migration == "inferred" {
+                print("migration: inferred; objectgraph store migrate \(store) --model \(model ?? "") carries the store over")
+            } else if let migration {
+                print("migration: \(migration)")
+            }
+        }
+
         private static func migration(from source: ManagedObjectModel?, to destination: ManagedObjectModel) -> String {
             guard let source else { return "not possible: the store holds no readable copy of its model" }
             do {
@@ -208,11 +218,7 @@ struct StoreCommand: ParsableCommand {
                 } else {
                     print("model check: \(model ?? "") differs from the store's model:")
                     for difference in differences { print("  \(difference)") }
-                    if migration == "inferred" {
-                        print("migration: inferred; objectgraph store migrate \(store) --model \(model ?? "") carries the store over")
-                    } else if let migration {
-                        print("migration: \(migration)")
-                    }
+                    printMigration(migration)
                 }
             }
         }
@@ -228,9 +234,12 @@ struct StoreCommand: ParsableCommand {
                 throw ExitCode.noInput
             }
             var problem: String??
+            var migration: String?
             if let model {
                 do {
-                    problem = .some(info.check(against: try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))))
+                    let destination = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+                    problem = .some(info.check(against: destination))
+                    if case .some(.some) = problem { migration = Self.migration(from: info.model, to: destination) }
                 } catch {
                     StandardError.print("\(error)")
                     throw error.exitCode
@@ -247,6 +256,7 @@ struct StoreCommand: ParsableCommand {
                     "metadata": Dictionary(uniqueKeysWithValues: userKeys.map { ($0, "\(info.metadata[$0]!)") }),
                 ]
                 if let problem { object["differences"] = problem.map { [$0] } ?? [] }
+                if let migration { object["migration"] = migration }
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
@@ -266,6 +276,7 @@ struct StoreCommand: ParsableCommand {
                 if let problem {
                     if let problem {
                         print("model check: \(model ?? "") does not open the store: \(problem)")
+                        printMigration(migration)
                     } else {
                         print("model check: \(model ?? "") opens the store unchanged")
                     }

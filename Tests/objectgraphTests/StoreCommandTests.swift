@@ -176,6 +176,9 @@ final class StoreCommandTests: XCTestCase {
             XCTAssertEqual(dry.status, 0, "\(type): \(dry.stderr)")
             XCTAssertTrue(dry.stdout.contains("nickname = default"), "\(type): \(dry.stdout)")
             XCTAssertEqual(try Data(contentsOf: store), before, "\(type): a dry run writes nothing")
+            let advice = try objectgraph(["store", "info", store.path, "--model", nicknamed.path])
+            XCTAssertEqual(advice.status, 1, "\(type): \(advice.stdout)")
+            XCTAssertTrue(advice.stdout.contains("migration: inferred; objectgraph store migrate"), "\(type): \(advice.stdout)")
 
             let run = try objectgraph(["store", "migrate", store.path, "--model", nicknamed.path])
             XCTAssertEqual(run.status, 0, "\(type): \(run.stderr)")
