@@ -163,8 +163,11 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
             var seen: Set<ObjectIdentifier> = []
             heldEntities = entities.flatMap(\.selfAndDescendants).filter { !$0.isAbstract && seen.insert(ObjectIdentifier($0)).inserted }
             heldEntitiesDidChange()
+            // The file keeps the model it was written with; from now on, the store's.
+            let writtenWith = modelXML
+            modelXML = Data(model.xmlString().utf8)
             if migrating {
-                try migrateFile(to: model, hashes: hashes)
+                try migrateFile(to: model, hashes: hashes, from: writtenWith)
             } else {
                 // A file Core Data wrote names its model by Core Data's hashes only, and holds no
                 // copy of it: a model that does not fit it cannot be told apart from a damaged
@@ -179,18 +182,17 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
                                          + "and does not fit this one, so it cannot be migrated: \(error)", path: fileURL.path)
                 }
             }
-            modelXML = Data(model.xmlString().utf8)
         }
     }
 
     /// Migrates the file, made with another version of the model, to `model` (whose version
-    /// hashes are `hashes`): reads its objects with the model it was made with (kept in the
-    /// file), carries them over with an inferred mapping (``RowMigration``), and writes the file
+    /// hashes are `hashes`): reads its objects with the model it was made with (`writtenWith`,
+    /// the copy the file keeps), carries them over with an inferred mapping (``RowMigration``), and writes the file
     /// anew in one rename. The store's lock held. Throws ``MigrationError``; the file is then as
     /// it was.
-    private func migrateFile(to model: ManagedObjectModel, hashes: [String: Data]) throws {
+    private func migrateFile(to model: ManagedObjectModel, hashes: [String: Data], from writtenWith: Data?) throws {
         let (sourceModel, mapping) = try MappingModel.inferredForStore(at: fileURL.path, infers: infersMappingModel, from: {
-            guard let xml = modelXML else {
+            guard let xml = writtenWith else {
                 throw MigrationError(.missingSourceModel, "the file holds no copy of the model it was made with", path: fileURL.path)
             }
             let sourceModel: ManagedObjectModel
@@ -244,7 +246,6 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
         nextObjectNumber = max(nextObjectNumber, source.nextObjectNumber)
         storedMetadata[Self.versionHashesKey] = hashes
         storedMetadata["NSStoreModelVersionHashes"] = nil
-        modelXML = Data(model.xmlString().utf8)
         let file = try writeTemporaryFile(try rows.lock.withLock { try fileContents() })
         if rename(file.path, fileURL.path) != 0 {
             let reason = String(cString: strerror(errno))

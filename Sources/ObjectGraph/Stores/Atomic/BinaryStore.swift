@@ -108,25 +108,16 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
     private func readObjects(from reader: inout BinaryReader) throws {
         let held = Dictionary(heldEntities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var tables: [(entity: EntityDescription, properties: [FileProperty])] = []
-        for _ in 0..<(try reader.count("the number of entities")) {
-            let offset = reader.offset
-            let name = try reader.string("an entity's name")
-            guard let entity = held[name] else {
-                throw reader.failure("the entity \"\(name)\" is no concrete entity of the store's model and configuration", at: offset)
+        for entry in try reader.entityTable() {
+            guard let entity = held[entry.name] else {
+                throw reader.failure("the entity \"\(entry.name)\" is no concrete entity of the store's model and configuration", at: entry.offset)
             }
-            var properties: [FileProperty] = []
-            for _ in 0..<(try reader.count("the number of \(name)'s properties")) {
-                let propertyOffset = reader.offset
-                let propertyName = try reader.string("a property name of \(name)")
-                let kindByte = try reader.byte("the kind of \(name).\(propertyName)")
-                guard let kind = BinaryStoreFormat.PropertyKind(rawValue: kindByte) else {
-                    throw reader.failure("\(name).\(propertyName) has the kind \(kindByte), which is no property kind", at: propertyOffset)
+            let layout = entity.layout
+            let properties = try entry.properties.map { property in
+                guard let slot = layout.index(of: property.name), layout.isStoredSlot[slot], Self.kind(of: layout.kinds[slot]) == property.kind else {
+                    throw reader.failure("\(entry.name) has no stored \(Self.name(of: property.kind)) \"\(property.name)\"", at: property.offset)
                 }
-                let layout = entity.layout
-                guard let slot = layout.index(of: propertyName), layout.isStoredSlot[slot], Self.kind(of: layout.kinds[slot]) == kind else {
-                    throw reader.failure("\(name) has no stored \(Self.name(of: kind)) \"\(propertyName)\"", at: propertyOffset)
-                }
-                properties.append(FileProperty(slot: slot, kind: kind))
+                return FileProperty(slot: slot, kind: property.kind)
             }
             tables.append((entity, properties))
         }
@@ -300,17 +291,9 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         try lock.withLock {
             guard var reader else { return [:] }
             do throws(BinaryStoreFormat.ReadError) {
-                var names: [String] = []
-                var tables: [[BinaryStoreFormat.PropertyKind]] = []
-                for _ in 0..<(try reader.count("the number of entities")) {
-                    names.append(try reader.string("an entity's name"))
-                    var kinds: [BinaryStoreFormat.PropertyKind] = []
-                    for _ in 0..<(try reader.count("the number of properties")) {
-                        _ = try reader.string("a property name")
-                        kinds.append(BinaryStoreFormat.PropertyKind(rawValue: try reader.byte("a property kind")) ?? .attribute)
-                    }
-                    tables.append(kinds)
-                }
+                let table = try reader.entityTable()
+                let names = table.map(\.name)
+                let tables = table.map(\.properties)
                 var counts: [String: Int] = [:]
                 for _ in 0..<(try reader.count("the number of objects")) {
                     let index = try reader.varint("an object's entity")

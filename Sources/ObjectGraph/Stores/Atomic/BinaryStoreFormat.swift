@@ -193,6 +193,34 @@ struct BinaryReader {
         Data(try take(try count("the length of \(what)"), what))
     }
 
+    /// One entity of the file's entity table: its name and stored properties, each with the
+    /// offset it was read at (for errors).
+    struct TableEntry {
+        var name: String
+        var offset: Int
+        var properties: [(name: String, kind: BinaryStoreFormat.PropertyKind, offset: Int)]
+    }
+
+    /// The file's entity table.
+    mutating func entityTable() throws(BinaryStoreFormat.ReadError) -> [TableEntry] {
+        var table: [TableEntry] = []
+        for _ in 0..<(try count("the number of entities")) {
+            var entry = TableEntry(name: "", offset: offset, properties: [])
+            entry.name = try string("an entity's name")
+            for _ in 0..<(try count("the number of \(entry.name)'s properties")) {
+                let propertyOffset = offset
+                let propertyName = try string("a property name of \(entry.name)")
+                let kindByte = try byte("the kind of \(entry.name).\(propertyName)")
+                guard let kind = BinaryStoreFormat.PropertyKind(rawValue: kindByte) else {
+                    throw failure("\(entry.name).\(propertyName) has the kind \(kindByte), which is no property kind", at: propertyOffset)
+                }
+                entry.properties.append((propertyName, kind, propertyOffset))
+            }
+            table.append(entry)
+        }
+        return table
+    }
+
     mutating func value(_ what: String) throws(BinaryStoreFormat.ReadError) -> BinaryStoreFormat.Value {
         let start = offset
         let tagByte = try byte(what)
