@@ -133,6 +133,7 @@ extension ManagedObjectContext {
                 if case .objectIDs(let touched) = result { coordinator.rowCache.invalidate(touched) }
                 return result
             }
+            coordinator.resynchronizeExternalRecords(of: store)
             switch result {
             case .objectIDs(let touched):
                 ids += touched

@@ -351,7 +351,11 @@ extension ManagedObjectContext {
         if writes.count == 1 {
             let (store, part) = writes[0]
             let request = part.request
-            let result = try coordinator.withStores { try store.save(request) }
+            let result = try coordinator.withStores {
+                let result = try store.save(request)
+                coordinator.storeDidSave(store, result: result)
+                return result
+            }
             saved.append(contentsOf: savedRows(result.snapshots, of: part.writtenObjects))
             return saved
         }
@@ -386,6 +390,7 @@ extension ManagedObjectContext {
                     throw error
                 }
             }
+            for (write, result) in zip(writes, results) { coordinator.storeDidSave(write.store, result: result) }
             return results
         }
         for (write, result) in zip(writes, results) {

@@ -61,6 +61,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The stores by their identifiers' tags (the first added, of stores that share one): object
     /// IDs carry tags, so routing one to its store compares no strings.
     private var storesByTag: [StoreTag: any PersistentStore] = [:]
+    /// The external record files of each store added with a records folder, by store.
+    private var recordSynchronizers: [ObjectIdentifier: ExternalRecordsSynchronizer] = [:]
 
     /// The contexts that merge the saves of the others (``ManagedObjectContext/automaticallyMergesChangesFromParent``),
     /// unretained.
@@ -88,8 +90,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         if let configuration, managedObjectModel.entities(forConfigurationName: configuration) == nil {
             throw StoreError.unknownStore("the model has no configuration \"\(configuration)\"")
         }
+        let records = try ExternalRecordsConfiguration(options: options)
         let store = try registration.factory(configuration, url, options)
         try addPersistentStore(store)
+        if let records {
+            let synchronizer = ExternalRecordsSynchronizer(configuration: records, store: store)
+            lock.withLock { recordSynchronizers[ObjectIdentifier(store)] = synchronizer }
+        }
         return store
     }
 
@@ -130,6 +137,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 throw StoreError.unknownStore("the store \(store.identifier) is not one of this coordinator's stores")
             }
             stores.removeAll { $0 === store }
+            recordSynchronizers[ObjectIdentifier(store)] = nil
             store.unload()
         }
     }
@@ -218,6 +226,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         if let url, FileManager.default.fileExists(atPath: url.path) {
             throw StoreError.io(path: url.path, reason: "a file is already there: a store is migrated into a new file")
         }
+        let records = try ExternalRecordsConfiguration(options: options)
         let destination = try registration.factory(store.configurationName, url, options)
         do {
             try destination.load(model: managedObjectModel)
@@ -229,8 +238,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
         lock.withLock {
             if let index = stores.firstIndex(where: { $0 === store }) { stores[index] = destination } else { stores.append(destination) }
+            recordSynchronizers[ObjectIdentifier(store)] = nil
+            if let records { recordSynchronizers[ObjectIdentifier(destination)] = ExternalRecordsSynchronizer(configuration: records, store: destination) }
         }
         store.unload()
+        // The migrated objects have new URIs: their records are written under the new store's UUID.
+        if records != nil { resynchronizeExternalRecords(of: destination) }
         return destination
     }
 
@@ -342,6 +355,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             guard !mergingContexts.isEmpty else { return [] }
             return mergingContexts.values.compactMap(\.context).filter { $0 !== saver }
         }
+    }
+
+    /// The external record files of `store`, when it was added with a records folder.
+    func synchronizer(of store: any PersistentStore) -> ExternalRecordsSynchronizer? {
+        lock.withLock { recordSynchronizers.isEmpty ? nil : recordSynchronizers[ObjectIdentifier(store)] }
     }
 
     /// Runs `body` with the stores locked (one request at a time into stores).

@@ -1,0 +1,141 @@
+// One object's external record: the values of the properties its model marks "Index in
+// Spotlight" or "Store in External Record File", as text, and the file bytes of each format.
+// The coordinator builds records from stored rows (ExternalRecordsSynchronizer); no managed
+// object is involved.
+import Foundation
+
+/// The contents of one external record file.
+///
+/// ```swift
+/// let elements = try PersistentStoreCoordinator.elementsDerived(fromExternalRecordAt: fileURL)
+/// let id = coordinator.managedObjectID(forURIRepresentation: URL(string: elements[NSObjectURIKey]!)!)
+/// ```
+public struct ExternalRecord: Sendable, Equatable {
+    /// One recorded property: its name, the field name indexers see, and its values as text
+    /// (several for a to-many relationship).
+    public struct Field: Sendable, Equatable {
+        public var property: String
+        public var name: String
+        public var values: [String]
+    }
+
+    /// The object's URI (`x-objectgraph://<store UUID>/<Entity>/p<key>`).
+    public var objectURI: String
+    /// The object's entity.
+    public var entityName: String
+    /// The UUID of the store that holds it.
+    public var storeUUID: String
+    /// The store file's path, when the store has one.
+    public var storePath: String?
+    /// The field that names the record (a property whose user info says
+    /// `externalRecordField = title`, else the first recorded string attribute).
+    public var title: String?
+    /// The recorded properties, in the entity's order.
+    public var fields: [Field]
+
+    /// The file's bytes in `format`.
+    func contents(in format: ExternalRecordFormat) throws -> Data {
+        switch format {
+        case .xhtml: return Data(xhtml.utf8)
+        case .xml, .binary:
+            var list: [String: Any] = [
+                NSObjectURIKey: objectURI, NSEntityNameInPathKey: entityName, NSStoreUUIDInPathKey: storeUUID,
+            ]
+            if let storePath { list[NSStorePathKey] = storePath }
+            for field in fields where !field.values.isEmpty {
+                list[field.property] = field.values.count == 1 ? field.values[0] : field.values
+            }
+            return try PropertyListSerialization.data(fromPropertyList: list, format: format == .xml ? .xml : .binary, options: 0)
+        }
+    }
+
+    /// The XHTML page: what recoll's and Tracker's stock HTML handlers index. Field names are
+    /// lowercase ASCII letters (recoll's rule for custom fields); dates are written
+    /// `YYYYMMDDTHHMMSSZ` so that indexers compare them as ranges.
+    var xhtml: String {
+        var page = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE html>
+            <html xmlns="http://www.w3.org/1999/xhtml">
+            <head>
+            <meta http-equiv="Content-Type" content="text/html; charset=UTF-8"/>
+
+            """
+        page += "<title>\(Self.escaped(title ?? entityName))</title>\n"
+        page += "<meta name=\"objecturi\" content=\"\(Self.escaped(objectURI))\"/>\n"
+        page += "<meta name=\"entity\" content=\"\(Self.escaped(entityName))\"/>\n"
+        if let storePath { page += "<meta name=\"storepath\" content=\"\(Self.escaped(storePath))\"/>\n" }
+        for field in fields where !field.values.isEmpty && field.name != "title" {
+            page += "<meta name=\"\(field.name)\" content=\"\(Self.escaped(field.values.joined(separator: ", ")))\"/>\n"
+        }
+        page += "</head>\n<body>\n<h1>\(Self.escaped(title ?? entityName))</h1>\n<dl>\n"
+        for field in fields where !field.values.isEmpty {
+            page += "<dt>\(Self.escaped(field.property))</dt>"
+            for value in field.values { page += "<dd>\(Self.escaped(value))</dd>" }
+            page += "\n"
+        }
+        page += "</dl>\n</body>\n</html>\n"
+        return page
+    }
+
+    /// `text` with XML's special characters escaped and the characters XML 1.0 cannot carry
+    /// (controls other than tab and newlines) left out.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "\t", "\n": result.unicodeScalars.append(scalar)
+            case "\r": result += "&#13;"
+            default:
+                if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) { continue }
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// An attribute value as record text (nil for values with no text form: binary data,
+    /// transformables).
+    static func text(of value: Any, type: AttributeType) -> String? {
+        switch value {
+        case let string as String: return string
+        case let date as Date: return type == .date ? Self.dateText(date) : nil
+        case let flag as Bool: return flag ? "true" : "false"
+        case let uuid as UUID: return uuid.uuidString
+        case let url as URL: return url.absoluteString
+        case let number as Int16: return String(number)
+        case let number as Int32: return String(number)
+        case let number as Int64: return String(number)
+        case let number as Int: return String(number)
+        case let number as Double: return String(number)
+        case let number as Float: return String(number)
+        case let number as Decimal: return "\(number)"
+        default: return nil
+        }
+    }
+
+    /// `YYYYMMDDTHHMMSSZ` in UTC: sortable as text.
+    static func dateText(_ date: Date) -> String {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let rest = seconds - days * 86_400
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let yearText = year >= 0 && year < 10_000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
+        return "\(yearText)\(two(month))\(two(day))T\(two(rest / 3_600))\(two(rest % 3_600 / 60))\(two(rest % 60))Z"
+    }
+}

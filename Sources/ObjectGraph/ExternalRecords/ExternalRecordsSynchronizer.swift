@@ -1,0 +1,404 @@
+// Keeps one store's external record files in step with its rows (talk 001: "every time you save
+// changes in your context, we synchronize the external record files on disc with the state of
+// your data store"). After each save the coordinator hands it the rows written and the IDs
+// deleted; it reads what a record shows back from the store, rewrites the files whose contents
+// changed (a temporary file, then a rename) and deletes the deleted objects' files. Files that
+// could not be written are tried again after the next save; `synchronize` rebuilds them all.
+import Foundation
+
+/// What a full synchronization did.
+public struct ExternalRecordsReport: Sendable, Equatable {
+    /// Files written because they were missing or their contents changed.
+    public var written = 0
+    /// Files left alone because they were up to date.
+    public var unchanged = 0
+    /// Files removed: their object is gone, or its entity keeps no records any more.
+    public var removed = 0
+}
+
+/// A store's external records: where they are and whether the last saves could write them.
+public struct ExternalRecordsStatus: Sendable {
+    /// The folder of this store's records, `<records folder>/<store UUID>`.
+    public var folder: URL
+    /// The format of the files.
+    public var format: ExternalRecordFormat
+    /// The objects whose files the last save could not write (they are tried again after the
+    /// next save, and by a full synchronization).
+    public var pendingObjectIDs: [ObjectID]
+    /// Why the last failed write failed, naming the file.
+    public var lastError: StoreError?
+}
+
+final class ExternalRecordsSynchronizer: @unchecked Sendable {
+    /// How an entity's records are made, worked out once per entity.
+    struct Plan {
+        enum Kind {
+            case attribute(AttributeType)
+            case toOne(RelationshipDescription)
+            case toMany(RelationshipDescription)
+        }
+
+        struct Entry {
+            let slot: Int
+            let property: String
+            let field: String
+            let kind: Kind
+        }
+
+        let fileExtension: String
+        let entries: [Entry]
+        let titleSlot: Int?
+    }
+
+    let configuration: ExternalRecordsConfiguration
+    let storeUUID: String
+    let storePath: String?
+    /// `<records folder>/<store UUID>`.
+    let folder: URL
+    private let lock = NSLock()
+    private var plans: [ObjectIdentifier: Plan?] = [:]
+    private var owners: [ObjectIdentifier: [(slot: Int, relationship: RelationshipDescription)]] = [:]
+    private var pending: Set<ObjectID> = []
+    private var lastError: StoreError?
+
+    init(configuration: ExternalRecordsConfiguration, store: any PersistentStore) {
+        self.configuration = configuration
+        storeUUID = store.identifier
+        storePath = store.url?.path
+        folder = configuration.directory.appendingPathComponent(store.identifier, isDirectory: true)
+    }
+
+    var status: ExternalRecordsStatus {
+        lock.withLock {
+            ExternalRecordsStatus(folder: folder, format: configuration.format, pendingObjectIDs: pending.sorted(), lastError: lastError)
+        }
+    }
+
+    /// Keeps `error` as the last failure (a full synchronization that could not finish).
+    func noteFailure(_ error: any Error) {
+        lock.withLock { lastError = error as? StoreError ?? .io(path: folder.path, reason: "\(error)") }
+    }
+
+    // MARK: What entities record
+
+    /// Whether a property is one an external record shows.
+    static func isRecorded(_ property: PropertyDescription) -> Bool {
+        (property.isIndexedBySpotlight || property.isStoredInExternalRecord) && property.isStored
+    }
+
+    /// The plan of `entity`'s records, or nil when its objects have no record file.
+    func plan(for entity: EntityDescription) -> Plan? {
+        if let known = plans[ObjectIdentifier(entity)] { return known }
+        var plan: Plan?
+        if let fileExtension = configuration.fileExtension(of: entity) {
+            var entries: [Plan.Entry] = []
+            var titleSlot: Int?
+            for (slot, property) in entity.layout.properties.enumerated() where Self.isRecorded(property) {
+                let kind: Plan.Kind
+                switch property {
+                case let attribute as AttributeDescription: kind = .attribute(attribute.attributeType)
+                case let relationship as RelationshipDescription: kind = relationship.isToMany ? .toMany(relationship) : .toOne(relationship)
+                default: continue
+                }
+                let field = Self.fieldName(of: property)
+                if field == "title" { titleSlot = slot }
+                entries.append(Plan.Entry(slot: slot, property: property.name, field: field, kind: kind))
+            }
+            if titleSlot == nil {
+                titleSlot = entries.first { if case .attribute(.string) = $0.kind { return true } else { return false } }?.slot
+            }
+            if !entries.isEmpty { plan = Plan(fileExtension: fileExtension, entries: entries, titleSlot: titleSlot) }
+        }
+        plans[ObjectIdentifier(entity)] = .some(plan)
+        return plan
+    }
+
+    /// The field name indexers see: the property's `externalRecordField` user info, else its
+    /// name in lowercase ASCII letters (recoll takes only those in a field's name).
+    static func fieldName(of property: PropertyDescription) -> String {
+        if let named = property.userInfo["externalRecordField"], !named.isEmpty { return named }
+        let letters = property.name.lowercased().unicodeScalars.filter { ("a"..."z").contains($0) }
+        return letters.isEmpty ? "field" : String(String.UnicodeScalarView(letters))
+    }
+
+    /// The relationships of `entity` whose destinations' records show this entity's objects:
+    /// a save of one of its objects rewrites those destinations' records.
+    private func ownerRelationships(of entity: EntityDescription) -> [(slot: Int, relationship: RelationshipDescription)] {
+        if let known = owners[ObjectIdentifier(entity)] { return known }
+        var found: [(slot: Int, relationship: RelationshipDescription)] = []
+        for (slot, property) in entity.layout.properties.enumerated() {
+            guard let relationship = property as? RelationshipDescription, relationship.isStored,
+                  let inverse = relationship.inverseRelationship, Self.isRecorded(inverse),
+                  let destination = relationship.destinationEntity,
+                  configuration.fileExtension(of: destination) != nil || !destination.subentities.isEmpty else { continue }
+            found.append((slot, relationship))
+        }
+        owners[ObjectIdentifier(entity)] = found
+        return found
+    }
+
+    // MARK: After a save
+
+    /// Brings the files of the objects a save wrote or deleted (and of the objects whose records
+    /// show them) up to date. Called with the coordinator's stores locked, after the commit.
+    func storeDidSave(_ store: any PersistentStore, saved: [Snapshot], deleted: [ObjectID]) {
+        lock.withLock {
+            var rewrite = pending
+            pending = []
+            var ownersToRead: [(RelationshipDescription, ObjectID)] = []
+            for row in saved {
+                let entity = row.objectID.entity
+                if plan(for: entity) != nil { rewrite.insert(row.objectID) }
+                for (slot, relationship) in ownerRelationships(of: entity) {
+                    switch row.values[slot] {
+                    case .object(let id): rewrite.insert(id)
+                    case .objects(let ids): rewrite.formUnion(ids)
+                    case .unloaded: ownersToRead.append((relationship, row.objectID))
+                    case .null, .value: break
+                    }
+                }
+            }
+            for (relationship, id) in ownersToRead {
+                if let ids = try? store.objectIDs(forRelationship: relationship, of: id) { rewrite.formUnion(ids) }
+            }
+            for id in deleted {
+                rewrite.remove(id)
+                removeFile(of: id)
+            }
+            write(rewrite.sorted(), from: store)
+        }
+    }
+
+    /// Writes the records of `ids`, reading their rows from `store`; an object the store no
+    /// longer has loses its file.
+    private func write(_ ids: [ObjectID], from store: any PersistentStore) {
+        let recorded = ids.filter { !$0.isTemporaryID && plan(for: $0.entity) != nil }
+        guard !recorded.isEmpty else { return }
+        do {
+            let records = try self.records(of: recorded, in: store)
+            for id in recorded {
+                guard let record = records[id] else {
+                    removeFile(of: id)
+                    continue
+                }
+                do {
+                    _ = try writeFile(record, for: id)
+                } catch let error as StoreError {
+                    pending.insert(id)
+                    lastError = error
+                } catch {
+                    pending.insert(id)
+                    lastError = .io(path: fileURL(of: id)?.path ?? folder.path, reason: "\(error)")
+                }
+            }
+        } catch {
+            pending.formUnion(recorded)
+            lastError = error as? StoreError ?? .io(path: folder.path, reason: "cannot read the records' rows: \(error)")
+        }
+    }
+
+    // MARK: Making records
+
+    /// The records of `ids` (objects of recorded entities in `store`), from the store's rows.
+    func records(of ids: [ObjectID], in store: any PersistentStore) throws -> [ObjectID: ExternalRecord] {
+        let rows = try store.snapshots(for: ids)
+        // To-many relationships a record shows, read for all owners at once.
+        var destinations: [ObjectIdentifier: [ObjectID: [ObjectID]]] = [:]
+        var related: Set<ObjectID> = []
+        for row in rows.values {
+            guard let plan = plan(for: row.objectID.entity) else { continue }
+            for entry in plan.entries {
+                switch entry.kind {
+                case .toMany(let relationship):
+                    if case .objects(let ids) = row.values[entry.slot] {
+                        destinations[ObjectIdentifier(relationship), default: [:]][row.objectID] = ids
+                        related.formUnion(ids)
+                    }
+                case .toOne:
+                    if case .object(let id) = row.values[entry.slot] { related.insert(id) }
+                case .attribute: break
+                }
+            }
+        }
+        // Unloaded to-many slots: ask the store, per relationship.
+        var unloaded: [ObjectIdentifier: (RelationshipDescription, [ObjectID])] = [:]
+        for row in rows.values {
+            guard let plan = plan(for: row.objectID.entity) else { continue }
+            for entry in plan.entries {
+                guard case .toMany(let relationship) = entry.kind, !row.values[entry.slot].isLoaded else { continue }
+                unloaded[ObjectIdentifier(relationship), default: (relationship, [])].1.append(row.objectID)
+            }
+        }
+        for (key, (relationship, owners)) in unloaded {
+            let found = try store.objectIDs(forRelationship: relationship, of: owners)
+            for owner in owners {
+                let ids = found[owner] ?? []
+                destinations[key, default: [:]][owner] = ids
+                related.formUnion(ids)
+            }
+        }
+        let relatedRows = related.isEmpty ? [:] : try store.snapshots(for: related.sorted())
+        var records: [ObjectID: ExternalRecord] = [:]
+        for (id, row) in rows {
+            guard let plan = plan(for: id.entity) else { continue }
+            var fields: [ExternalRecord.Field] = []
+            var title: String?
+            for entry in plan.entries {
+                var values: [String] = []
+                switch entry.kind {
+                case .attribute(let type):
+                    if case .value(let value) = row.values[entry.slot], let text = ExternalRecord.text(of: value, type: type) {
+                        values = [text]
+                    }
+                case .toOne:
+                    if case .object(let destination) = row.values[entry.slot] {
+                        values = [text(of: destination, rows: relatedRows)]
+                    }
+                case .toMany(let relationship):
+                    values = (destinations[ObjectIdentifier(relationship)]?[id] ?? []).map { text(of: $0, rows: relatedRows) }
+                }
+                if entry.slot == plan.titleSlot { title = values.first }
+                fields.append(ExternalRecord.Field(property: entry.property, name: entry.field, values: values))
+            }
+            records[id] = ExternalRecord(objectURI: id.uriRepresentation.absoluteString, entityName: id.entity.name,
+                                         storeUUID: storeUUID, storePath: storePath, title: title, fields: fields)
+        }
+        return records
+    }
+
+    /// How a related object reads in a record: its recorded attributes' values, or its URI
+    /// when it has none.
+    private func text(of id: ObjectID, rows: [ObjectID: Snapshot]) -> String {
+        guard let row = rows[id] else { return id.uriRepresentation.absoluteString }
+        var parts: [String] = []
+        for (slot, property) in id.entity.layout.properties.enumerated() {
+            guard let attribute = property as? AttributeDescription, Self.isRecorded(attribute),
+                  case .value(let value) = row.values[slot], let text = ExternalRecord.text(of: value, type: attribute.attributeType),
+                  !text.isEmpty else { continue }
+            parts.append(text)
+        }
+        return parts.isEmpty ? id.uriRepresentation.absoluteString : parts.joined(separator: " ")
+    }
+
+    // MARK: Files
+
+    /// `<folder>/<Entity>/p<key>.<extension>`, or nil for an object whose entity keeps no records.
+    func fileURL(of id: ObjectID) -> URL? {
+        guard let key = id.primaryKey, let plan = plan(for: id.entity) else { return nil }
+        return folder.appendingPathComponent(id.entity.name, isDirectory: true)
+            .appendingPathComponent("p\(key).\(plan.fileExtension)")
+    }
+
+    /// Writes `record` as `id`'s file unless the file already holds it; true when it wrote.
+    func writeFile(_ record: ExternalRecord, for id: ObjectID) throws -> Bool {
+        guard let url = fileURL(of: id) else { return false }
+        let bytes: Data
+        do {
+            bytes = try record.contents(in: configuration.format)
+        } catch {
+            throw StoreError.io(path: url.path, reason: "cannot encode the record: \(error)")
+        }
+        if let existing = FileManager.default.contents(atPath: url.path), existing == bytes { return false }
+        let entityFolder = url.deletingLastPathComponent()
+        do {
+            // Private, as the store's own data: records hold names, addresses and notes.
+            try FileManager.default.createDirectory(at: entityFolder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError.io(path: entityFolder.path, reason: "cannot make the records folder: \(error.localizedDescription)")
+        }
+        // A dot name, which indexers skip, replaced in one rename: an indexer never reads half a file.
+        let temporary = entityFolder.appendingPathComponent(".\(url.lastPathComponent).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError.io(path: temporary.path, reason: String(cString: strerror(errno)))
+        }
+        var failure: String?
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                offset += written
+            }
+        }
+        if close(descriptor) != 0, failure == nil { failure = String(cString: strerror(errno)) }
+        if failure == nil, rename(temporary.path, url.path) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(temporary.path)
+            throw StoreError.io(path: url.path, reason: "cannot write the record: \(failure)")
+        }
+        return true
+    }
+
+    /// Deletes `id`'s file, if it has one.
+    private func removeFile(of id: ObjectID) {
+        guard let url = fileURL(of: id) else { return }
+        if unlink(url.path) != 0, errno != ENOENT {
+            pending.insert(id)
+            lastError = .io(path: url.path, reason: "cannot remove the record: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    // MARK: Full synchronization
+
+    /// Writes every recorded object's file that is missing or out of date, and removes the files
+    /// of objects the store no longer has (and of entities that keep no records any more).
+    func synchronize(_ store: any PersistentStore, entities: [EntityDescription]) throws -> ExternalRecordsReport {
+        try lock.withLock {
+            var report = ExternalRecordsReport()
+            var kept: [String: Set<String>] = [:]
+            for entity in entities where !entity.isAbstract {
+                guard plan(for: entity) != nil else { continue }
+                var request = StoreFetchRequest(entity: entity)
+                request.includesSubentities = false
+                request.resultType = .objectIDs
+                guard case .objectIDs(let ids) = try store.execute(request) else {
+                    throw StoreError.unsupportedRequest("the store answered a fetch of \(entity.name)'s object IDs with something else")
+                }
+                var names = Set<String>()
+                for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+                    let records = try self.records(of: chunk, in: store)
+                    for id in chunk {
+                        guard let record = records[id], let url = fileURL(of: id) else { continue }
+                        names.insert(url.lastPathComponent)
+                        if try writeFile(record, for: id) { report.written += 1 } else { report.unchanged += 1 }
+                        pending.remove(id)
+                    }
+                }
+                kept[entity.name] = names
+            }
+            // Files of objects that are gone, temporary files left by a crash, folders of
+            // entities that keep no records: only names this synchronizer makes are touched.
+            let entityFolders = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            for entityName in entityFolders {
+                let entityFolder = folder.appendingPathComponent(entityName, isDirectory: true)
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: entityFolder.path)) ?? []
+                let keep = kept[entityName] ?? []
+                for name in names where !keep.contains(name) && Self.isRecordFileName(name) {
+                    if unlink(entityFolder.appendingPathComponent(name).path) == 0, !name.hasPrefix(".") { report.removed += 1 }
+                }
+                if keep.isEmpty { rmdir(entityFolder.path) }
+            }
+            if pending.isEmpty { lastError = nil }
+            return report
+        }
+    }
+
+    /// Whether `name` is a record file's name (`p<digits>.<extension>`) or one of their
+    /// temporary files (`.p<digits>.<extension>.tmp`).
+    static func isRecordFileName(_ name: String) -> Bool {
+        var base = Substring(name)
+        if base.hasPrefix(".") {
+            guard base.hasSuffix(".tmp") else { return false }
+            base = base.dropFirst().dropLast(4)
+        }
+        guard base.hasPrefix("p"), let dot = base.firstIndex(of: ".") else { return false }
+        let digits = base[base.index(after: base.startIndex)..<dot]
+        return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber) && dot < base.index(before: base.endIndex)
+    }
+}
