@@ -1,7 +1,8 @@
 #!/bin/sh
 # Fills a demo pim store and shows it: contacts, a repeating meeting, an event with attendees,
-# tasks for them, then the task list (by urgency) and the agenda. Uses $PIM_STORE if set, else a
-# new temporary store, never the user's own. Run from the repository: Data/demo.sh
+# tasks for them, then the task list (by urgency), the agenda and a record file opened in pim.
+# Uses $PIM_STORE if set, else a new temporary store, never the user's own. Run from the
+# repository: Data/demo.sh
 set -e
 PIM=${PIM:-.build/debug/pim}
 PIM_STORE=${PIM_STORE:-$(mktemp -d)/demo.sqlite}
@@ -29,3 +30,8 @@ pim tasks add Water the plants --due "sat 10:00" --repeat weekly --project home
 "$PIM" tasks list
 echo
 "$PIM" events agenda --days 7
+echo
+# Each record also has a file for desktop search (pim-record(5)); a search hit opens in pim.
+records=$("$PIM" records path)
+echo "record files: $(find "$records" -type f | wc -l) in $records"
+"$PIM" open "$records/Person/p1.pimcontact"

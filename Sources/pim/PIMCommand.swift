@@ -11,6 +11,9 @@ struct PIMCommand: ParsableCommand {
             The store is --store PATH, else $PIM_STORE, else $XDG_DATA_HOME/pim/pim.sqlite \
             (~/.local/share/pim/pim.sqlite); it is created on first use.
 
+            Each contact, event and task also has a record file for desktop search \
+            ($PIM_RECORDS, default records beside the store; see pim records).
+
             Records are named by short number (12), UUID or a unique UUID prefix (3f2a), or by a \
             unique part of their name or title (an exact match wins).
 
@@ -18,6 +21,7 @@ struct PIMCommand: ParsableCommand {
             4 ambiguous id, 5 conflicting concurrent edit, 6 not confirmed, 7 invalid data, \
             8 store error.
             """,
-        subcommands: [TasksCommand.self, ContactsCommand.self, EventsCommand.self, UndoCommand.self, RedoCommand.self]
+        subcommands: [TasksCommand.self, ContactsCommand.self, EventsCommand.self, UndoCommand.self, RedoCommand.self,
+                      OpenCommand.self, RecordsCommand.self]
     )
 }

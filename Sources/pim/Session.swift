@@ -21,9 +21,14 @@ struct Session {
                 throw PIMError.usage("PIM_NOW: \(error)")
             }
         }
-        store = try PIMStore(url: StoreLocation.url(option: options.store, environment: environment, home: home), now: now)
+        let storeURL = StoreLocation.url(option: options.store, environment: environment, home: home)
+        store = try PIMStore(url: storeURL, now: now,
+                             recordsDirectory: StoreLocation.recordsURL(storeURL: storeURL, environment: environment, home: home))
         self.options = options
         colored = options.color.isEnabled(isTerminal: Console.stdoutIsTerminal, environment: environment)
+        if let error = store.recordsStatus?.lastError {
+            Console.error("pim: warning: cannot write the record files: \(error); run `pim records sync`")
+        }
     }
 
     /// The command line as the journal names it, each argument quoted as a shell would need it
@@ -45,6 +50,16 @@ struct Session {
     /// Saves the command's changes as one undo group.
     func commit() throws(PIMError) {
         try store.commit(command: commandLine)
+        warnOfUnwrittenRecordFiles()
+    }
+
+    /// Says on stderr that the saved changes' record files could not all be written (the
+    /// command still succeeded: the store has them; the files are tried again after the next
+    /// change, or by `pim records sync`).
+    func warnOfUnwrittenRecordFiles() {
+        guard let status = store.recordsStatus, !status.pendingObjectIDs.isEmpty || status.lastError != nil else { return }
+        let reason = status.lastError.map { ": \($0)" } ?? ""
+        Console.error("pim: warning: \(status.pendingObjectIDs.count) record file(s) not written\(reason); run `pim records sync`")
     }
 
     /// Prints a list of records: JSON, or a table of the chosen fields; nothing listed exits 1.

@@ -14,6 +14,7 @@ struct UndoCommand: ParsableCommand {
     func run() throws {
         let session = try Session(global)
         try report(try session.store.undo(), action: "Undid", session: session)
+        session.warnOfUnwrittenRecordFiles()
     }
 }
 
@@ -27,6 +28,7 @@ struct RedoCommand: ParsableCommand {
     func run() throws {
         let session = try Session(global)
         try report(try session.store.redo(), action: "Redid", session: session)
+        session.warnOfUnwrittenRecordFiles()
     }
 }
 

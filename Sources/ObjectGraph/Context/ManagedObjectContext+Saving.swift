@@ -352,6 +352,7 @@ extension ManagedObjectContext {
             let (store, part) = writes[0]
             let request = part.request
             let result = try coordinator.withStores {
+                coordinator.storeWillSave(store, request)
                 let result = try store.save(request)
                 coordinator.storeDidSave(store, result: result)
                 return result
@@ -369,11 +370,15 @@ extension ManagedObjectContext {
             var results: [StoreSaveResult] = []
             do {
                 for (store, part) in writes {
+                    coordinator.storeWillSave(store, part.request)
                     if store.supportsPreparedSaves {
                         results.append(try store.prepareSave(part.request))
                         prepared.append(store)
                     } else {
-                        results.append(try store.save(part.request))
+                        let result = try store.save(part.request)
+                        // Saved for good, whatever a later store does: its records follow now.
+                        coordinator.storeDidSave(store, result: result)
+                        results.append(result)
                     }
                 }
             } catch {
@@ -390,7 +395,9 @@ extension ManagedObjectContext {
                     throw error
                 }
             }
-            for (write, result) in zip(writes, results) { coordinator.storeDidSave(write.store, result: result) }
+            for (write, result) in zip(writes, results) where write.store.supportsPreparedSaves {
+                coordinator.storeDidSave(write.store, result: result)
+            }
             return results
         }
         for (write, result) in zip(writes, results) {

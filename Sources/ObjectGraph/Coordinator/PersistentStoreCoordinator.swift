@@ -93,10 +93,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         let records = try ExternalRecordsConfiguration(options: options)
         let store = try registration.factory(configuration, url, options)
         try addPersistentStore(store)
-        if let records {
-            let synchronizer = ExternalRecordsSynchronizer(configuration: records, store: store)
-            lock.withLock { recordSynchronizers[ObjectIdentifier(store)] = synchronizer }
-        }
+        if let records { keepExternalRecords(of: store, records) }
         return store
     }
 
@@ -167,13 +164,30 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     // MARK: Destroying and replacing
 
     /// Removes the store at `url` of `type` and its files (`-wal`, `-shm`, external data), first
-    /// removing it from this coordinator if it is added.
+    /// removing it from this coordinator if it is added. With ``NSExternalRecordsDirectoryOption``
+    /// its external record files go too.
     public func destroyPersistentStore(at url: URL, type: StoreType, options: [String: any Sendable] = [:]) throws {
-        if let store = persistentStore(for: url) { try remove(store) }
         guard let registration = Self.registry.withLock({ $0[type] }) else {
             throw StoreError.unknownStore("no store type \"\(type)\" is registered")
         }
+        let records = try ExternalRecordsConfiguration(options: options)
+        var identifier: String?
+        if let store = persistentStore(for: url) {
+            identifier = store.identifier
+            try remove(store)
+        } else if records != nil, FileManager.default.fileExists(atPath: url.path) {
+            // The store's UUID names its records' folder: read it from the store, if it opens.
+            var readOptions = options
+            readOptions[SQLiteStore.readOnlyOption] = true
+            if let store = try? registration.factory(nil, url, readOptions), (try? store.load(model: managedObjectModel)) != nil {
+                identifier = store.identifier
+                store.unload()
+            }
+        }
         try registration.destroy?(url, options)
+        if let records, let identifier {
+            ExternalRecordsSynchronizer.removeFolder(records.directory.appendingPathComponent(identifier, isDirectory: true))
+        }
     }
 
     /// Replaces the store at `destination` with a copy of the store at `source` (both of `type`).
@@ -238,12 +252,16 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
         lock.withLock {
             if let index = stores.firstIndex(where: { $0 === store }) { stores[index] = destination } else { stores.append(destination) }
-            recordSynchronizers[ObjectIdentifier(store)] = nil
-            if let records { recordSynchronizers[ObjectIdentifier(destination)] = ExternalRecordsSynchronizer(configuration: records, store: destination) }
         }
         store.unload()
-        // The migrated objects have new URIs: their records are written under the new store's UUID.
-        if records != nil { resynchronizeExternalRecords(of: destination) }
+        // The migrated objects have new URIs: their records are written under the new store's
+        // UUID, and the old store's go (an indexer would find every object twice).
+        if let old = synchronizer(of: store) { old.removeAll() }
+        lock.withLock { recordSynchronizers[ObjectIdentifier(store)] = nil }
+        if let records {
+            keepExternalRecords(of: destination, records)
+            resynchronizeExternalRecords(of: destination)
+        }
         return destination
     }
 
@@ -355,6 +373,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             guard !mergingContexts.isEmpty else { return [] }
             return mergingContexts.values.compactMap(\.context).filter { $0 !== saver }
         }
+    }
+
+    /// Keeps `store`'s external record files from now on.
+    private func keepExternalRecords(of store: any PersistentStore, _ records: ExternalRecordsConfiguration) {
+        let synchronizer = ExternalRecordsSynchronizer(configuration: records, store: store,
+                                                       entities: managedObjectModel.entities.filter { holds(store, entity: $0) },
+                                                       modelPath: managedObjectModel.sourceURL?.path)
+        lock.withLock { recordSynchronizers[ObjectIdentifier(store)] = synchronizer }
     }
 
     /// The external record files of `store`, when it was added with a records folder.

@@ -11,12 +11,49 @@ import Foundation
 /// let id = coordinator.managedObjectID(forURIRepresentation: URL(string: elements[NSObjectURIKey]!)!)
 /// ```
 public struct ExternalRecord: Sendable, Equatable {
-    /// One recorded property: its name, the field name indexers see, and its values as text
-    /// (several for a to-many relationship).
+    /// One value of a record: property lists keep numbers, dates and flags as their own types;
+    /// XHTML writes them all as text.
+    public enum Value: Sendable, Equatable {
+        case text(String)
+        case integer(Int64)
+        case real(Double)
+        case flag(Bool)
+        case date(Date)
+
+        /// The value as XHTML shows it (dates as `YYYYMMDDTHHMMSSZ`, in UTC).
+        public var text: String {
+            switch self {
+            case .text(let text): return text
+            case .integer(let number): return String(number)
+            case .real(let number): return String(number)
+            case .flag(let flag): return flag ? "true" : "false"
+            case .date(let date): return ExternalRecord.dateText(date)
+            }
+        }
+
+        /// The value as a property list holds it.
+        func propertyListValue(in format: ExternalRecordFormat) -> Any {
+            switch self {
+            // XML 1.0 cannot carry most control characters: an XML record leaves them out, as
+            // XHTML does, so that it stays well-formed.
+            case .text(let text): return format == .xml ? ExternalRecord.xmlSafe(text) : text
+            case .integer(let number): return number
+            case .real(let number): return number
+            case .flag(let flag): return flag
+            case .date(let date): return date
+            }
+        }
+    }
+
+    /// One recorded property: its name, the field name indexers see, and its values (a to-many
+    /// relationship's destinations, each as its title or recorded attributes).
     public struct Field: Sendable, Equatable {
         public var property: String
         public var name: String
-        public var values: [String]
+        public var values: [Value]
+        /// Whether the property is a to-many relationship: a property list holds an array even
+        /// for one destination.
+        public var isList: Bool
     }
 
     /// The object's URI (`x-objectgraph://<store UUID>/<Entity>/p<key>`).
@@ -27,6 +64,8 @@ public struct ExternalRecord: Sendable, Equatable {
     public var storeUUID: String
     /// The store file's path, when the store has one.
     public var storePath: String?
+    /// The path of the model file the coordinator's model was read from, when it was read from one.
+    public var modelPath: String?
     /// The field that names the record (a property whose user info says
     /// `externalRecordField = title`, else the first recorded string attribute).
     public var title: String?
@@ -42,8 +81,10 @@ public struct ExternalRecord: Sendable, Equatable {
                 NSObjectURIKey: objectURI, NSEntityNameInPathKey: entityName, NSStoreUUIDInPathKey: storeUUID,
             ]
             if let storePath { list[NSStorePathKey] = storePath }
-            for field in fields where !field.values.isEmpty {
-                list[field.property] = field.values.count == 1 ? field.values[0] : field.values
+            if let modelPath { list[NSModelPathKey] = modelPath }
+            for field in fields where !field.values.isEmpty || field.isList {
+                let values = field.values.map { $0.propertyListValue(in: format) }
+                list[field.property] = field.isList ? values : values[0]
             }
             return try PropertyListSerialization.data(fromPropertyList: list, format: format == .xml ? .xml : .binary, options: 0)
         }
@@ -65,17 +106,32 @@ public struct ExternalRecord: Sendable, Equatable {
         page += "<meta name=\"objecturi\" content=\"\(Self.escaped(objectURI))\"/>\n"
         page += "<meta name=\"entity\" content=\"\(Self.escaped(entityName))\"/>\n"
         if let storePath { page += "<meta name=\"storepath\" content=\"\(Self.escaped(storePath))\"/>\n" }
+        if let modelPath { page += "<meta name=\"modelpath\" content=\"\(Self.escaped(modelPath))\"/>\n" }
         for field in fields where !field.values.isEmpty && field.name != "title" {
-            page += "<meta name=\"\(field.name)\" content=\"\(Self.escaped(field.values.joined(separator: ", ")))\"/>\n"
+            page += "<meta name=\"\(field.name)\" content=\"\(Self.escaped(field.values.map(\.text).joined(separator: ", ")))\"/>\n"
         }
         page += "</head>\n<body>\n<h1>\(Self.escaped(title ?? entityName))</h1>\n<dl>\n"
         for field in fields where !field.values.isEmpty {
             page += "<dt>\(Self.escaped(field.property))</dt>"
-            for value in field.values { page += "<dd>\(Self.escaped(value))</dd>" }
+            for value in field.values { page += "<dd>\(Self.escaped(value.text))</dd>" }
             page += "\n"
         }
         page += "</dl>\n</body>\n</html>\n"
         return page
+    }
+
+    /// Whether XML 1.0 can carry `scalar` (controls other than tab and line breaks, and
+    /// U+FFFE and U+FFFF, it cannot).
+    static func isXMLCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value >= 0x20 ? !(0xFFFE...0xFFFF).contains(scalar.value) : (scalar == "\t" || scalar == "\n" || scalar == "\r")
+    }
+
+    /// `text` without the characters XML 1.0 cannot carry.
+    static func xmlSafe(_ text: String) -> String {
+        guard !text.unicodeScalars.allSatisfy(isXMLCharacter) else { return text }
+        var result = String.UnicodeScalarView()
+        result.append(contentsOf: text.unicodeScalars.filter(isXMLCharacter))
+        return String(result)
     }
 
     /// `text` with XML's special characters escaped and the characters XML 1.0 cannot carry
@@ -92,29 +148,29 @@ public struct ExternalRecord: Sendable, Equatable {
             case "\t", "\n": result.unicodeScalars.append(scalar)
             case "\r": result += "&#13;"
             default:
-                if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) { continue }
-                result.unicodeScalars.append(scalar)
+                if isXMLCharacter(scalar) { result.unicodeScalars.append(scalar) }
             }
         }
         return result
     }
 
-    /// An attribute value as record text (nil for values with no text form: binary data,
-    /// transformables).
-    static func text(of value: Any, type: AttributeType) -> String? {
+    /// An attribute value as a record holds it (nil for values a record cannot show: binary
+    /// data, transformables).
+    static func value(of value: Any, type: AttributeType) -> Value? {
         switch value {
-        case let string as String: return string
-        case let date as Date: return type == .date ? Self.dateText(date) : nil
-        case let flag as Bool: return flag ? "true" : "false"
-        case let uuid as UUID: return uuid.uuidString
-        case let url as URL: return url.absoluteString
-        case let number as Int16: return String(number)
-        case let number as Int32: return String(number)
-        case let number as Int64: return String(number)
-        case let number as Int: return String(number)
-        case let number as Double: return String(number)
-        case let number as Float: return String(number)
-        case let number as Decimal: return "\(number)"
+        case let string as String: return .text(string)
+        case let date as Date: return type == .date ? .date(date) : nil
+        case let flag as Bool: return .flag(flag)
+        case let uuid as UUID: return .text(uuid.uuidString)
+        case let url as URL: return .text(url.absoluteString)
+        case let number as Int16: return .integer(Int64(number))
+        case let number as Int32: return .integer(Int64(number))
+        case let number as Int64: return .integer(number)
+        case let number as Int: return .integer(Int64(number))
+        case let number as Double: return .real(number)
+        case let number as Float: return .real(Double(number))
+        // Kept as text: a double would round it.
+        case let number as Decimal: return .text("\(number)")
         default: return nil
         }
     }

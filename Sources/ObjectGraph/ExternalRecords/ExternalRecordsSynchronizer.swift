@@ -53,16 +53,30 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
     let configuration: ExternalRecordsConfiguration
     let storeUUID: String
     let storePath: String?
+    let modelPath: String?
     /// `<records folder>/<store UUID>`.
     let folder: URL
     private let lock = NSLock()
     private var plans: [ObjectIdentifier: Plan?] = [:]
-    private var owners: [ObjectIdentifier: [(slot: Int, relationship: RelationshipDescription)]] = [:]
+    /// For each entity, the recorded relationships whose destinations its objects can be.
+    private var showing: [ObjectIdentifier: [Showing]] = [:]
+    /// The entities of the store (what a record can show, and what a full synchronization writes).
+    private let entities: [EntityDescription]
     private var pending: Set<ObjectID> = []
     private var lastError: StoreError?
 
-    init(configuration: ExternalRecordsConfiguration, store: any PersistentStore) {
+    /// A recorded relationship of `owner` (an entity with records) that can show objects of
+    /// another entity; `inverseSlot` is its inverse's slot there, when it has one.
+    struct Showing {
+        let owner: EntityDescription
+        let relationship: RelationshipDescription
+        let inverseSlot: Int?
+    }
+
+    init(configuration: ExternalRecordsConfiguration, store: any PersistentStore, entities: [EntityDescription], modelPath: String?) {
         self.configuration = configuration
+        self.entities = entities
+        self.modelPath = modelPath
         storeUUID = store.identifier
         storePath = store.url?.path
         folder = configuration.directory.appendingPathComponent(store.identifier, isDirectory: true)
@@ -113,31 +127,93 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
         return plan
     }
 
+    /// The field names the framework's own `<meta>` fields take; a property gets another.
+    static let reservedFieldNames: Set<String> = ["objecturi", "entity", "storepath", "modelpath"]
+
     /// The field name indexers see: the property's `externalRecordField` user info, else its
-    /// name in lowercase ASCII letters (recoll takes only those in a field's name).
+    /// name in lowercase ASCII letters, digits spelled out (recoll takes only letters in a
+    /// field's name: `line1` and `line2` become `lineone` and `linetwo`). A name the framework's
+    /// own fields use gets `field` after it.
     static func fieldName(of property: PropertyDescription) -> String {
-        if let named = property.userInfo["externalRecordField"], !named.isEmpty { return named }
-        let letters = property.name.lowercased().unicodeScalars.filter { ("a"..."z").contains($0) }
-        return letters.isEmpty ? "field" : String(String.UnicodeScalarView(letters))
+        var name = property.userInfo["externalRecordField"] ?? ""
+        if name.isEmpty {
+            let digits = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+            for scalar in property.name.lowercased().unicodeScalars {
+                if ("a"..."z").contains(scalar) {
+                    name.unicodeScalars.append(scalar)
+                } else if ("0"..."9").contains(scalar) {
+                    name += digits[Int(scalar.value - 48)]
+                }
+            }
+            if name.isEmpty { name = "field" }
+        }
+        return reservedFieldNames.contains(name) ? name + "field" : name
     }
 
-    /// The relationships of `entity` whose destinations' records show this entity's objects:
-    /// a save of one of its objects rewrites those destinations' records.
-    private func ownerRelationships(of entity: EntityDescription) -> [(slot: Int, relationship: RelationshipDescription)] {
-        if let known = owners[ObjectIdentifier(entity)] { return known }
-        var found: [(slot: Int, relationship: RelationshipDescription)] = []
-        for (slot, property) in entity.layout.properties.enumerated() {
-            guard let relationship = property as? RelationshipDescription, relationship.isStored,
-                  let inverse = relationship.inverseRelationship, Self.isRecorded(inverse),
-                  let destination = relationship.destinationEntity,
-                  configuration.fileExtension(of: destination) != nil || !destination.subentities.isEmpty else { continue }
-            found.append((slot, relationship))
+    /// The recorded relationships that can show objects of `entity`: a change of one of them
+    /// (or its deletion) rewrites the records that show it.
+    private func relationshipsShowing(_ entity: EntityDescription) -> [Showing] {
+        if let known = showing[ObjectIdentifier(entity)] { return known }
+        var found: [Showing] = []
+        var seen: Set<String> = []
+        for owner in entities where !owner.isAbstract {
+            guard let plan = plan(for: owner) else { continue }
+            for entry in plan.entries {
+                let relationship: RelationshipDescription
+                switch entry.kind {
+                case .toOne(let r), .toMany(let r): relationship = r
+                case .attribute: continue
+                }
+                guard let destination = relationship.destinationEntity, Self.entity(entity, isKindOf: destination),
+                      seen.insert("\(owner.name).\(relationship.name)").inserted else { continue }
+                let inverseSlot = relationship.inverseName.flatMap { entity.layout.index(of: $0) }
+                found.append(Showing(owner: owner, relationship: relationship, inverseSlot: inverseSlot))
+            }
         }
-        owners[ObjectIdentifier(entity)] = found
+        showing[ObjectIdentifier(entity)] = found
         return found
     }
 
+    /// Whether `entity` is `ancestor` or one of its sub-entities.
+    private static func entity(_ entity: EntityDescription, isKindOf ancestor: EntityDescription) -> Bool {
+        var current: EntityDescription? = entity
+        while let candidate = current {
+            if candidate === ancestor || candidate.name == ancestor.name { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// The objects whose records show `ids` (objects of one entity) through `showing`, as the
+    /// store has them now: `relationship IN ids`, `ANY relationship IN ids` for a to-many one.
+    private func owners(of ids: [ObjectID], through showing: Showing, in store: any PersistentStore) throws -> [ObjectID] {
+        var request = StoreFetchRequest(entity: showing.owner)
+        request.includesSubentities = false
+        request.resultType = .objectIDs
+        request.predicate = try Predicate(format: showing.relationship.isToMany ? "ANY %K IN %@" : "%K IN %@",
+                                          showing.relationship.name, ids)
+        guard case .objectIDs(let owners) = try store.execute(request) else { return [] }
+        return owners
+    }
+
     // MARK: After a save
+
+    /// Before a save that deletes `deleted`: the records that show them are rewritten after the
+    /// next save (a deletion can take the link with the row, as a to-one kept in the deleted
+    /// row does, so the owners are found while the store still has it).
+    func storeWillSave(_ store: any PersistentStore, deleting deleted: [ObjectID]) {
+        lock.withLock {
+            var lookUp: [String: (showing: Showing, ids: [ObjectID])] = [:]
+            for id in deleted {
+                for showing in relationshipsShowing(id.entity) {
+                    lookUp["\(showing.owner.name).\(showing.relationship.name)", default: (showing, [])].ids.append(id)
+                }
+            }
+            for (showing, ids) in lookUp.values {
+                if let owners = try? owners(of: ids, through: showing, in: store) { pending.formUnion(owners) }
+            }
+        }
+    }
 
     /// Brings the files of the objects a save wrote or deleted (and of the objects whose records
     /// show them) up to date. Called with the coordinator's stores locked, after the commit.
@@ -145,26 +221,39 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
         lock.withLock {
             var rewrite = pending
             pending = []
-            var ownersToRead: [(RelationshipDescription, ObjectID)] = []
+            // Objects to look up the owners of in the store, by entity and relationship.
+            var lookUp: [String: (showing: Showing, ids: [ObjectID])] = [:]
             for row in saved {
                 let entity = row.objectID.entity
                 if plan(for: entity) != nil { rewrite.insert(row.objectID) }
-                for (slot, relationship) in ownerRelationships(of: entity) {
-                    switch row.values[slot] {
-                    case .object(let id): rewrite.insert(id)
-                    case .objects(let ids): rewrite.formUnion(ids)
-                    case .unloaded: ownersToRead.append((relationship, row.objectID))
-                    case .null, .value: break
+                for showing in relationshipsShowing(entity) {
+                    // The inverse, when the row holds it, names the owners; otherwise the store is asked.
+                    switch showing.inverseSlot.map({ row.values[$0] }) {
+                    case .object(let id)?: rewrite.insert(id)
+                    case .objects(let ids)?: rewrite.formUnion(ids)
+                    case .null?: break
+                    case .unloaded?, .value?, nil:
+                        lookUp["\(showing.owner.name).\(showing.relationship.name)", default: (showing, [])].ids.append(row.objectID)
                     }
                 }
             }
-            for (relationship, id) in ownersToRead {
-                if let ids = try? store.objectIDs(forRelationship: relationship, of: id) { rewrite.formUnion(ids) }
-            }
+            // A deleted object's owners: under Nullify they were saved anyway; under No Action
+            // (or without an inverse) only the store still names them.
             for id in deleted {
                 rewrite.remove(id)
                 removeFile(of: id)
+                for showing in relationshipsShowing(id.entity) {
+                    lookUp["\(showing.owner.name).\(showing.relationship.name)", default: (showing, [])].ids.append(id)
+                }
             }
+            for (showing, ids) in lookUp.values {
+                do {
+                    rewrite.formUnion(try owners(of: ids, through: showing, in: store))
+                } catch {
+                    lastError = error as? StoreError ?? .io(path: folder.path, reason: "cannot find the records showing \(showing.owner.name).\(showing.relationship.name): \(error)")
+                }
+            }
+            for id in deleted { rewrite.remove(id) }
             write(rewrite.sorted(), from: store)
         }
     }
@@ -238,44 +327,51 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
             }
         }
         let relatedRows = related.isEmpty ? [:] : try store.snapshots(for: related.sorted())
+        // A destination the store no longer has (deleted under No Action) is left out.
+        func shown(_ id: ObjectID) -> ExternalRecord.Value? {
+            relatedRows[id] == nil ? nil : .text(text(of: id, rows: relatedRows))
+        }
         var records: [ObjectID: ExternalRecord] = [:]
         for (id, row) in rows {
             guard let plan = plan(for: id.entity) else { continue }
             var fields: [ExternalRecord.Field] = []
             var title: String?
             for entry in plan.entries {
-                var values: [String] = []
+                var values: [ExternalRecord.Value] = []
+                var isList = false
                 switch entry.kind {
                 case .attribute(let type):
-                    if case .value(let value) = row.values[entry.slot], let text = ExternalRecord.text(of: value, type: type) {
-                        values = [text]
+                    if case .value(let value) = row.values[entry.slot], let recorded = ExternalRecord.value(of: value, type: type) {
+                        values = [recorded]
                     }
                 case .toOne:
-                    if case .object(let destination) = row.values[entry.slot] {
-                        values = [text(of: destination, rows: relatedRows)]
-                    }
+                    if case .object(let destination) = row.values[entry.slot], let value = shown(destination) { values = [value] }
                 case .toMany(let relationship):
-                    values = (destinations[ObjectIdentifier(relationship)]?[id] ?? []).map { text(of: $0, rows: relatedRows) }
+                    values = (destinations[ObjectIdentifier(relationship)]?[id] ?? []).compactMap(shown)
+                    isList = true
                 }
-                if entry.slot == plan.titleSlot { title = values.first }
-                fields.append(ExternalRecord.Field(property: entry.property, name: entry.field, values: values))
+                if entry.slot == plan.titleSlot { title = values.first?.text }
+                fields.append(ExternalRecord.Field(property: entry.property, name: entry.field, values: values, isList: isList))
             }
             records[id] = ExternalRecord(objectURI: id.uriRepresentation.absoluteString, entityName: id.entity.name,
-                                         storeUUID: storeUUID, storePath: storePath, title: title, fields: fields)
+                                         storeUUID: storeUUID, storePath: storePath, modelPath: modelPath, title: title, fields: fields)
         }
         return records
     }
 
-    /// How a related object reads in a record: its recorded attributes' values, or its URI
-    /// when it has none.
+    /// How a related object reads in a record: its title attribute (user info
+    /// `externalRecordField = title`), else its recorded attributes' values, else its URI.
     private func text(of id: ObjectID, rows: [ObjectID: Snapshot]) -> String {
         guard let row = rows[id] else { return id.uriRepresentation.absoluteString }
+        let properties = id.entity.layout.properties
+        let recorded = properties.indices.filter { properties[$0] is AttributeDescription && Self.isRecorded(properties[$0]) }
+        let titled = recorded.filter { Self.fieldName(of: properties[$0]) == "title" }
         var parts: [String] = []
-        for (slot, property) in id.entity.layout.properties.enumerated() {
-            guard let attribute = property as? AttributeDescription, Self.isRecorded(attribute),
-                  case .value(let value) = row.values[slot], let text = ExternalRecord.text(of: value, type: attribute.attributeType),
-                  !text.isEmpty else { continue }
-            parts.append(text)
+        for slot in titled.isEmpty ? recorded : titled {
+            guard let attribute = properties[slot] as? AttributeDescription,
+                  case .value(let value) = row.values[slot], let recorded = ExternalRecord.value(of: value, type: attribute.attributeType),
+                  !recorded.text.isEmpty else { continue }
+            parts.append(recorded.text)
         }
         return parts.isEmpty ? id.uriRepresentation.absoluteString : parts.joined(separator: " ")
     }
@@ -348,7 +444,7 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
 
     /// Writes every recorded object's file that is missing or out of date, and removes the files
     /// of objects the store no longer has (and of entities that keep no records any more).
-    func synchronize(_ store: any PersistentStore, entities: [EntityDescription]) throws -> ExternalRecordsReport {
+    func synchronize(_ store: any PersistentStore) throws -> ExternalRecordsReport {
         try lock.withLock {
             var report = ExternalRecordsReport()
             var kept: [String: Set<String>] = [:]
@@ -387,6 +483,27 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
             if pending.isEmpty { lastError = nil }
             return report
         }
+    }
+
+    /// Removes every record file of the store, and its folder: the store is gone, or moved.
+    func removeAll() {
+        lock.withLock {
+            Self.removeFolder(folder)
+            pending = []
+        }
+    }
+
+    /// Removes the record files (and their temporary files) in a store's records `folder`, its
+    /// entity folders once empty, and the folder itself once empty; other files are left.
+    static func removeFolder(_ folder: URL) {
+        for entityName in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
+            let entityFolder = folder.appendingPathComponent(entityName, isDirectory: true)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: entityFolder.path)) ?? [] where isRecordFileName(name) {
+                unlink(entityFolder.appendingPathComponent(name).path)
+            }
+            rmdir(entityFolder.path)
+        }
+        rmdir(folder.path)
     }
 
     /// Whether `name` is a record file's name (`p<digits>.<extension>`) or one of their

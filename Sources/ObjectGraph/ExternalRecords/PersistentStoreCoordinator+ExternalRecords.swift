@@ -11,6 +11,8 @@ public let NSEntityNameInPathKey = "NSEntityNameInPathKey"
 public let NSStoreUUIDInPathKey = "NSStoreUUIDInPathKey"
 /// The store file's path, as the record holds it.
 public let NSStorePathKey = "NSStorePathKey"
+/// The path of the model file, as the record holds it (when the model was read from a file).
+public let NSModelPathKey = "NSModelPathKey"
 
 extension PersistentStoreCoordinator {
     /// Where `store`'s external records are and whether the last saves wrote them; nil for a
@@ -32,14 +34,21 @@ extension PersistentStoreCoordinator {
         guard let synchronizer = synchronizer(of: store) else {
             throw StoreError.unknownStore("the store \(store.identifier) was added without \(NSExternalRecordsDirectoryOption)")
         }
-        let entities = managedObjectModel.entities.filter { holds(store, entity: $0) }
-        return try withStores { try synchronizer.synchronize(store, entities: entities) }
+        return try withStores {
+            do {
+                return try synchronizer.synchronize(store)
+            } catch {
+                synchronizer.noteFailure(error)
+                throw error
+            }
+        }
     }
 
     /// What an external record file says of its object: its URI (``NSObjectURIKey``), entity
     /// (``NSEntityNameInPathKey``) and store UUID (``NSStoreUUIDInPathKey``), from the file's path
-    /// `…/<store UUID>/<Entity>/p<key>.<extension>`, and the store's path (``NSStorePathKey``)
-    /// when the file holds it. Core Data's `elementsDerivedFromExternalRecordURL:`.
+    /// `…/<store UUID>/<Entity>/p<key>.<extension>`, and the store's and the model's paths
+    /// (``NSStorePathKey``, ``NSModelPathKey``) when the file holds them. Core Data's
+    /// `elementsDerivedFromExternalRecordURL:`.
     ///
     /// ```swift
     /// let elements = try PersistentStoreCoordinator.elementsDerived(fromExternalRecordAt: url)
@@ -66,18 +75,22 @@ extension PersistentStoreCoordinator {
             throw StoreError.io(path: url.path, reason: "not an external record: \(storeUUID)/\(entityName) cannot name an object")
         }
         var elements = [NSObjectURIKey: objectURI, NSEntityNameInPathKey: entityName, NSStoreUUIDInPathKey: storeUUID]
-        if let storePath = storePath(inRecordAt: url) { elements[NSStorePathKey] = storePath }
+        guard let data = FileManager.default.contents(atPath: url.path) else { return elements }
+        if let list = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] {
+            elements[NSStorePathKey] = list[NSStorePathKey] as? String
+            elements[NSModelPathKey] = list[NSModelPathKey] as? String
+        } else if let text = String(data: data, encoding: .utf8) {
+            elements[NSStorePathKey] = metaContent("storepath", in: text)
+            elements[NSModelPathKey] = metaContent("modelpath", in: text)
+        }
         return elements
     }
 
-    /// The store path a record file holds, in any of the three formats.
-    private static func storePath(inRecordAt url: URL) -> String? {
-        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-        if let list = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] {
-            return list[NSStorePathKey] as? String
-        }
-        guard let text = String(data: data, encoding: .utf8),
-              let meta = text.range(of: "<meta name=\"storepath\" content=\""),
+    /// The content of an XHTML record's first `<meta name="name">` (the framework writes its
+    /// own fields first, and no property takes their names).
+    private static func metaContent(_ name: String, in text: String) -> String? {
+        guard let head = text.range(of: "</head>"),
+              let meta = text[..<head.lowerBound].range(of: "<meta name=\"\(name)\" content=\""),
               let end = text[meta.upperBound...].firstIndex(of: "\"") else { return nil }
         return String(text[meta.upperBound..<end])
             .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
@@ -86,6 +99,12 @@ extension PersistentStoreCoordinator {
     }
 
     // MARK: Hooks
+
+    /// Called before `store` saves `request`, with the stores locked.
+    func storeWillSave(_ store: any PersistentStore, _ request: StoreSaveRequest) {
+        guard !request.deleted.isEmpty, let synchronizer = synchronizer(of: store) else { return }
+        synchronizer.storeWillSave(store, deleting: request.deleted.map(\.objectID))
+    }
 
     /// Called after `store` committed a save, with the stores still locked.
     func storeDidSave(_ store: any PersistentStore, result: StoreSaveResult) {
@@ -97,14 +116,6 @@ extension PersistentStoreCoordinator {
     /// migration into a new store): its records are brought up to date in full. A failure is
     /// kept in the store's ``externalRecordsStatus(of:)``.
     func resynchronizeExternalRecords(of store: any PersistentStore) {
-        guard let synchronizer = synchronizer(of: store) else { return }
-        let entities = managedObjectModel.entities.filter { holds(store, entity: $0) }
-        withStores {
-            do {
-                _ = try synchronizer.synchronize(store, entities: entities)
-            } catch {
-                synchronizer.noteFailure(error)
-            }
-        }
+        _ = try? synchronizeExternalRecords(of: store)
     }
 }

@@ -27,7 +27,12 @@ public final class PIMStore {
     /// Opens the store at `url`, creating it and its folder if needed. A store written with an
     /// earlier version of the PIM model is migrated to the current one first (lightweight
     /// migration, in one transaction).
-    public init(url: URL, now: Date, timeZone: TimeZone = .current) throws(PIMError) {
+    ///
+    /// With `recordsDirectory`, every contact, event and task also has a record file there
+    /// (``recordsStatus``), which each save keeps up to date for a desktop search indexer; a
+    /// store whose record folder is missing (new, or made before record files) gets them all
+    /// written when it opens.
+    public init(url: URL, now: Date, timeZone: TimeZone = .current, recordsDirectory: URL? = nil) throws(PIMError) {
         self.url = url
         self.now = now
         self.timeZone = timeZone
@@ -36,11 +41,17 @@ public final class PIMStore {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
             let coordinator = PersistentStoreCoordinator(managedObjectModel: PIMModel.shared)
-            try coordinator.addPersistentStore(type: .sqlite, at: url, options: [
+            var options: [String: any Sendable] = [
                 NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-            ])
+            ]
+            if let recordsDirectory { options.merge(Self.recordOptions(recordsDirectory)) { _, new in new } }
+            let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
             context = ManagedObjectContext(concurrencyType: .mainQueue)
             context.persistentStoreCoordinator = coordinator
+            // A failure here is kept in recordsStatus (pim warns of it): the store itself opened.
+            if let status = coordinator.externalRecordsStatus(of: store), !FileManager.default.fileExists(atPath: status.folder.path) {
+                _ = try? coordinator.synchronizeExternalRecords(of: store)
+            }
         } catch {
             throw PIMError.store(path: url.path, reason: "\(error)")
         }
