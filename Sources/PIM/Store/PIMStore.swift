@@ -48,8 +48,10 @@ public final class PIMStore {
             let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
             context = ManagedObjectContext(concurrencyType: .mainQueue)
             context.persistentStoreCoordinator = coordinator
-            // A failure here is kept in recordsStatus (pim warns of it): the store itself opened.
-            if let status = coordinator.externalRecordsStatus(of: store), !FileManager.default.fileExists(atPath: status.folder.path) {
+            // Only a folder that is not there (not one this user may not look into). A failure
+            // here is kept in recordsStatus (pim warns of it): the store itself opened.
+            var folderStatus = stat()
+            if let status = coordinator.externalRecordsStatus(of: store), stat(status.folder.path, &folderStatus) != 0, errno == ENOENT {
                 _ = try? coordinator.synchronizeExternalRecords(of: store)
             }
         } catch {
