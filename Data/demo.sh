@@ -33,5 +33,5 @@ echo
 echo
 # Each record also has a file for desktop search (pim-record(5)); a search hit opens in pim.
 records=$("$PIM" records path)
-echo "record files: $(find "$records" -type f | wc -l) in $records"
+echo "record files: $(find "$records" -type f -name 'p*.pim*' | wc -l) in $records"
 "$PIM" open "$records/Person/p1.pimcontact"

@@ -5,13 +5,6 @@ import Foundation
 import XCTest
 
 final class PimDocsReviewTests: PimTestCase {
-    /// The repository's root: `Tests/pimTests/<this file>` is three levels below it.
-    private var repositoryRoot: URL {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url
-    }
-
     /// The fields of the contact `id`, from `pim contacts show ID --json`.
     private func contact(_ id: String) throws -> [String: Any] {
         let run = try pim("contacts", "show", id, "--json")

@@ -6,24 +6,6 @@ import Foundation
 import XCTest
 
 final class PimRecordFilesTests: PimTestCase {
-    /// The records folder of the test store (`records` beside it).
-    private var recordsRoot: URL { folder.appendingPathComponent("records", isDirectory: true) }
-
-    /// The store's own records folder, `<records>/<store UUID>`, as `pim records path` prints it.
-    private func storeRecords() throws -> URL {
-        let run = try pim("records", "path")
-        XCTAssertEqual(run.status, 0, run.stderr)
-        return URL(fileURLWithPath: run.stdout.trimmingCharacters(in: .whitespacesAndNewlines), isDirectory: true)
-    }
-
-    private func text(_ url: URL) throws -> String {
-        try String(contentsOf: url, encoding: .utf8)
-    }
-
-    private func exists(_ url: URL) -> Bool {
-        FileManager.default.fileExists(atPath: url.path)
-    }
-
     func testEveryChangeKeepsTheRecordFilesOfContactsEventsAndTasks() throws {
         XCTAssertEqual(try pim("contacts", "add", "Ada Lovelace", "--email", "ada@example.com", "--org", "Analytical Engines").status, 0)
         XCTAssertEqual(try pim("events", "add", "Talk at the Royal Society", "--start", "2026-12-03 15:00", "--location", "London").status, 0)
@@ -38,8 +20,8 @@ final class PimRecordFilesTests: PimTestCase {
         XCTAssertTrue(page.contains("<title>Ada Lovelace</title>"), page)
         XCTAssertTrue(page.contains("<meta name=\"email\" content=\"ada@example.com\"/>"), page)
         XCTAssertTrue(page.contains("<meta name=\"org\" content=\"Analytical Engines\"/>"), page)
-        // Berlin 15:00 is 14:00 UTC: dates are written in UTC, sortable as text.
-        XCTAssertTrue(try text(event).contains("<meta name=\"dtstart\" content=\"20261203T140000Z\"/>"))
+        // Dates are the wall-clock time of the run's zone (Berlin here), sortable as text.
+        XCTAssertTrue(try text(event).contains("<meta name=\"dtstart\" content=\"20261203150000\"/>"))
         XCTAssertTrue(try text(event).contains("<meta name=\"location\" content=\"London\"/>"))
         XCTAssertTrue(try text(task).contains("<meta name=\"keywords\" content=\"garden\"/>"))
 
@@ -154,52 +136,8 @@ final class PimRecordFilesTests: PimTestCase {
 
     // MARK: The real indexer
 
-    /// A recoll configuration folder made from Importers/recoll, indexing the test's records.
-    private func recollConfiguration() throws -> URL {
-        for tool in ["recollindex", "recollq"] where !FileManager.default.isExecutableFile(atPath: "/usr/bin/\(tool)") {
-            if ProcessInfo.processInfo.environment["PIM_TESTS_REQUIRE_RECOLL"] == "1" {
-                XCTFail("/usr/bin/\(tool) is missing (apt-get install recollcmd)")
-            }
-            throw XCTSkip("/usr/bin/\(tool) is not installed (apt-get install recollcmd); .ci/run installs it")
-        }
-        let importers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Importers/recoll")
-        let configuration = folder.appendingPathComponent("recoll", isDirectory: true)
-        try FileManager.default.createDirectory(at: configuration, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: importers.path) {
-            try FileManager.default.copyItem(at: importers.appendingPathComponent(name), to: configuration.appendingPathComponent(name))
-        }
-        let conf = configuration.appendingPathComponent("recoll.conf")
-        let settings = try text(conf) + "topdirs = \(recordsRoot.path)\nlogfilename = \(configuration.path)/index.log\n"
-        try Data(settings.utf8).write(to: conf)
-        return configuration
-    }
-
-    /// Runs a recoll tool and returns what it printed.
-    @discardableResult
-    private func recoll(_ tool: String, _ arguments: [String], configuration: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(tool)")
-        process.arguments = ["-c", configuration.path] + arguments
-        process.environment = ["HOME": folder.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(tool) \(arguments) failed")
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// The record files recoll finds for `query` (`recollq -b` prints one file URL per hit).
-    private func search(_ query: String, configuration: URL) throws -> [String] {
-        try recoll("recollq", ["-b", query], configuration: configuration).split(separator: "\n")
-            .filter { $0.hasPrefix("file://") }.map { String($0.dropFirst("file://".count)) }.sorted()
-    }
-
     func testRecollFindsRecordsByFieldAndFollowsEditsAndDeletions() throws {
-        let configuration = try recollConfiguration()
+        let configuration = try recollConfiguration(indexing: recordsRoot)
         XCTAssertEqual(try pim("contacts", "add", "Ada Lovelace", "--email", "ada@example.com", "--org", "Analytical Engines").status, 0)
         XCTAssertEqual(try pim("contacts", "add", "Grace Hopper", "--email", "grace@example.com").status, 0)
         XCTAssertEqual(try pim("events", "add", "Lecture at the Café Central", "--start", "2026-12-03 15:00", "--location", "Café Central").status, 0)
@@ -209,13 +147,13 @@ final class PimRecordFilesTests: PimTestCase {
         try recoll("recollindex", [], configuration: configuration)
 
         let ada = records.appendingPathComponent("Person/p1.pimcontact").path
-        XCTAssertEqual(try search("email:ada@example.com", configuration: configuration), [ada])
-        XCTAssertEqual(try search("org:analytical", configuration: configuration), [ada])
-        XCTAssertEqual(try search("location:\"café central\"", configuration: configuration),
+        XCTAssertEqual(try recollSearch("email:ada@example.com", configuration: configuration), [ada])
+        XCTAssertEqual(try recollSearch("org:analytical", configuration: configuration), [ada])
+        XCTAssertEqual(try recollSearch("location:\"café central\"", configuration: configuration),
                        [records.appendingPathComponent("Event/p1.pimevent").path])
-        XCTAssertEqual(try search("dtstart:20261201..20261231", configuration: configuration),
+        XCTAssertEqual(try recollSearch("dtstart:20261201..20270101", configuration: configuration),
                        [records.appendingPathComponent("Event/p1.pimevent").path], "dates are range-searchable")
-        XCTAssertEqual(try search("mime:application/x-pim-task keywords:garden", configuration: configuration),
+        XCTAssertEqual(try recollSearch("mime:application/x-pim-task keywords:garden", configuration: configuration),
                        [records.appendingPathComponent("Task/p1.pimtask").path])
 
         // A hit opens in pim (what mimeview and the desktop entry run).
@@ -227,9 +165,9 @@ final class PimRecordFilesTests: PimTestCase {
         XCTAssertEqual(try pim("contacts", "edit", "Ada", "--emails", "countess@example.org").status, 0)
         XCTAssertEqual(try pim("contacts", "delete", "Grace", "--yes").status, 0)
         try recoll("recollindex", [], configuration: configuration)
-        XCTAssertEqual(try search("email:ada@example.com", configuration: configuration), [])
-        XCTAssertEqual(try search("email:countess@example.org", configuration: configuration), [ada])
-        XCTAssertEqual(try search("email:grace@example.com", configuration: configuration), [], "a deleted record leaves the index")
-        XCTAssertEqual(try search("ada", configuration: configuration).count, 1, "temporary files are never indexed")
+        XCTAssertEqual(try recollSearch("email:ada@example.com", configuration: configuration), [])
+        XCTAssertEqual(try recollSearch("email:countess@example.org", configuration: configuration), [ada])
+        XCTAssertEqual(try recollSearch("email:grace@example.com", configuration: configuration), [], "a deleted record leaves the index")
+        XCTAssertEqual(try recollSearch("ada", configuration: configuration).count, 1, "temporary files are never indexed")
     }
 }

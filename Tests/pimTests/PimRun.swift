@@ -73,6 +73,13 @@ class PimTestCase: XCTestCase {
     func pim(arguments: [String], useStoreOption: Bool = true, environment extra: [String: String] = [:]) throws -> PimRun {
         var environment = testEnvironment()
         environment.merge(extra) { $1 }
+        // Relative paths (a bad --store) land in the temporary folder, never in the repository.
+        return try run(pimURL.path, arguments + (useStoreOption ? ["--store", store.path] : []), environment: environment, directory: folder)
+    }
+
+    /// Runs any program in `directory` (default: the temporary folder), stdin empty, and
+    /// returns what it printed and how it exited.
+    func run(_ executable: String, _ arguments: [String], environment: [String: String], directory: URL? = nil) throws -> PimRun {
         let outputURL = folder.appendingPathComponent("stdout-\(UUID().uuidString)")
         let errorURL = folder.appendingPathComponent("stderr-\(UUID().uuidString)")
         try Data().write(to: outputURL)
@@ -84,11 +91,10 @@ class PimTestCase: XCTestCase {
             try? error.close()
         }
         let process = Process()
-        process.executableURL = pimURL
-        process.arguments = arguments + (useStoreOption ? ["--store", store.path] : [])
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         process.environment = environment
-        // Relative paths (a bad --store) land in the temporary folder, never in the repository.
-        process.currentDirectoryURL = folder
+        process.currentDirectoryURL = directory ?? folder
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = error

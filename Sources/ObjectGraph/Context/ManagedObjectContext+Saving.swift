@@ -354,7 +354,7 @@ extension ManagedObjectContext {
             let result = try coordinator.withStores {
                 coordinator.storeWillSave(store, request)
                 let result = try store.save(request)
-                coordinator.storeDidSave(store, result: result)
+                coordinator.storeDidSave(store, request: request, result: result)
                 return result
             }
             saved.append(contentsOf: savedRows(result.snapshots, of: part.writtenObjects))
@@ -377,7 +377,7 @@ extension ManagedObjectContext {
                     } else {
                         let result = try store.save(part.request)
                         // Saved for good, whatever a later store does: its records follow now.
-                        coordinator.storeDidSave(store, result: result)
+                        coordinator.storeDidSave(store, request: part.request, result: result)
                         results.append(result)
                     }
                 }
@@ -396,7 +396,7 @@ extension ManagedObjectContext {
                 }
             }
             for (write, result) in zip(writes, results) where write.store.supportsPreparedSaves {
-                coordinator.storeDidSave(write.store, result: result)
+                coordinator.storeDidSave(write.store, request: write.part.request, result: result)
             }
             return results
         }

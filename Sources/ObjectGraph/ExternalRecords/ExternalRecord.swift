@@ -20,14 +20,26 @@ public struct ExternalRecord: Sendable, Equatable {
         case flag(Bool)
         case date(Date)
 
-        /// The value as XHTML shows it (dates as `YYYYMMDDTHHMMSSZ`, in UTC).
-        public var text: String {
+        /// The value as text (dates as `YYYY-MM-DD HH:MM:SS UTC`).
+        public var text: String { text(in: nil) }
+
+        /// The value as a record's body shows it, dates readable in `timeZone`'s wall-clock
+        /// time (`YYYY-MM-DD HH:MM:SS`), or in UTC without one.
+        public func text(in timeZone: TimeZone?) -> String {
+            if case .date(let date) = self { return ExternalRecord.dateText(date, in: timeZone, sortable: false) }
+            return fieldText(in: timeZone)
+        }
+
+        /// The value as a record's `<meta>` field holds it: dates as the fourteen digits
+        /// `YYYYMMDDHHMMSS`, which sort as text (indexers' range searches; recoll folds letters
+        /// to lowercase, so a `T` or a `Z` in them would sort after every digit of a bound).
+        public func fieldText(in timeZone: TimeZone?) -> String {
             switch self {
             case .text(let text): return text
             case .integer(let number): return String(number)
             case .real(let number): return String(number)
             case .flag(let flag): return flag ? "true" : "false"
-            case .date(let date): return ExternalRecord.dateText(date)
+            case .date(let date): return ExternalRecord.dateText(date, in: timeZone, sortable: true)
             }
         }
 
@@ -71,6 +83,8 @@ public struct ExternalRecord: Sendable, Equatable {
     public var title: String?
     /// The recorded properties, in the entity's order.
     public var fields: [Field]
+    /// The zone XHTML writes dates in (its wall-clock time); nil for UTC.
+    public var timeZone: TimeZone?
 
     /// The file's bytes in `format`.
     func contents(in format: ExternalRecordFormat) throws -> Data {
@@ -92,7 +106,7 @@ public struct ExternalRecord: Sendable, Equatable {
 
     /// The XHTML page: what recoll's and Tracker's stock HTML handlers index. Field names are
     /// lowercase ASCII letters (recoll's rule for custom fields); dates are written
-    /// `YYYYMMDDTHHMMSSZ` so that indexers compare them as ranges.
+    /// `YYYYMMDDHHMMSS` (in the configured zone, else UTC) so that indexers compare them as ranges.
     var xhtml: String {
         var page = """
             <?xml version="1.0" encoding="UTF-8"?>
@@ -108,12 +122,12 @@ public struct ExternalRecord: Sendable, Equatable {
         if let storePath { page += "<meta name=\"storepath\" content=\"\(Self.escaped(storePath))\"/>\n" }
         if let modelPath { page += "<meta name=\"modelpath\" content=\"\(Self.escaped(modelPath))\"/>\n" }
         for field in fields where !field.values.isEmpty && field.name != "title" {
-            page += "<meta name=\"\(field.name)\" content=\"\(Self.escaped(field.values.map(\.text).joined(separator: ", ")))\"/>\n"
+            page += "<meta name=\"\(field.name)\" content=\"\(Self.escaped(field.values.map { $0.fieldText(in: timeZone) }.joined(separator: ", ")))\"/>\n"
         }
         page += "</head>\n<body>\n<h1>\(Self.escaped(title ?? entityName))</h1>\n<dl>\n"
         for field in fields where !field.values.isEmpty {
             page += "<dt>\(Self.escaped(field.property))</dt>"
-            for value in field.values { page += "<dd>\(Self.escaped(value.text))</dd>" }
+            for value in field.values { page += "<dd>\(Self.escaped(value.text(in: timeZone)))</dd>" }
             page += "\n"
         }
         page += "</dl>\n</body>\n</html>\n"
@@ -175,9 +189,11 @@ public struct ExternalRecord: Sendable, Equatable {
         }
     }
 
-    /// `YYYYMMDDTHHMMSSZ` in UTC: sortable as text.
-    static func dateText(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+    /// `date` in `timeZone`'s wall-clock time (UTC without one): `YYYYMMDDHHMMSS` when
+    /// `sortable`, else `YYYY-MM-DD HH:MM:SS` (with ` UTC` without a zone).
+    static func dateText(_ date: Date, in timeZone: TimeZone? = nil, sortable: Bool = true) -> String {
+        let offset = Int64(timeZone?.secondsFromGMT(for: date) ?? 0)
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down)) + offset
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let rest = seconds - days * 86_400
         // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
@@ -192,6 +208,7 @@ public struct ExternalRecord: Sendable, Equatable {
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let yearText = year >= 0 && year < 10_000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
-        return "\(yearText)\(two(month))\(two(day))T\(two(rest / 3_600))\(two(rest % 3_600 / 60))\(two(rest % 60))Z"
+        if sortable { return "\(yearText)\(two(month))\(two(day))\(two(rest / 3_600))\(two(rest % 3_600 / 60))\(two(rest % 60))" }
+        return "\(yearText)-\(two(month))-\(two(day)) \(two(rest / 3_600)):\(two(rest % 3_600 / 60)):\(two(rest % 60))" + (timeZone == nil ? " UTC" : "")
     }
 }

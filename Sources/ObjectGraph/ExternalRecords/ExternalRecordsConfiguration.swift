@@ -13,6 +13,10 @@ public let NSExternalRecordExtensionOption = "NSExternalRecordExtensionOption"
 /// The files' format: ``NSXMLExternalRecordType`` (the default, as in Core Data),
 /// ``NSBinaryExternalRecordType`` or ``XHTMLExternalRecordType``.
 public let NSExternalRecordsFileFormatOption = "NSExternalRecordsFileFormatOption"
+/// The time zone whose wall-clock time XHTML records write dates in (a `TimeZone` or its
+/// identifier); without it they are in UTC. Fields hold them as `YYYYMMDDHHMMSS`.
+/// An application whose users search by their own days (a calendar's) gives their zone.
+public let ExternalRecordsTimeZoneOption = "ExternalRecordsTimeZoneOption"
 /// Records as XML property lists (Core Data's default format).
 public let NSXMLExternalRecordType = ExternalRecordFormat.xml.rawValue
 /// Records as binary property lists.
@@ -41,6 +45,8 @@ struct ExternalRecordsConfiguration: Sendable {
     let commonExtension: String?
     /// Extensions by entity name, when a dictionary was given.
     let extensionsByEntity: [String: String]
+    /// The zone XHTML dates are written in; nil for UTC.
+    let timeZone: TimeZone?
 
     /// The settings `options` ask for, or nil when they name no records folder.
     init?(options: [String: any Sendable]) throws {
@@ -64,6 +70,17 @@ struct ExternalRecordsConfiguration: Sendable {
             self.format = format
         case let other?:
             throw StoreError.unknownStore("\(NSExternalRecordsFileFormatOption): expected a format name, got \(String(reflecting: other))")
+        }
+        switch options[ExternalRecordsTimeZoneOption] {
+        case nil: timeZone = nil
+        case let zone as TimeZone: timeZone = zone
+        case let name as String:
+            guard let zone = TimeZone(identifier: name) else {
+                throw StoreError.unknownStore("\(ExternalRecordsTimeZoneOption): no time zone \"\(name)\"")
+            }
+            timeZone = zone
+        case let other?:
+            throw StoreError.unknownStore("\(ExternalRecordsTimeZoneOption): expected a time zone, got \(String(reflecting: other))")
         }
         switch options[NSExternalRecordExtensionOption] {
         case let single as String:

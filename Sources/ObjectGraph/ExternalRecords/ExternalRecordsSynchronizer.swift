@@ -63,6 +63,7 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
     /// The entities of the store (what a record can show, and what a full synchronization writes).
     private let entities: [EntityDescription]
     private var pending: Set<ObjectID> = []
+    private var shown: [ObjectIdentifier: [Int]] = [:]
     private var lastError: StoreError?
 
     /// A recorded relationship of `owner` (an entity with records) that can show objects of
@@ -80,6 +81,65 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
         storeUUID = store.identifier
         storePath = store.url?.path
         folder = configuration.directory.appendingPathComponent(store.identifier, isDirectory: true)
+        pending = loadPendingList()
+    }
+
+    // MARK: The folder's own files
+
+    /// `.pending`: the URIs of the objects whose files a save could not write, one per line, so
+    /// that a later process (the next pim run) tries them again.
+    private var pendingListURL: URL { folder.appendingPathComponent(".pending") }
+    /// `.store`: the path of the store the folder's records belong to. A copy of a store file
+    /// has the same UUID, so the same folder: the copy is refused rather than overwrite them.
+    private var ownerURL: URL { folder.appendingPathComponent(".store") }
+    /// Whether the folder's owner was checked, and the other store that owns it, if one does.
+    private var ownerChecked = false
+    private var otherOwner: String?
+
+    private func loadPendingList() -> Set<ObjectID> {
+        guard let text = try? String(contentsOf: pendingListURL, encoding: .utf8) else { return [] }
+        let byName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var ids: Set<ObjectID> = []
+        for line in text.split(separator: "\n") {
+            guard let uri = URL(string: String(line)), uri.host == storeUUID else { continue }
+            let parts = uri.path.split(separator: "/")
+            guard parts.count == 2, let entity = byName[String(parts[0])], !entity.isAbstract,
+                  parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()), key > 0 else { continue }
+            ids.insert(ObjectID(entity: entity, storeIdentifier: storeUUID, primaryKey: key))
+        }
+        return ids
+    }
+
+    /// Writes (or removes) `.pending`; a folder that cannot be written keeps the list in memory only.
+    private func savePendingList() {
+        if pending.isEmpty {
+            unlink(pendingListURL.path)
+            return
+        }
+        let text = pending.sorted().map { $0.uriRepresentation.absoluteString + "\n" }.joined()
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? Self.writeAtomically(Data(text.utf8), to: pendingListURL)
+    }
+
+    /// Whether this store may write the folder's records: no other existing store file claims it.
+    private func mayWrite() -> Bool {
+        if !ownerChecked {
+            ownerChecked = true
+            if let storePath {
+                let claimed = (try? String(contentsOf: ownerURL, encoding: .utf8))?.trimmingCharacters(in: .newlines)
+                if let claimed, claimed != storePath, FileManager.default.fileExists(atPath: claimed) {
+                    otherOwner = claimed
+                } else if claimed != storePath {
+                    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                    try? Self.writeAtomically(Data((storePath + "\n").utf8), to: ownerURL)
+                }
+            }
+        }
+        if let otherOwner {
+            lastError = .io(path: folder.path, reason: "the records there belong to the store at \(otherOwner), of which this store is a copy (the same UUID): give it another records folder")
+            return false
+        }
+        return true
     }
 
     var status: ExternalRecordsStatus {
@@ -215,17 +275,40 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
         }
     }
 
+    /// What a save did to one row, as far as records care.
+    enum Change {
+        /// A new row: its own record is written. The records that show it are rewritten anyway:
+        /// linking it changed their relationships (a context keeps inverses).
+        case inserted
+        /// A changed row, with the slots that changed when the context knows them.
+        case updated(SlotSet?)
+    }
+
     /// Brings the files of the objects a save wrote or deleted (and of the objects whose records
     /// show them) up to date. Called with the coordinator's stores locked, after the commit.
-    func storeDidSave(_ store: any PersistentStore, saved: [Snapshot], deleted: [ObjectID]) {
+    func storeDidSave(_ store: any PersistentStore, saved: [Snapshot], changes: [ObjectID: Change], deleted: [ObjectID]) {
         lock.withLock {
             var rewrite = pending
+            let hadPending = !pending.isEmpty
             pending = []
             // Objects to look up the owners of in the store, by entity and relationship.
             var lookUp: [String: (showing: Showing, ids: [ObjectID])] = [:]
             for row in saved {
                 let entity = row.objectID.entity
-                if plan(for: entity) != nil { rewrite.insert(row.objectID) }
+                let plan = plan(for: entity)
+                var showsChanged = true
+                switch changes[row.objectID] {
+                case .inserted?:
+                    if plan != nil { rewrite.insert(row.objectID) }
+                    continue
+                case .updated(let slots?)?:
+                    // Only what a record shows: its own entries, and what other records show of it.
+                    if let plan, plan.entries.contains(where: { slots[$0.slot] }) { rewrite.insert(row.objectID) }
+                    showsChanged = shownSlots(of: entity).contains { slots[$0] }
+                case .updated(nil)?, nil:
+                    if plan != nil { rewrite.insert(row.objectID) }
+                }
+                guard showsChanged else { continue }
                 for showing in relationshipsShowing(entity) {
                     // The inverse, when the row holds it, names the owners; otherwise the store is asked.
                     switch showing.inverseSlot.map({ row.values[$0] }) {
@@ -255,6 +338,7 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
             }
             for id in deleted { rewrite.remove(id) }
             write(rewrite.sorted(), from: store)
+            if hadPending || !pending.isEmpty { savePendingList() }
         }
     }
 
@@ -263,6 +347,10 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
     private func write(_ ids: [ObjectID], from store: any PersistentStore) {
         let recorded = ids.filter { !$0.isTemporaryID && plan(for: $0.entity) != nil }
         guard !recorded.isEmpty else { return }
+        guard mayWrite() else {
+            pending.formUnion(recorded)
+            return
+        }
         do {
             let records = try self.records(of: recorded, in: store)
             for id in recorded {
@@ -354,20 +442,45 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
                 fields.append(ExternalRecord.Field(property: entry.property, name: entry.field, values: values, isList: isList))
             }
             records[id] = ExternalRecord(objectURI: id.uriRepresentation.absoluteString, entityName: id.entity.name,
-                                         storeUUID: storeUUID, storePath: storePath, modelPath: modelPath, title: title, fields: fields)
+                                         storeUUID: storeUUID, storePath: storePath, modelPath: modelPath, title: title, fields: fields,
+                                         timeZone: configuration.timeZone)
         }
         return records
     }
 
-    /// How a related object reads in a record: its title attribute (user info
-    /// `externalRecordField = title`), else its recorded attributes' values, else its URI.
+    /// The attribute slots that show an object of `entity` in another object's record, in order:
+    /// those its entity's user info `externalRecordDisplay` names (comma- or space-separated),
+    /// else its title attribute (user info `externalRecordField = title`), else its recorded
+    /// attributes.
+    func shownSlots(of entity: EntityDescription) -> [Int] {
+        if let known = shown[ObjectIdentifier(entity)] { return known }
+        let layout = entity.layout
+        var slots: [Int]
+        var current: EntityDescription? = entity
+        var display: String?
+        while let candidate = current, display == nil {
+            display = candidate.userInfo["externalRecordDisplay"]
+            current = candidate.superentity
+        }
+        if let display {
+            slots = display.split(whereSeparator: { $0 == "," || $0 == " " }).compactMap { layout.index(of: String($0)) }
+                .filter { layout.properties[$0] is AttributeDescription }
+        } else {
+            let recorded = layout.properties.indices.filter { layout.properties[$0] is AttributeDescription && Self.isRecorded(layout.properties[$0]) }
+            let titled = recorded.filter { Self.fieldName(of: layout.properties[$0]) == "title" }
+            slots = titled.isEmpty ? recorded : titled
+        }
+        shown[ObjectIdentifier(entity)] = slots
+        return slots
+    }
+
+    /// How a related object reads in a record: its shown attributes (``shownSlots(of:)``)
+    /// joined by spaces, or its URI when it has none.
     private func text(of id: ObjectID, rows: [ObjectID: Snapshot]) -> String {
         guard let row = rows[id] else { return id.uriRepresentation.absoluteString }
         let properties = id.entity.layout.properties
-        let recorded = properties.indices.filter { properties[$0] is AttributeDescription && Self.isRecorded(properties[$0]) }
-        let titled = recorded.filter { Self.fieldName(of: properties[$0]) == "title" }
         var parts: [String] = []
-        for slot in titled.isEmpty ? recorded : titled {
+        for slot in shownSlots(of: id.entity) {
             guard let attribute = properties[slot] as? AttributeDescription,
                   case .value(let value) = row.values[slot], let recorded = ExternalRecord.value(of: value, type: attribute.attributeType),
                   !recorded.text.isEmpty else { continue }
@@ -401,13 +514,19 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
             try FileManager.default.createDirectory(at: entityFolder, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StoreError.io(path: entityFolder.path, reason: "cannot make the records folder: \(error.localizedDescription)")
+            throw StoreError.io(path: url.path, reason: "cannot make its folder \(entityFolder.path): \(error.localizedDescription)")
         }
-        // A dot name, which indexers skip, replaced in one rename: an indexer never reads half a file.
-        let temporary = entityFolder.appendingPathComponent(".\(url.lastPathComponent).tmp")
+        try Self.writeAtomically(bytes, to: url)
+        return true
+    }
+
+    /// Writes `bytes` to `url` through a dot-named temporary file beside it (which indexers skip),
+    /// replaced in one rename: an indexer never reads half a file.
+    static func writeAtomically(_ bytes: Data, to url: URL) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw StoreError.io(path: temporary.path, reason: String(cString: strerror(errno)))
+            throw StoreError.io(path: url.path, reason: "cannot write \(temporary.lastPathComponent): \(String(cString: strerror(errno)))")
         }
         var failure: String?
         bytes.withUnsafeBytes { buffer in
@@ -428,7 +547,6 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
             unlink(temporary.path)
             throw StoreError.io(path: url.path, reason: "cannot write the record: \(failure)")
         }
-        return true
     }
 
     /// Deletes `id`'s file, if it has one.
@@ -446,6 +564,7 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
     /// of objects the store no longer has (and of entities that keep no records any more).
     func synchronize(_ store: any PersistentStore) throws -> ExternalRecordsReport {
         try lock.withLock {
+            guard mayWrite() else { throw lastError ?? .io(path: folder.path, reason: "the records belong to another store") }
             var report = ExternalRecordsReport()
             var kept: [String: Set<String>] = [:]
             for entity in entities where !entity.isAbstract {
@@ -481,6 +600,7 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
                 if keep.isEmpty { rmdir(entityFolder.path) }
             }
             if pending.isEmpty { lastError = nil }
+            savePendingList()
             return report
         }
     }
@@ -503,6 +623,8 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
             }
             rmdir(entityFolder.path)
         }
+        unlink(folder.appendingPathComponent(".pending").path)
+        unlink(folder.appendingPathComponent(".store").path)
         rmdir(folder.path)
     }
 

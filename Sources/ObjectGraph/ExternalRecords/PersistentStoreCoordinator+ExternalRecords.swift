@@ -55,7 +55,8 @@ extension PersistentStoreCoordinator {
     /// let id = coordinator.managedObjectID(forURIRepresentation: URL(string: elements[NSObjectURIKey]!)!)
     /// ```
     public static func elementsDerived(fromExternalRecordAt url: URL) throws -> [String: String] {
-        let components = url.standardizedFileURL.pathComponents
+        // Through symbolic links: a link to a record, or to a store's records folder.
+        let components = url.standardizedFileURL.resolvingSymlinksInPath().pathComponents
         guard components.count >= 3 else {
             throw StoreError.io(path: url.path, reason: "not an external record: expected …/<store UUID>/<Entity>/p<key>.<extension>")
         }
@@ -106,10 +107,15 @@ extension PersistentStoreCoordinator {
         synchronizer.storeWillSave(store, deleting: request.deleted.map(\.objectID))
     }
 
-    /// Called after `store` committed a save, with the stores still locked.
-    func storeDidSave(_ store: any PersistentStore, result: StoreSaveResult) {
+    /// Called after `store` committed `request`'s save, with the stores still locked.
+    func storeDidSave(_ store: any PersistentStore, request: StoreSaveRequest, result: StoreSaveResult) {
         guard let synchronizer = synchronizer(of: store) else { return }
-        synchronizer.storeDidSave(store, saved: result.snapshots, deleted: result.deletedObjectIDs)
+        var changes: [ObjectID: ExternalRecordsSynchronizer.Change] = [:]
+        for row in request.inserted { changes[row.objectID] = .inserted }
+        for (index, row) in request.updated.enumerated() {
+            changes[row.objectID] = .updated(index < request.changedSlots.count ? request.changedSlots[index] : nil)
+        }
+        synchronizer.storeDidSave(store, saved: result.snapshots, changes: changes, deleted: result.deletedObjectIDs)
     }
 
     /// Called after `store`'s rows changed without a save naming them (a batch request, a

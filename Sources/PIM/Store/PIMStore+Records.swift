@@ -12,10 +12,11 @@ extension PIMStore {
     /// MIME package (Importers/) recognize.
     public static let recordExtensions: [String: String] = ["Contact": "pimcontact", "Event": "pimevent", "Task": "pimtask"]
 
-    /// The store options that turn record files on, in `directory`.
-    static func recordOptions(_ directory: URL) -> [String: any Sendable] {
+    /// The store options that turn record files on, in `directory`, with dates in `timeZone`
+    /// (users search by their own days: an all-day event is on its day).
+    static func recordOptions(_ directory: URL, timeZone: TimeZone) -> [String: any Sendable] {
         [NSExternalRecordsDirectoryOption: directory.path, NSExternalRecordExtensionOption: recordExtensions,
-         NSExternalRecordsFileFormatOption: XHTMLExternalRecordType]
+         NSExternalRecordsFileFormatOption: XHTMLExternalRecordType, ExternalRecordsTimeZoneOption: timeZone]
     }
 
     private var persistentStore: (any PersistentStore)? { context.persistentStoreCoordinator?.persistentStores.first }
@@ -47,7 +48,8 @@ extension PIMStore {
         let notARecord = PIMError.usage("\(file.path): not a pim record file (expected …/<store UUID>/<Entity>/p<number>.pimcontact, .pimevent or .pimtask)")
         guard let elements = try? PersistentStoreCoordinator.elementsDerived(fromExternalRecordAt: file),
               let entity = elements[NSEntityNameInPathKey].flatMap({ PIMModel.shared.entitiesByName[$0] }),
-              let kind = RecordKind(entity: entity), kind != .group else { throw notARecord }
+              let kind = RecordKind(entity: entity), kind != .group,
+              file.resolvingSymlinksInPath().pathExtension == Self.recordExtensions[kind.entityName] else { throw notARecord }
         guard let store = persistentStore, elements[NSStoreUUIDInPathKey] == store.identifier else {
             let elsewhere = elements[NSStorePathKey].map { " (\($0))" } ?? ""
             throw PIMError.store(path: url.path, reason: "\(file.path) is a record of another store\(elsewhere): open it with --store")

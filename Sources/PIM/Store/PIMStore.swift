@@ -44,7 +44,7 @@ public final class PIMStore {
             var options: [String: any Sendable] = [
                 NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
             ]
-            if let recordsDirectory { options.merge(Self.recordOptions(recordsDirectory)) { _, new in new } }
+            if let recordsDirectory { options.merge(Self.recordOptions(recordsDirectory, timeZone: timeZone)) { _, new in new } }
             let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
             context = ManagedObjectContext(concurrencyType: .mainQueue)
             context.persistentStoreCoordinator = coordinator

@@ -111,7 +111,7 @@ final class ExternalRecordsTests: XCTestCase {
         XCTAssertTrue(page.contains("<meta name=\"entity\" content=\"Person\"/>"), page)
         XCTAssertTrue(page.contains("<meta name=\"email\" content=\"ada@example.com, countess@example.org\"/>"), page)
         XCTAssertTrue(page.contains("<meta name=\"notes\" content=\"Analytical engine\"/>"), page)
-        XCTAssertTrue(page.contains("<meta name=\"birthday\" content=\"20090213T233130Z\"/>"), page)
+        XCTAssertTrue(page.contains("<meta name=\"birthday\" content=\"20090213233130\"/>"), page)
         XCTAssertTrue(page.contains("<meta name=\"age\" content=\"36\"/>"), page)
         XCTAssertFalse(page.contains("never written"), "an unmarked property stays out of the record")
         XCTAssertTrue(XMLParser(data: Data(page.utf8)).parse(), "the record is well-formed XML")
@@ -385,10 +385,32 @@ final class ExternalRecordsTests: XCTestCase {
         XCTAssertNil(context.persistentStoreCoordinator?.externalRecordsStatus(of: store))
     }
 
-    func testDatesAreWrittenSortableInUTC() {
-        XCTAssertEqual(ExternalRecord.dateText(Date(timeIntervalSince1970: 0)), "19700101T000000Z")
-        XCTAssertEqual(ExternalRecord.dateText(Date(timeIntervalSince1970: -1)), "19691231T235959Z")
-        XCTAssertEqual(ExternalRecord.dateText(Date(timeIntervalSince1970: 951_782_400)), "20000229T000000Z")
-        XCTAssertEqual(ExternalRecord.dateText(Date(timeIntervalSince1970: 4_102_444_799)), "20991231T235959Z")
+    func testTheTimeZoneOptionWritesDatesInItsWallClockTime() throws {
+        var zoned = options()
+        zoned[ExternalRecordsTimeZoneOption] = "Europe/Berlin"
+        let (context, store) = try open(options: zoned)
+        let ada = insertPerson(context, name: "Ada")
+        ada.setValue(Date(timeIntervalSince1970: 1_234_567_890), forKey: "birthday")
+        try context.save()
+        let page = try text(recordURL(of: ada, store: store, extension: "contact"))
+        XCTAssertTrue(page.contains("<meta name=\"birthday\" content=\"20090214003130\"/>"), page)
+        XCTAssertTrue(page.contains("<dd>2009-02-14 00:31:30</dd>"), page)
+
+        zoned[ExternalRecordsTimeZoneOption] = "Mars/Olympus"
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model())
+        XCTAssertThrowsError(try coordinator.addPersistentStore(type: .inMemory, options: zoned)) { error in
+            XCTAssertTrue("\(error)".contains("Mars/Olympus"), "\(error)")
+        }
+    }
+
+    func testDatesAreWrittenSortableInUTCOrTheGivenZone() {
+        let berlin = TimeZone(identifier: "Europe/Berlin")
+        XCTAssertEqual(ExternalRecord.dateText(Date(timeIntervalSince1970: 0), in: berlin), "19700101010000")
+        XCTAssertEqual(ExternalRecord.dateText(Date(timeIntervalSince1970: 0), in: berlin, sortable: false), "1970-01-01 01:00:00")
+        XCTAssertEqual(ExternalRecord.dateText(Date(timeIntervalSince1970: 0), sortable: false), "1970-01-01 00:00:00 UTC")
+        XCTAssertEqual(ExternalRecord.dateText(Date(timeIntervalSince1970: 0)), "19700101000000")
+        XCTAssertEqual(ExternalRecord.dateText(Date(timeIntervalSince1970: -1)), "19691231235959")
+        XCTAssertEqual(ExternalRecord.dateText(Date(timeIntervalSince1970: 951_782_400)), "20000229000000")
+        XCTAssertEqual(ExternalRecord.dateText(Date(timeIntervalSince1970: 4_102_444_799)), "20991231235959")
     }
 }
