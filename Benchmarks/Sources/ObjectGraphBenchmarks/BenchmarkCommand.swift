@@ -1,7 +1,8 @@
 // The benchmark command: runs the workloads (all, or `--only`), prints the table, writes JSON
 // (`--json`); `--quick` for a smoke run at N = 10,000; `--single` is the child process that
 // measures one variant's peak memory; `--floor` times what W2's objects cost with no store;
-// `--stores` times saving and opening each file store (SQLite, XML, binary).
+// `--stores` times saving and opening each file store (SQLite, XML, binary); `--records` times
+// external record files.
 import ArgumentParser
 import Foundation
 
@@ -43,6 +44,9 @@ struct BenchmarkCommand: ParsableCommand {
     @Flag(help: "Time the file stores instead of the workloads: N objects saved into a new SQLite, XML and binary store, and each store opened and read.")
     var stores = false
 
+    @Flag(help: "Time external record files instead of the workloads: N objects saved with and without a file each, changed and saved again, and a full synchronization.")
+    var records = false
+
     func run() throws {
         var scale = quick ? Scale.quick : Scale.full
         if let rows { scale = scale.withRows(rows) }
@@ -63,6 +67,10 @@ struct BenchmarkCommand: ParsableCommand {
         }
         if stores {
             print(FileStores.report(try FileStores.measure(harness), rows: scale.rows))
+            return
+        }
+        if records {
+            print(RecordFiles.report(try RecordFiles.measure(harness), rows: scale.rows))
             return
         }
         let wanted = only.map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }) }

@@ -6,7 +6,16 @@ import ObjectGraph
 
 enum BenchmarkModel {
     /// The model; built once, shared by every store of the run.
-    static let model: ManagedObjectModel = {
+    static let model = makeModel()
+
+    /// The same model with Person's attributes marked "Index in Spotlight", for `--records`.
+    static let recordedModel: ManagedObjectModel = {
+        let model = makeModel()
+        for property in model.entitiesByName["Person"]?.properties ?? [] { property.isIndexedBySpotlight = true }
+        return model
+    }()
+
+    private static func makeModel() -> ManagedObjectModel {
         let model = ManagedObjectModel {
             Entity("Person") {
                 Attribute("age", .integer32, default: 0)
@@ -32,7 +41,7 @@ enum BenchmarkModel {
             }
         }
         return model
-    }()
+    }
 
     /// A context on the SQLite store at `url` (created when missing).
     static func context(at url: URL) throws -> ManagedObjectContext {
