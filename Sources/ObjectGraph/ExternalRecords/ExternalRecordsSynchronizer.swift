@@ -3,7 +3,8 @@
 // your data store"). After each save the coordinator hands it the rows written and the IDs
 // deleted; it reads what a record shows back from the store, rewrites the files whose contents
 // changed (a temporary file, then a rename) and deletes the deleted objects' files. Files that
-// could not be written are tried again after the next save; `synchronize` rebuilds them all.
+// could not be written are listed in the folder's `.pending` and tried again after the next save,
+// in this process or a later one; `synchronize` rebuilds them all.
 import Foundation
 
 /// What a full synchronization did.
@@ -22,8 +23,8 @@ public struct ExternalRecordsStatus: Sendable {
     public var folder: URL
     /// The format of the files.
     public var format: ExternalRecordFormat
-    /// The objects whose files the last save could not write (they are tried again after the
-    /// next save, and by a full synchronization).
+    /// The objects whose files a save could not write (they are tried again after the next
+    /// save, also by a later process, and by a full synchronization).
     public var pendingObjectIDs: [ObjectID]
     /// Why the last failed write failed, naming the file.
     public var lastError: StoreError?
