@@ -151,6 +151,14 @@ public struct ExternalRecord: Sendable, Equatable {
     /// `text` with XML's special characters escaped and the characters XML 1.0 cannot carry
     /// (controls other than tab and newlines) left out.
     static func escaped(_ text: String) -> String {
+        // Most text needs nothing: no markup character, no control, and no character from
+        // U+F000 up (lead byte 0xEF or more: U+FFFE and U+FFFF are among them).
+        if text.utf8.allSatisfy({ byte in
+            byte < 0xEF && byte != UInt8(ascii: "&") && byte != UInt8(ascii: "<") && byte != UInt8(ascii: ">")
+                && byte != UInt8(ascii: "\"") && (byte >= 0x20 || byte == 0x09 || byte == 0x0A)
+        }) {
+            return text
+        }
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -49,6 +49,10 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
         let fileExtension: String
         let entries: [Entry]
         let titleSlot: Int?
+        /// `<folder>/<Entity>`, the folder of the entity's files.
+        let folderPath: String
+        /// An object's URI less its key: `x-objectgraph://<store UUID>/<Entity>/p`.
+        let uriPrefix: String
     }
 
     let configuration: ExternalRecordsConfiguration
@@ -65,6 +69,8 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
     private let entities: [EntityDescription]
     private var pending: Set<ObjectID> = []
     private var shown: [ObjectIdentifier: [Int]] = [:]
+    /// Entity folders made (or found) by this synchronizer: made once, not at every file.
+    private var madeFolders: Set<String> = []
     private var lastError: StoreError?
 
     /// A recorded relationship of `owner` (an entity with records) that can show objects of
@@ -182,7 +188,12 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
             if titleSlot == nil {
                 titleSlot = entries.first { if case .attribute(.string) = $0.kind { return true } else { return false } }?.slot
             }
-            if !entries.isEmpty { plan = Plan(fileExtension: fileExtension, entries: entries, titleSlot: titleSlot) }
+            if !entries.isEmpty {
+                let uri = ObjectID(entity: entity, storeIdentifier: storeUUID, primaryKey: 1).uriRepresentation.absoluteString
+                plan = Plan(fileExtension: fileExtension, entries: entries, titleSlot: titleSlot,
+                            folderPath: folder.appendingPathComponent(entity.name, isDirectory: true).path,
+                            uriPrefix: String(uri.dropLast()))
+            }
         }
         plans[ObjectIdentifier(entity)] = .some(plan)
         return plan
@@ -366,7 +377,7 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
                     lastError = error
                 } catch {
                     pending.insert(id)
-                    lastError = .io(path: fileURL(of: id)?.path ?? folder.path, reason: "\(error)")
+                    lastError = .io(path: filePath(of: id) ?? folder.path, reason: "\(error)")
                 }
             }
         } catch {
@@ -442,7 +453,7 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
                 if entry.slot == plan.titleSlot { title = values.first?.text }
                 fields.append(ExternalRecord.Field(property: entry.property, name: entry.field, values: values, isList: isList))
             }
-            records[id] = ExternalRecord(objectURI: id.uriRepresentation.absoluteString, entityName: id.entity.name,
+            records[id] = ExternalRecord(objectURI: plan.uriPrefix + String(id.primaryKey ?? 0), entityName: id.entity.name,
                                          storeUUID: storeUUID, storePath: storePath, modelPath: modelPath, title: title, fields: fields,
                                          timeZone: configuration.timeZone)
         }
@@ -493,41 +504,91 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
     // MARK: Files
 
     /// `<folder>/<Entity>/p<key>.<extension>`, or nil for an object whose entity keeps no records.
-    func fileURL(of id: ObjectID) -> URL? {
+    /// (Paths, not URLs: a URL is parsed again at each step, which cost more than the file's write.)
+    func filePath(of id: ObjectID) -> String? {
         guard let key = id.primaryKey, let plan = plan(for: id.entity) else { return nil }
-        return folder.appendingPathComponent(id.entity.name, isDirectory: true)
-            .appendingPathComponent("p\(key).\(plan.fileExtension)")
+        return plan.folderPath + "/p\(key).\(plan.fileExtension)"
+    }
+
+    /// The name of `id`'s file.
+    func fileName(of id: ObjectID) -> String? {
+        guard let key = id.primaryKey, let plan = plan(for: id.entity) else { return nil }
+        return "p\(key).\(plan.fileExtension)"
     }
 
     /// Writes `record` as `id`'s file unless the file already holds it; true when it wrote.
     func writeFile(_ record: ExternalRecord, for id: ObjectID) throws -> Bool {
-        guard let url = fileURL(of: id) else { return false }
+        guard let path = filePath(of: id), let plan = plan(for: id.entity) else { return false }
         let bytes: Data
         do {
             bytes = try record.contents(in: configuration.format)
         } catch {
-            throw StoreError.io(path: url.path, reason: "cannot encode the record: \(error)")
+            throw StoreError.io(path: path, reason: "cannot encode the record: \(error)")
         }
-        if let existing = FileManager.default.contents(atPath: url.path), existing == bytes { return false }
-        let entityFolder = url.deletingLastPathComponent()
+        if let existing = Self.contents(atPath: path, expecting: bytes.count), existing == bytes { return false }
+        if !madeFolders.contains(plan.folderPath) {
+            do {
+                // Private, as the store's own data: records hold names, addresses and notes.
+                try FileManager.default.createDirectory(atPath: plan.folderPath, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreError.io(path: path, reason: "cannot make its folder \(plan.folderPath): \(error.localizedDescription)")
+            }
+            madeFolders.insert(plan.folderPath)
+        }
         do {
-            // Private, as the store's own data: records hold names, addresses and notes.
-            try FileManager.default.createDirectory(at: entityFolder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try Self.writeAtomically(bytes, toPath: path)
         } catch {
-            throw StoreError.io(path: url.path, reason: "cannot make its folder \(entityFolder.path): \(error.localizedDescription)")
+            // The folder went since it was made (removed by hand): made again, once.
+            guard errno == ENOENT else { throw error }
+            madeFolders.remove(plan.folderPath)
+            try FileManager.default.createDirectory(atPath: plan.folderPath, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            madeFolders.insert(plan.folderPath)
+            try Self.writeAtomically(bytes, toPath: path)
         }
-        try Self.writeAtomically(bytes, to: url)
         return true
     }
 
-    /// Writes `bytes` to `url` through a dot-named temporary file beside it (which indexers skip),
-    /// replaced in one rename: an indexer never reads half a file.
+    /// The bytes of the file at `path` when it holds exactly `count` of them (else nil: it
+    /// cannot hold what is about to be written).
+    static func contents(atPath path: String, expecting count: Int) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, Int(status.st_size) == count else { return nil }
+        var data = Data(count: count)
+        let complete = data.withUnsafeMutableBytes { buffer -> Bool in
+            var offset = 0
+            while offset < count {
+                let read = Foundation.read(descriptor, buffer.baseAddress! + offset, count - offset)
+                if read < 0, errno == EINTR { continue }
+                guard read > 0 else { return false }
+                offset += read
+            }
+            return true
+        }
+        return complete ? data : nil
+    }
+
+    /// Writes `bytes` to `url` (see ``writeAtomically(_:toPath:)``).
     static func writeAtomically(_ bytes: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        try writeAtomically(bytes, toPath: url.path)
+    }
+
+    /// Writes `bytes` to `path` through a dot-named temporary file beside it (which indexers
+    /// skip), replaced in one rename: an indexer never reads half a file. On failure `errno`
+    /// is the call's.
+    static func writeAtomically(_ bytes: Data, toPath path: String) throws {
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let temporary = String(path[..<slash]) + "." + String(path[slash...]) + ".tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw StoreError.io(path: url.path, reason: "cannot write \(temporary.lastPathComponent): \(String(cString: strerror(errno)))")
+            let code = errno
+            let reason = String(cString: strerror(code))
+            errno = code
+            throw StoreError.io(path: path, reason: "cannot write the record: \(reason)")
         }
         var failure: String?
         bytes.withUnsafeBytes { buffer in
@@ -543,19 +604,19 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
             }
         }
         if close(descriptor) != 0, failure == nil { failure = String(cString: strerror(errno)) }
-        if failure == nil, rename(temporary.path, url.path) != 0 { failure = String(cString: strerror(errno)) }
+        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
         if let failure {
-            unlink(temporary.path)
-            throw StoreError.io(path: url.path, reason: "cannot write the record: \(failure)")
+            unlink(temporary)
+            throw StoreError.io(path: path, reason: "cannot write the record: \(failure)")
         }
     }
 
     /// Deletes `id`'s file, if it has one.
     private func removeFile(of id: ObjectID) {
-        guard let url = fileURL(of: id) else { return }
-        if unlink(url.path) != 0, errno != ENOENT {
+        guard let path = filePath(of: id) else { return }
+        if unlink(path) != 0, errno != ENOENT {
             pending.insert(id)
-            lastError = .io(path: url.path, reason: "cannot remove the record: \(String(cString: strerror(errno)))")
+            lastError = .io(path: path, reason: "cannot remove the record: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -580,8 +641,8 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
                 for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
                     let records = try self.records(of: chunk, in: store)
                     for id in chunk {
-                        guard let record = records[id], let url = fileURL(of: id) else { continue }
-                        names.insert(url.lastPathComponent)
+                        guard let record = records[id], let name = fileName(of: id) else { continue }
+                        names.insert(name)
                         if try writeFile(record, for: id) { report.written += 1 } else { report.unchanged += 1 }
                         pending.remove(id)
                     }
