@@ -582,7 +582,9 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
     /// is the call's.
     static func writeAtomically(_ bytes: Data, toPath path: String) throws {
         let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
-        let temporary = String(path[..<slash]) + "." + String(path[slash...]) + ".tmp"
+        // The process's own temporary name: two processes saving one store never write into
+        // each other's temporary file.
+        let temporary = String(path[..<slash]) + "." + String(path[slash...]) + ".\(getpid()).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let code = errno
@@ -691,7 +693,7 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
     }
 
     /// Whether `name` is a record file's name (`p<digits>.<extension>`) or one of their
-    /// temporary files (`.p<digits>.<extension>.tmp`).
+    /// temporary files (`.p<digits>.<extension>.<pid>.tmp`).
     static func isRecordFileName(_ name: String) -> Bool {
         var base = Substring(name)
         if base.hasPrefix(".") {

@@ -328,7 +328,7 @@ final class ExternalRecordsTests: XCTestCase {
         try FileManager.default.removeItem(at: adaURL)
         try Data("old".utf8).write(to: staleURL)
         let orphan = keptURL.deletingLastPathComponent().appendingPathComponent("p999.task")
-        let crashLeftover = keptURL.deletingLastPathComponent().appendingPathComponent(".p998.task.tmp")
+        let crashLeftover = keptURL.deletingLastPathComponent().appendingPathComponent(".p998.task.4242.tmp")
         let userFile = keptURL.deletingLastPathComponent().appendingPathComponent("README")
         for url in [orphan, crashLeftover, userFile] { try Data("x".utf8).write(to: url) }
 
