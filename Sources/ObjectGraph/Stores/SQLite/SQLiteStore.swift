@@ -183,7 +183,13 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             // journal mode is part of it, and a refused open leaves the file as it was. (The
             // check runs again under the write lock below, for a file made meanwhile.)
             var migrating = false
-            if let existing = try Self.readMetadata(connection) {
+            var existing = try Self.readMetadata(connection)
+            if existing == nil, try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")?.integerValue != 0 {
+                // Tables but no metadata a moment ago: another process may have created the store
+                // between the two reads (its creation commits tables and metadata at once).
+                existing = try Self.readMetadata(connection)
+            }
+            if let existing {
                 migrating = try needsMigration(existing, hashes: hashes, schema: schema, model: model)
             } else {
                 try refuseForeignDatabase()
