@@ -58,8 +58,8 @@ enum FileStores {
         return context
     }
 
-    /// W1's objects.
-    private static func insert(_ n: Int, into context: ManagedObjectContext) {
+    /// W1's objects (`--records` makes them too).
+    static func insert(_ n: Int, into context: ManagedObjectContext) {
         for i in 0..<n {
             let person = Person(context: context)
             person.age = PersonValues.age(i)

@@ -19,7 +19,7 @@ enum RecordFiles {
         let plain = try harness.time(Runner(setUp: { _ in }) { database in
             let context = try self.context(at: database, records: false)
             return {
-                insert(n, into: context)
+                FileStores.insert(n, into: context)
                 try context.save()
                 return n
             }
@@ -27,14 +27,14 @@ enum RecordFiles {
         let recorded = try harness.time(Runner(setUp: { _ in }) { database in
             let context = try self.context(at: database, records: true)
             return {
-                insert(n, into: context)
+                FileStores.insert(n, into: context)
                 try context.save()
                 return n
             }
         }, writes: true, in: folder("insert"))
         let modified = try harness.time(Runner(setUp: { database in
             let context = try self.context(at: database, records: true)
-            insert(n, into: context)
+            FileStores.insert(n, into: context)
             try context.save()
         }) { database in
             let context = try self.context(at: database, records: true)
@@ -47,7 +47,7 @@ enum RecordFiles {
         }, writes: true, in: folder("modify"))
         let synchronized = try harness.time(Runner(setUp: { database in
             let context = try self.context(at: database, records: true)
-            insert(n, into: context)
+            FileStores.insert(n, into: context)
             try context.save()
         }) { database in
             let context = try self.context(at: database, records: true)
@@ -73,18 +73,6 @@ enum RecordFiles {
         let context = ManagedObjectContext(concurrencyType: .mainQueue)
         context.persistentStoreCoordinator = coordinator
         return context
-    }
-
-    /// W1's objects.
-    private static func insert(_ n: Int, into context: ManagedObjectContext) {
-        for i in 0..<n {
-            let person = Person(context: context)
-            person.age = PersonValues.age(i)
-            person.created = Date(timeIntervalSinceReferenceDate: PersonValues.created(i))
-            person.email = PersonValues.email(i)
-            person.name = PersonValues.name(i)
-            person.score = PersonValues.score(i)
-        }
     }
 
     /// The report's lines: each timing, per record, and against the save without records.

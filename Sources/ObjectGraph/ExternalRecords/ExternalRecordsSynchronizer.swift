@@ -236,7 +236,7 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
                 case .toOne(let r), .toMany(let r): relationship = r
                 case .attribute: continue
                 }
-                guard let destination = relationship.destinationEntity, Self.entity(entity, isKindOf: destination),
+                guard let destination = relationship.destinationEntity, entity.isKind(of: destination),
                       seen.insert("\(owner.name).\(relationship.name)").inserted else { continue }
                 let inverseSlot = relationship.inverseName.flatMap { entity.layout.index(of: $0) }
                 found.append(Showing(owner: owner, relationship: relationship, inverseSlot: inverseSlot))
@@ -244,16 +244,6 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
         }
         showing[ObjectIdentifier(entity)] = found
         return found
-    }
-
-    /// Whether `entity` is `ancestor` or one of its sub-entities.
-    private static func entity(_ entity: EntityDescription, isKindOf ancestor: EntityDescription) -> Bool {
-        var current: EntityDescription? = entity
-        while let candidate = current {
-            if candidate === ancestor || candidate.name == ancestor.name { return true }
-            current = candidate.superentity
-        }
-        return false
     }
 
     /// The objects whose records show `ids` (objects of one entity) through `showing`, as the
@@ -275,16 +265,28 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
     /// row does, so the owners are found while the store still has it).
     func storeWillSave(_ store: any PersistentStore, deleting deleted: [ObjectID]) {
         lock.withLock {
-            var lookUp: [String: (showing: Showing, ids: [ObjectID])] = [:]
-            for id in deleted {
-                for showing in relationshipsShowing(id.entity) {
-                    lookUp["\(showing.owner.name).\(showing.relationship.name)", default: (showing, [])].ids.append(id)
-                }
-            }
-            for (showing, ids) in lookUp.values {
+            var lookUp = OwnerLookUp()
+            for id in deleted { lookUp.add(id, through: relationshipsShowing(id.entity)) }
+            for (showing, ids) in lookUp.requests {
                 if let owners = try? owners(of: ids, through: showing, in: store) { pending.formUnion(owners) }
             }
         }
+    }
+
+    /// Objects whose owners (the objects whose records show them) are asked of the store, by
+    /// owner entity and relationship: one query each.
+    private struct OwnerLookUp {
+        private var byRelationship: [String: (showing: Showing, ids: [ObjectID])] = [:]
+
+        mutating func add(_ id: ObjectID, through showings: [Showing]) {
+            for showing in showings { add(id, through: showing) }
+        }
+
+        mutating func add(_ id: ObjectID, through showing: Showing) {
+            byRelationship["\(showing.owner.name).\(showing.relationship.name)", default: (showing, [])].ids.append(id)
+        }
+
+        var requests: [(showing: Showing, ids: [ObjectID])] { Array(byRelationship.values) }
     }
 
     /// What a save did to one row, as far as records care.
@@ -303,8 +305,7 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
             var rewrite = pending
             let hadPending = !pending.isEmpty
             pending = []
-            // Objects to look up the owners of in the store, by entity and relationship.
-            var lookUp: [String: (showing: Showing, ids: [ObjectID])] = [:]
+            var lookUp = OwnerLookUp()
             for row in saved {
                 let entity = row.objectID.entity
                 let plan = plan(for: entity)
@@ -328,7 +329,7 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
                     case .objects(let ids)?: rewrite.formUnion(ids)
                     case .null?: break
                     case .unloaded?, .value?, nil:
-                        lookUp["\(showing.owner.name).\(showing.relationship.name)", default: (showing, [])].ids.append(row.objectID)
+                        lookUp.add(row.objectID, through: showing)
                     }
                 }
             }
@@ -337,11 +338,9 @@ final class ExternalRecordsSynchronizer: @unchecked Sendable {
             for id in deleted {
                 rewrite.remove(id)
                 removeFile(of: id)
-                for showing in relationshipsShowing(id.entity) {
-                    lookUp["\(showing.owner.name).\(showing.relationship.name)", default: (showing, [])].ids.append(id)
-                }
+                lookUp.add(id, through: relationshipsShowing(id.entity))
             }
-            for (showing, ids) in lookUp.values {
+            for (showing, ids) in lookUp.requests {
                 do {
                     rewrite.formUnion(try owners(of: ids, through: showing, in: store))
                 } catch {
