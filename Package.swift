@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
+        .library(name: "FeedImport", targets: ["FeedImport"]),
         .library(name: "PIM", targets: ["PIM"]),
         .executable(name: "pim", targets: ["pim"]),
         .plugin(name: "ObjectGraphCodegen", targets: ["ObjectGraphCodegen"]),
@@ -47,13 +48,28 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["objectgraph-codegen"]
         ),
+        // Streaming import of web-service XML feeds through declarative mappings (Importers/feeds).
+        .target(
+            name: "FeedImport",
+            dependencies: ["ObjectGraph", "CLibXML2"]
+        ),
         // The PIM domain: its model (Data/PIM.xcdatamodeld, seen here through a symlink so that
         // the plugin generates its classes and the bundle ships as a resource), dates, recurrence,
         // urgency, record naming, the undo journal and presentation.
         .target(
             name: "PIM",
-            dependencies: ["ObjectGraph"],
-            resources: [.embedInCode("PIM.xcdatamodeld/PIM 2.xcdatamodel/contents")],
+            dependencies: ["ObjectGraph", "FeedImport"],
+            resources: [.embedInCode("PIM.xcdatamodeld/PIM 2.xcdatamodel/contents"),
+                        // The feed mappings of Importers/feeds, seen through a symlink.
+                        .embedInCode("Import/FeedMappings/atom-xcal.json"),
+                        .embedInCode("Import/FeedMappings/dav.json"),
+                        .embedInCode("Import/FeedMappings/ews.json"),
+                        .embedInCode("Import/FeedMappings/gdata-calendar.json"),
+                        .embedInCode("Import/FeedMappings/gdata-contacts.json"),
+                        .embedInCode("Import/FeedMappings/rss-event.json"),
+                        .embedInCode("Import/FeedMappings/rss-xcal.json"),
+                        .embedInCode("Import/FeedMappings/xcal.json"),
+                        .embedInCode("Import/FeedMappings/xcard.json")],
             plugins: ["ObjectGraphCodegen"]
         ),
         // The `pim` command: parses arguments and prints; the work is in PIM.
@@ -61,6 +77,7 @@ let package = Package(
             name: "pim",
             dependencies: [
                 "PIM",
+                "FeedImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -84,6 +101,10 @@ let package = Package(
         .testTarget(
             name: "GeneratedModelTests",
             dependencies: ["GeneratedModelFixture", "ObjectGraph"]
+        ),
+        .testTarget(
+            name: "FeedImportTests",
+            dependencies: ["FeedImport", "ObjectGraph"]
         ),
         .testTarget(
             name: "ObjectGraphTests",

@@ -16,6 +16,7 @@ import ObjectGraph
 /// | 6 | not confirmed: a delete without `--yes` and no terminal to ask on, or answered no |
 /// | 7 | invalid data: the store refused the values (each failure is listed) |
 /// | 8 | the store cannot be opened or written |
+/// | 9 | a feed cannot be imported: not well-formed XML (line and column named), unreadable, or a bad mapping |
 public enum PIMExitCode: Int32, Sendable, CaseIterable {
     case success = 0
     case noMatch = 1
@@ -26,6 +27,7 @@ public enum PIMExitCode: Int32, Sendable, CaseIterable {
     case notConfirmed = 6
     case invalidData = 7
     case storeFailure = 8
+    case feedFailure = 9
 }
 
 /// A failure of a pim command, with what to tell the user.
@@ -43,6 +45,8 @@ public enum PIMError: Error, CustomStringConvertible {
     case notConfirmed(String)
     case invalid(String)
     case store(path: String, reason: String)
+    /// A feed that cannot be imported (its file, line and column), or a mapping that cannot be used.
+    case feed(String)
 
     /// The exit code this failure ends the command with.
     public var exitCode: PIMExitCode {
@@ -55,13 +59,14 @@ public enum PIMError: Error, CustomStringConvertible {
         case .notConfirmed: .notConfirmed
         case .invalid: .invalidData
         case .store: .storeFailure
+        case .feed: .feedFailure
         }
     }
 
     public var description: String {
         switch self {
         case .noMatch(let message), .usage(let message), .conflict(let message), .notConfirmed(let message), .invalid(let message),
-             .noOccurrence(let message):
+             .noOccurrence(let message), .feed(let message):
             return message
         case .date(let error): return error.description
         case .recurrence(let error): return error.description

@@ -1,0 +1,190 @@
+// iCalendar (RFC 5545) and vCard (RFC 6350) text as feeds carry it inside XML (CalDAV
+// calendar-data, CardDAV address-data, GData gd:recurrence): content lines unfolded, split into
+// name, parameters and value, and nested BEGIN/END components. Values stay escaped until read.
+import Foundation
+
+/// One content line: `DTSTART;TZID=Europe/Berlin:20240610T093000`.
+public struct ContentProperty: Sendable, Equatable {
+    /// The upper-case name, without a vCard group (`item1.EMAIL` is `EMAIL`).
+    public var name: String
+    /// Parameters by upper-case name; a parameter with several values keeps them comma-joined.
+    public var parameters: [String: String]
+    /// The value as written: escapes (`\,` `\;` `\n`) not yet undone.
+    public var rawValue: String
+
+    /// The value with its escapes undone.
+    public var value: String { Self.unescaped(rawValue) }
+
+    /// The `index`th `;`-separated component of a structured value (`N`, `ADR`, `ORG`), unescaped.
+    public func part(_ index: Int) -> String? {
+        var parts: [String] = []
+        var current = ""
+        var escaped = false
+        for character in rawValue {
+            if escaped {
+                current.append("\\")
+                current.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == ";" {
+                parts.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        parts.append(current)
+        return index < parts.count ? Self.unescaped(parts[index]) : nil
+    }
+
+    static func unescaped(_ text: String) -> String {
+        guard text.contains("\\") else { return text }
+        var result = ""
+        var escaped = false
+        for character in text {
+            if escaped {
+                result.append(character == "n" || character == "N" ? "\n" : character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}
+
+/// A component (`VCALENDAR`, `VEVENT`, `VCARD`) with its properties and nested components.
+public struct ContentComponent: Sendable {
+    public var name: String
+    public var properties: [ContentProperty] = []
+    public var components: [ContentComponent] = []
+
+    /// The first property named `name`.
+    public func property(_ name: String) -> ContentProperty? {
+        properties.first { $0.name == name }
+    }
+
+    /// Every property named `name`, in order.
+    public func properties(named name: String) -> [ContentProperty] {
+        properties.filter { $0.name == name }
+    }
+
+    /// The component named `name` a record reads: this one, or the first nested one that is not
+    /// an overridden instance (no `RECURRENCE-ID`), else the first overridden one.
+    public func recordComponent(named name: String) -> ContentComponent? {
+        if self.name == name { return self }
+        let candidates = components.flatMap { component -> [ContentComponent] in
+            component.name == name ? [component] : component.recordComponent(named: name).map { [$0] } ?? []
+        }
+        return candidates.first { $0.property("RECURRENCE-ID") == nil } ?? candidates.first
+    }
+
+    /// Parses iCalendar or vCard text: CRLF, bare LF and bare CR all end lines (XML parsers turn
+    /// CRLF into LF); a line starting with a space or tab continues the one before. Lines outside
+    /// any component, or that are not `NAME[;PARAM=VALUE]:VALUE`, are left out.
+    public static func parse(_ text: String) -> ContentComponent {
+        var root = ContentComponent(name: "")
+        var stack: [ContentComponent] = []
+        for line in unfoldedLines(text) {
+            guard let property = contentLine(line) else { continue }
+            switch property.name {
+            case "BEGIN":
+                stack.append(ContentComponent(name: property.rawValue.uppercased()))
+            case "END":
+                guard let finished = stack.popLast() else { continue }
+                if stack.isEmpty { root.components.append(finished) } else { stack[stack.count - 1].components.append(finished) }
+            default:
+                if stack.isEmpty { root.properties.append(property) } else { stack[stack.count - 1].properties.append(property) }
+            }
+        }
+        // An unclosed component still counts (truncated payloads lose only their END lines).
+        while let open = stack.popLast() {
+            if stack.isEmpty { root.components.append(open) } else { stack[stack.count - 1].components.append(open) }
+        }
+        return root
+    }
+
+    static func unfoldedLines(_ text: String) -> [String] {
+        var lines: [String] = []
+        for physical in text.replacingOccurrences(of: "\r\n", with: "\n").split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+            // A fold is one blank before the rest of a line. Text indented deeper that starts a
+            // content line is a new line of a payload pretty-printed inside XML (GData's
+            // gd:recurrence), not the middle of a value.
+            let indentation = physical.prefix { $0 == " " || $0 == "\t" }
+            if indentation.count > 1, startsContentLine(physical.dropFirst(indentation.count)) {
+                lines.append(String(physical.dropFirst(indentation.count)))
+            } else if let first = physical.first, first == " " || first == "\t", !lines.isEmpty {
+                lines[lines.count - 1] += physical.dropFirst()
+            } else {
+                lines.append(String(physical))
+            }
+        }
+        return lines
+    }
+
+    /// Whether `text` starts as a content line does: a name of letters, digits and dashes, then `;` or `:`.
+    static func startsContentLine(_ text: Substring) -> Bool {
+        guard let first = text.first, first.isASCII, first.isLetter else { return false }
+        for character in text {
+            if character == ":" || character == ";" { return true }
+            guard character.isASCII, character.isLetter || character.isNumber || character == "-" else { return false }
+        }
+        return false
+    }
+
+    static func contentLine(_ line: String) -> ContentProperty? {
+        var name = ""
+        var parameters: [String: String] = [:]
+        var index = line.startIndex
+        while index < line.endIndex, line[index] != ";", line[index] != ":" {
+            name.append(line[index])
+            index = line.index(after: index)
+        }
+        name = name.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, index < line.endIndex else { return nil }
+        if let dot = name.lastIndex(of: ".") { name = String(name[name.index(after: dot)...]) }
+        while index < line.endIndex, line[index] == ";" {
+            index = line.index(after: index)
+            var parameterName = ""
+            while index < line.endIndex, line[index] != "=", line[index] != ";", line[index] != ":" {
+                parameterName.append(line[index])
+                index = line.index(after: index)
+            }
+            var values: [String] = []
+            if index < line.endIndex, line[index] == "=" {
+                index = line.index(after: index)
+                var current = ""
+                var quoted = false
+                while index < line.endIndex, quoted || (line[index] != ";" && line[index] != ":") {
+                    let character = line[index]
+                    if character == "\"" {
+                        quoted.toggle()
+                    } else if character == ",", !quoted {
+                        values.append(current)
+                        current = ""
+                    } else {
+                        current.append(character)
+                    }
+                    index = line.index(after: index)
+                }
+                values.append(current)
+            }
+            let key = parameterName.uppercased()
+            // vCard 2.1 writes bare types: `TEL;WORK;VOICE:`.
+            if values.isEmpty {
+                parameters["TYPE", default: ""] += (parameters["TYPE"] == nil ? "" : ",") + parameterName
+            } else {
+                parameters[key] = (parameters[key].map { [$0] } ?? []).appending(contentsOf: values).joined(separator: ",")
+            }
+        }
+        guard index < line.endIndex, line[index] == ":" else { return nil }
+        return ContentProperty(name: name.uppercased(), parameters: parameters, rawValue: String(line[line.index(after: index)...]))
+    }
+}
+
+private extension Array {
+    func appending(contentsOf other: [Element]) -> [Element] { self + other }
+}

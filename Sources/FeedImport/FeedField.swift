@@ -1,0 +1,144 @@
+// One value a mapping reads from a record: where it is (an XPath, or a property of the record's
+// iCalendar/vCard payload), how its text is read (type, table, default), and alternatives tried
+// in order when a feed may carry the value in more than one place.
+import Foundation
+
+/// How a field's text is read.
+public enum FeedValueType: String, Sendable, CaseIterable {
+    /// Text with surrounding white space trimmed; empty text is no value (the default).
+    case text
+    /// Text as it is, white space kept (bodies, notes).
+    case string
+    /// HTML reduced to its text: tags dropped, entities decoded, white space collapsed.
+    case html
+    /// A whole number.
+    case int
+    /// A number.
+    case number
+    /// `true`/`false`, `1`/`0`, `yes`/`no`.
+    case bool
+    /// An instant: ISO 8601 (extended or basic, with `Z`, an offset, or floating in the field's
+    /// zone), RFC 822 (`Tue, 10 Jun 2003 04:00:00 GMT`), or a date alone (its midnight).
+    case datetime
+    /// A day: a date, or the day an instant falls on in the field's zone; its midnight in the
+    /// import's time zone.
+    case date
+    /// Whether the value is a date without a time of day (all-day events): a boolean.
+    case isdate
+    /// An ISO 8601 / RFC 5545 duration (`PT30M`, `P1D`) added to the attribute named by `after`.
+    case duration
+    /// A list of instants and days (iCalendar's EXDATE, each property in its own TZID), as
+    /// iCalendar's basic UTC form, comma-separated: `20240617T070000Z,20240624`.
+    case datelist
+    /// A time zone: an IANA name as it is, a Windows name (`W. Europe Standard Time`) as its
+    /// IANA zone; a name neither knows is no value.
+    case timezone
+}
+
+/// Where one alternative of a field reads its text.
+public enum FeedFieldSource: Sendable, Equatable {
+    /// An XPath 1.0 expression relative to the record (or child) element.
+    case xpath(String)
+    /// A property of the record's payload component (`SUMMARY`), or a parameter of it; `"."`
+    /// is a child's own property.
+    case property(name: String, parameter: String?)
+    /// Nothing: the alternative gives its default.
+    case none
+}
+
+/// A field of a mapping: its alternatives, the first that yields a value wins.
+public struct FeedField: Sendable {
+    /// One way of reading the value.
+    public struct Alternative: Sendable {
+        public var source: FeedFieldSource
+        public var type: FeedValueType
+        /// Values replaced by others (EWS `NotStarted` → `pending`), after trimming.
+        public var table: [String: String]?
+        /// Whether a value the table does not list is no value (else it is kept as it is).
+        public var tableOnly: Bool
+        /// The value when the source yields none.
+        public var defaultValue: String?
+        /// Whether every node or property is read, joined by `separator`.
+        public var many: Bool
+        public var separator: String
+        /// The component of a structured payload value (`N`, `ADR`: `;`-separated), from 0.
+        public var part: Int?
+        /// XPath of the time zone of a floating time (the TZID parameter for payload properties).
+        public var timeZone: String?
+        /// For durations: the attribute the duration is added to.
+        public var after: String?
+        /// Whether each selected element is read as `NAME=text`, and the pairs joined by `;` with
+        /// the texts of repeated names joined by `,` (xCal's `<recur>` as an RRULE).
+        public var namedValues: Bool
+        /// Whether text that is not a valid value of its type is no value rather than an error
+        /// (vCard's year-less `--0203` birthdays).
+        public var lenient: Bool
+    }
+
+    public var alternatives: [Alternative]
+
+    init(_ value: Any, at path: String, reader: MappingReader) throws(FeedMappingError) {
+        if let list = value as? [Any] {
+            guard !list.isEmpty else { throw FeedMappingError(origin: reader.origin, path: path, message: "expected at least one alternative") }
+            var alternatives: [Alternative] = []
+            for (index, item) in list.enumerated() {
+                alternatives.append(try Self.alternative(item, at: "\(path)[\(index)]", reader: reader))
+            }
+            self.alternatives = alternatives
+        } else {
+            alternatives = [try Self.alternative(value, at: path, reader: reader)]
+        }
+    }
+
+    private static func alternative(_ value: Any, at path: String, reader: MappingReader) throws(FeedMappingError) -> Alternative {
+        if let xpath = value as? String {
+            return Alternative(source: .xpath(xpath), type: .text, table: nil, tableOnly: false, defaultValue: nil, many: false,
+                               separator: ", ", part: nil, timeZone: nil, after: nil, namedValues: false, lenient: false)
+        }
+        let object = try reader.object(value, at: path)
+        let source: FeedFieldSource
+        switch (object["xpath"], object["property"]) {
+        case (let xpath?, nil): source = .xpath(try reader.string(xpath, at: "\(path).xpath"))
+        case (nil, let property?):
+            let parameter = try object["parameter"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).parameter").uppercased() }
+            source = .property(name: try reader.string(property, at: "\(path).property").uppercased(), parameter: parameter)
+        case (nil, nil):
+            guard object["default"] != nil else {
+                throw FeedMappingError(origin: reader.origin, path: path, message: "give xpath, property or default")
+            }
+            source = .none
+        default: throw FeedMappingError(origin: reader.origin, path: path, message: "give either xpath or property, not both")
+        }
+        let typeName = try object["type"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).type") } ?? "text"
+        guard let type = FeedValueType(rawValue: typeName) else {
+            throw FeedMappingError(origin: reader.origin, path: "\(path).type",
+                                   message: "\"\(typeName)\" is not one of \(FeedValueType.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var table: [String: String]?
+        if let map = object["map"] {
+            var entries: [String: String] = [:]
+            for (from, to) in try reader.object(map, at: "\(path).map") {
+                entries[from] = try reader.string(to, at: "\(path).map.\(from)")
+            }
+            table = entries
+        }
+        let part = (object["part"] as? NSNumber)?.intValue
+        if object["part"] != nil, part == nil || part! < 0 {
+            throw FeedMappingError(origin: reader.origin, path: "\(path).part", message: "expected a number from 0")
+        }
+        let after = try object["after"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).after") }
+        if type == .duration, after == nil {
+            throw FeedMappingError(origin: reader.origin, path: "\(path).after", message: "a duration needs the attribute it is added to")
+        }
+        try reader.refuseUnknownKeys(object, known: ["xpath", "property", "parameter", "type", "map", "mapOnly", "default", "many",
+                                                     "separator", "part", "timeZone", "after", "namedValues", "lenient"], at: path)
+        return Alternative(
+            source: source, type: type, table: table, tableOnly: try reader.flag(object["mapOnly"], at: "\(path).mapOnly"),
+            defaultValue: try object["default"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).default") },
+            many: try reader.flag(object["many"], at: "\(path).many"),
+            separator: object["separator"] as? String ?? ", ", part: part,
+            timeZone: try object["timeZone"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).timeZone") },
+            after: after, namedValues: try reader.flag(object["namedValues"], at: "\(path).namedValues"),
+            lenient: try reader.flag(object["lenient"], at: "\(path).lenient"))
+    }
+}

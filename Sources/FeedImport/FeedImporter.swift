@@ -1,0 +1,563 @@
+// Importing a feed into a context: each record a mapping selects becomes an object, inserted or,
+// when an object imported earlier from the same source has the record's key, updated in place
+// (only the values that differ: importing a feed again changes nothing); delete rules delete.
+// Nothing is saved here: the caller saves once, so a feed that fails halfway leaves the store
+// as it was.
+import CLibXML2
+import Foundation
+import ObjectGraph
+
+/// How a feed is imported.
+public struct FeedImportOptions: Sendable {
+    /// The name of what the feed comes from (an account, a server): records are matched to the
+    /// objects imported earlier from the same source by their keys.
+    public var source: String
+    /// The zone of floating times, and where days (all-day events, birthdays) begin.
+    public var timeZone: TimeZone
+    /// Whether records the model refuses are left out and reported (``FeedImportReport/skipped``)
+    /// rather than failing the import.
+    public var skipsInvalidRecords: Bool
+    /// The attribute that holds an imported object's source.
+    public var sourceAttribute: String
+    /// The attribute that holds an imported object's key within its source.
+    public var keyAttribute: String
+
+    public init(source: String, timeZone: TimeZone = .current, skipsInvalidRecords: Bool = false,
+                sourceAttribute: String = "source", keyAttribute: String = "externalID") {
+        self.source = source
+        self.timeZone = timeZone
+        self.skipsInvalidRecords = skipsInvalidRecords
+        self.sourceAttribute = sourceAttribute
+        self.keyAttribute = keyAttribute
+    }
+}
+
+/// What an import did.
+public struct FeedImportReport: Sendable {
+    /// Records read (every element a rule took, ignored ones included).
+    public var records = 0
+    public var inserted = 0
+    public var updated = 0
+    /// Records whose object already had every value.
+    public var unchanged = 0
+    public var deleted = 0
+    /// Records taken by `ignore` rules, and deletions of objects that were never imported.
+    public var ignored = 0
+    /// Records left out because the model refused them (with ``FeedImportOptions/skipsInvalidRecords``).
+    public var skipped: [FeedRecordIssue] = []
+}
+
+/// Imports feeds through a mapping into a context.
+///
+/// ```swift
+/// let mapping = try FeedMapping(contentsOf: URL(fileURLWithPath: "Importers/feeds/ews.json"))
+/// let importer = try FeedImporter(mapping: mapping, context: context, options: FeedImportOptions(source: "work"))
+/// let report = try importer.importFeed(at: URL(fileURLWithPath: "contacts.xml"))
+/// try context.save()   // or context.rollback() after an error
+/// ```
+public final class FeedImporter {
+    public let mapping: FeedMapping
+    public let context: ManagedObjectContext
+    public let options: FeedImportOptions
+    /// Called with each object a record inserted (`true`) or changed (`false`), before it is
+    /// validated: the place to fill what the feed does not carry.
+    public var prepare: ((ManagedObject, Bool) throws -> Void)?
+
+    /// Objects imported from the source, by entity and key, fetched when first needed.
+    private var existing: [String: [String: ManagedObject]] = [:]
+    private var insertedHere: Set<ObjectIdentifier> = []
+    private var countedHere: Set<ObjectIdentifier> = []
+    private let values: FeedValueReader
+    private var report = FeedImportReport()
+    private var issues: [FeedRecordIssue] = []
+    private var feedName = ""
+    /// How many refused records a failing import lists.
+    static let issueLimit = 50
+
+    /// Checks the mapping against the context's model: every entity, attribute and relationship
+    /// it names must exist, with the source and key attributes on each entity it imports.
+    public init(mapping: FeedMapping, context: ManagedObjectContext, options: FeedImportOptions) throws(FeedImportError) {
+        self.mapping = mapping
+        self.context = context
+        self.options = options
+        values = FeedValueReader(timeZone: options.timeZone)
+        guard let model = context.persistentStoreCoordinator?.managedObjectModel else {
+            throw .mapping(FeedMappingError(origin: mapping.origin, path: "", message: "the context has no persistent store coordinator"))
+        }
+        for (index, rule) in mapping.records.enumerated() where rule.action != .ignore {
+            try Self.check(rule, at: "records[\(index)]", model: model, options: options, origin: mapping.origin)
+        }
+    }
+
+    private static func check(_ rule: FeedRecordRule, at path: String, model: ManagedObjectModel, options: FeedImportOptions,
+                              origin: String) throws(FeedImportError) {
+        func fail(_ where: String, _ message: String) -> FeedImportError {
+            .mapping(FeedMappingError(origin: origin, path: "\(path)\(`where`)", message: message))
+        }
+        for name in rule.deletedEntities where model.entitiesByName[name] == nil {
+            throw fail(".entity", "the model has no entity \(name)")
+        }
+        guard let entity = model.entitiesByName[rule.entity] else { throw fail(".entity", "the model has no entity \(rule.entity)") }
+        for checked in rule.deletedEntities.compactMap({ model.entitiesByName[$0] }) {
+            for name in [options.sourceAttribute, options.keyAttribute] where checked.attributesByName[name]?.attributeType != .string {
+                throw fail(".entity", "\(checked.name) has no String attribute \(name) to keep the record's source and key in")
+            }
+        }
+        try checkAttributes(rule.attributes, of: entity, at: "\(path).attributes", origin: origin)
+        for child in rule.children {
+            guard let relationship = entity.relationshipsByName[child.relationship], relationship.isToMany else {
+                throw fail(".toMany.\(child.relationship)", "\(entity.name) has no to-many relationship \(child.relationship)")
+            }
+            guard let childEntity = model.entitiesByName[child.entity], let destination = relationship.destinationEntity,
+                  childEntity.isKind(of: destination), !childEntity.isAbstract else {
+                throw fail(".toMany.\(child.relationship).entity", "\(child.entity) is not a concrete entity \(entity.name).\(child.relationship) holds")
+            }
+            if child.property != nil, rule.payload == nil {
+                throw fail(".toMany.\(child.relationship).property", "payload properties need a payload")
+            }
+            try checkAttributes(child.attributes, of: childEntity, at: "\(path).toMany.\(child.relationship).attributes", origin: origin)
+        }
+        if rule.attributes.contains(where: { $0.field.alternatives.contains { if case .property = $0.source { true } else { false } } }), rule.payload == nil {
+            throw fail(".attributes", "payload properties need a payload")
+        }
+        if rule.action == .upsert, entity.isAbstract { throw fail(".entity", "\(entity.name) is abstract: name a concrete entity") }
+    }
+
+    private static func checkAttributes(_ fields: [(name: String, field: FeedField)], of entity: EntityDescription, at path: String,
+                                        origin: String) throws(FeedImportError) {
+        let names = Set(fields.map(\.name))
+        for (name, field) in fields {
+            guard entity.attributesByName[name] != nil else {
+                throw .mapping(FeedMappingError(origin: origin, path: "\(path).\(name)", message: "\(entity.name) has no attribute \(name)"))
+            }
+            for alternative in field.alternatives {
+                if let after = alternative.after, !names.contains(after) {
+                    throw .mapping(FeedMappingError(origin: origin, path: "\(path).\(name).after", message: "\(after) is not mapped"))
+                }
+            }
+        }
+    }
+
+    /// Imports the feed in the file at `url`. On error the context holds part of the feed:
+    /// roll it back.
+    public func importFeed(at url: URL) throws(FeedImportError) -> FeedImportReport {
+        try run(FeedDocumentReader(path: url.path, mapping: mapping), name: url.path)
+    }
+
+    /// Imports a feed held in memory, named `name` in messages.
+    public func importFeed(_ data: Data, name: String) throws(FeedImportError) -> FeedImportReport {
+        try run(FeedDocumentReader(data: data, name: name, mapping: mapping), name: name)
+    }
+
+    private func run(_ reader: FeedDocumentReader, name: String) throws(FeedImportError) -> FeedImportReport {
+        feedName = name
+        report = FeedImportReport()
+        issues = []
+        try reader.forEachRecord { element throws(FeedImportError) in
+            report.records += 1
+            try self.importRecord(element)
+        }
+        if !issues.isEmpty { throw .invalidRecords(issues) }
+        return report
+    }
+
+    // MARK: Records
+
+    private func importRecord(_ element: FeedRecordElement) throws(FeedImportError) {
+        let rule = element.rule
+        guard rule.action != .ignore, let keyField = rule.key else {
+            report.ignored += 1
+            return
+        }
+        let keyValue: FeedValue?
+        do throws(FeedImportError) {
+            keyValue = try value(of: keyField, in: element, at: element.node, child: nil, entity: rule.entity, key: nil, name: "key")
+        } catch .invalidRecords(let found) {
+            found.forEach(note)
+            return
+        }
+        guard case .text(let key)? = keyValue else {
+            refuse(element, key: nil, "the record has no key (\(Self.describe(keyField)))")
+            return
+        }
+        if rule.action == .delete {
+            for entityName in rule.deletedEntities {
+                guard let object = try existingObjects(of: entityName)[key] else { continue }
+                context.delete(object)
+                existing[entityName]?[key] = nil
+                report.deleted += 1
+                return
+            }
+            report.ignored += 1
+            return
+        }
+        let known = try existingObjects(of: rule.entity)
+        guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[rule.entity] else { return }
+        var attributeValues: [(String, Any?)] = []
+        var failed = false
+        var read: [String: FeedValue] = [:]
+        for (name, field) in rule.attributes {
+            do throws(FeedImportError) {
+                if let value = try value(of: field, in: element, at: element.node, child: nil, entity: rule.entity, key: key, name: name) {
+                    read[name] = value
+                }
+            } catch .invalidRecords(let found) {
+                found.forEach(note)
+                failed = true
+            }
+        }
+        if failed { return }
+        for (name, field) in rule.attributes {
+            var value = read[name]
+            if case .duration(let seconds)? = value, let after = field.alternatives.compactMap(\.after).first {
+                if case .instant(let start, _)? = read[after] { value = .instant(start.addingTimeInterval(seconds), isDate: false) } else { value = nil }
+            }
+            guard let attribute = entity.attributesByName[name] else { continue }
+            do {
+                attributeValues.append((name, try Self.stored(value, as: attribute)))
+            } catch let error as FeedValueError {
+                refuse(element, key: key, "\(rule.entity).\(name): \(error.message)")
+                failed = true
+            } catch {}
+        }
+        if failed { return }
+        var childValues: [(rule: FeedChildRule, rows: [[(String, Any?)]])] = []
+        for childRule in rule.children {
+            do throws(FeedImportError) {
+                childValues.append((childRule, try children(of: childRule, in: element, key: key)))
+            } catch .invalidRecords(let found) {
+                found.forEach(note)
+                failed = true
+            }
+        }
+        if failed { return }
+        apply(element, key: key, entity: entity, attributes: attributeValues, children: childValues, known: known)
+    }
+
+    /// Sets the record's values on its object (a new one, or the one imported before), replacing
+    /// children only when they differ, then prepares and validates it.
+    private func apply(_ element: FeedRecordElement, key: String, entity: EntityDescription, attributes: [(String, Any?)],
+                       children: [(rule: FeedChildRule, rows: [[(String, Any?)]])], known: [String: ManagedObject]) {
+        let isNew = known[key] == nil
+        let object: ManagedObject
+        if let found = known[key] {
+            object = found
+        } else {
+            object = context.insertNewObject(forEntityName: entity.name)
+            object.setValue(options.source, forKey: options.sourceAttribute)
+            object.setValue(key, forKey: options.keyAttribute)
+            existing[element.rule.entity]?[key] = object
+            insertedHere.insert(ObjectIdentifier(object))
+        }
+        var changed = false
+        for (name, value) in attributes where !Self.same(object.value(forKey: name), value) {
+            object.setValue(value, forKey: name)
+            changed = true
+        }
+        var replacements: [(relationship: String, old: [ManagedObject], new: [ManagedObject])] = []
+        for (rule, rows) in children {
+            let current = object.mutableSetValue(forKey: rule.relationship).objects
+            let currentRows = current.map { child in rows.first.map { $0.map { ($0.0, child.value(forKey: $0.0)) } } ?? [] }
+            guard current.count != rows.count || !zip(currentRows, rows).allSatisfy({ Self.sameRow($0, $1) }) else { continue }
+            var made: [ManagedObject] = []
+            for row in rows {
+                let child = context.insertNewObject(forEntityName: rule.entity)
+                for (name, value) in row { child.setValue(value, forKey: name) }
+                object.mutableSetValue(forKey: rule.relationship).insert(child)
+                made.append(child)
+            }
+            replacements.append((rule.relationship, current, made))
+            changed = true
+        }
+        let added = replacements.flatMap(\.new)
+        do {
+            if changed || isNew { try prepare?(object, isNew) }
+            for child in added { try child.validateForInsert() }
+            if isNew { try object.validateForInsert() } else if changed { try object.validateForUpdate() }
+        } catch {
+            refuse(element, key: key, "\(error)")
+            guard options.skipsInvalidRecords else { return }
+            for child in added { context.delete(child) }
+            if isNew {
+                context.delete(object)
+                existing[element.rule.entity]?[key] = nil
+            } else {
+                context.refresh(object, mergeChanges: false)
+            }
+            return
+        }
+        let identifier = ObjectIdentifier(object)
+        if changed, !isNew, !insertedHere.contains(identifier), !countedHere.contains(identifier),
+           isUnchanged(object, replacements: replacements) {
+            // What the feed says differs only in what `prepare` fills the same way again.
+            for child in added { context.delete(child) }
+            context.refresh(object, mergeChanges: false)
+            changed = false
+        } else {
+            for child in replacements.flatMap(\.old) { context.delete(child) }
+        }
+        if insertedHere.contains(identifier) {
+            if isNew { report.inserted += 1 }
+        } else if changed, !countedHere.contains(identifier) {
+            countedHere.insert(identifier)
+            report.updated += 1
+        } else if !changed, !countedHere.contains(identifier) {
+            report.unchanged += 1
+        }
+    }
+
+    /// Whether a stored object, once prepared, holds the values it had: every attribute as
+    /// saved, and each replaced relationship's new children with the old ones' values in order.
+    private func isUnchanged(_ object: ManagedObject, replacements: [(relationship: String, old: [ManagedObject], new: [ManagedObject])]) -> Bool {
+        let names = Array(object.entity.attributesByName.keys)
+        let committed = object.committedValues(forKeys: names)
+        guard names.allSatisfy({ Self.same(committed[$0], object.value(forKey: $0)) }) else { return false }
+        for (_, old, new) in replacements {
+            guard old.count == new.count else { return false }
+            for (before, after) in zip(old, new) {
+                let childNames = Array(after.entity.attributesByName.keys)
+                guard before.entity === after.entity, childNames.allSatisfy({ Self.same(before.value(forKey: $0), after.value(forKey: $0)) }) else {
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    /// Notes a refused record: listed in the error, or among the skipped.
+    private func refuse(_ element: FeedRecordElement, key: String?, _ message: String) {
+        note(FeedRecordIssue(feed: feedName, line: element.line, entity: element.rule.entity, key: key, message: message))
+    }
+
+    private func note(_ issue: FeedRecordIssue) {
+        if options.skipsInvalidRecords {
+            report.skipped.append(issue)
+        } else if issues.count < Self.issueLimit {
+            issues.append(issue)
+        }
+    }
+
+    private func existingObjects(of entityName: String) throws(FeedImportError) -> [String: ManagedObject] {
+        if let known = existing[entityName] { return known }
+        var request = FetchRequest<ManagedObject>(entityName: entityName)
+        request.returnsObjectsAsFaults = false
+        var known: [String: ManagedObject] = [:]
+        do {
+            request.predicate = try ObjectGraph.Predicate(format: "%K == %@", options.sourceAttribute, options.source)
+            for object in try context.fetch(request) {
+                if let key = object.value(forKey: options.keyAttribute) as? String { known[key] = object }
+            }
+        } catch {
+            throw .unreadable(feed: feedName, reason: "cannot read the objects imported from \(options.source): \(error)")
+        }
+        existing[entityName] = known
+        return known
+    }
+
+    // MARK: Children
+
+    private func children(of rule: FeedChildRule, in element: FeedRecordElement, key: String) throws(FeedImportError) -> [[(String, Any?)]] {
+        guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[rule.entity] else { return [] }
+        var rows: [[(String, Any?)]] = []
+        var sources: [(node: xmlNodePtr, property: ContentProperty?)] = []
+        if let foreach = rule.foreach {
+            sources = try element.xpath.nodes(foreach, at: element.node).map { ($0, nil) }
+        } else if let name = rule.property, let payload = element.payload {
+            sources = payload.properties(named: name).map { (element.node, $0) }
+        }
+        for (node, property) in sources {
+            var row: [(String, Any?)] = []
+            var empty = true
+            for (name, field) in rule.attributes {
+                guard let attribute = entity.attributesByName[name] else { continue }
+                let value = try value(of: field, in: element, at: node, child: property, entity: rule.entity, key: key, name: name)
+                do {
+                    let stored = try Self.stored(value, as: attribute)
+                    if stored != nil { empty = false }
+                    row.append((name, stored))
+                } catch let error as FeedValueError {
+                    throw .invalidRecords([FeedRecordIssue(feed: feedName, line: element.line, entity: element.rule.entity, key: key,
+                                                           message: "\(rule.entity).\(name): \(error.message)")])
+                } catch {}
+            }
+            // An entry with nothing in it (an empty <t:Entry/>) is no child.
+            if !empty { rows.append(row) }
+        }
+        return rows
+    }
+
+    // MARK: Values
+
+    /// The value of a field: its first alternative that yields one, or its default.
+    private func value(of field: FeedField, in element: FeedRecordElement, at node: xmlNodePtr, child: ContentProperty?,
+                       entity: String, key: String?, name: String) throws(FeedImportError) -> FeedValue? {
+        for alternative in field.alternatives {
+            var zone: String?
+            var texts: [String]
+            switch alternative.source {
+            case .none:
+                texts = []
+            case .xpath(let expression) where alternative.namedValues:
+                var pairs: [(name: String, values: [String])] = []
+                for found in try element.xpath.nodes(expression, at: node) {
+                    let name = found.pointee.name.map { String(cString: $0) }?.uppercased() ?? ""
+                    let text = RecordXPath.string(of: found).trimmingCharacters(in: .whitespacesAndNewlines)
+                    // xCal writes UNTIL in the extended form; an RRULE takes the basic one.
+                    let value = name == "UNTIL" ? text.filter { $0 != "-" && $0 != ":" } : text
+                    if let index = pairs.firstIndex(where: { $0.name == name }) { pairs[index].values.append(value) } else { pairs.append((name, [value])) }
+                }
+                texts = pairs.isEmpty ? [] : [pairs.map { "\($0.name)=\($0.values.joined(separator: ","))" }.joined(separator: ";")]
+            case .xpath(let expression):
+                texts = try element.xpath.strings(expression, at: node)
+            case let .property(propertyName, _) where alternative.type == .datelist:
+                let properties = element.payload?.properties(named: propertyName) ?? []
+                let list = try dateList(properties.flatMap { property in
+                    property.value.split(separator: ",").map { (String($0), property.parameters["TZID"]) }
+                }, element: element, entity: entity, key: key, name: name)
+                if let list { return .text(list) }
+                continue
+            case .xpath(let expression) where alternative.type == .datelist:
+                var zone: String?
+                if let timeZone = alternative.timeZone { zone = try element.xpath.strings(timeZone, at: node).first }
+                let texts = try element.xpath.strings(expression, at: node).flatMap { $0.split(separator: ",").map(String.init) }
+                if let list = try dateList(texts.map { ($0, zone) }, element: element, entity: entity, key: key, name: name) { return .text(list) }
+                continue
+            case let .property(propertyName, parameter):
+                let properties: [ContentProperty]
+                if propertyName == "." {
+                    properties = child.map { [$0] } ?? []
+                } else {
+                    properties = element.payload.map { alternative.many ? $0.properties(named: propertyName) : $0.property(propertyName).map { [$0] } ?? [] } ?? []
+                }
+                texts = properties.compactMap { property in
+                    if let parameter { return property.parameters[parameter] }
+                    return alternative.part.map { property.part($0) ?? "" } ?? property.value
+                }
+                zone = properties.first?.parameters["TZID"]
+            }
+            if case .xpath = alternative.source, let part = alternative.part {
+                texts = texts.map { ContentProperty(name: "", parameters: [:], rawValue: $0).part(part) ?? "" }
+            }
+            if let timeZone = alternative.timeZone {
+                zone = try element.xpath.strings(timeZone, at: node).first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            }
+            var text = alternative.many ? texts.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+                .joined(separator: alternative.separator) : texts.first
+            if let table = alternative.table, let found = text {
+                let trimmed = found.trimmingCharacters(in: .whitespacesAndNewlines)
+                text = table[trimmed] ?? (alternative.tableOnly ? nil : found)
+            }
+            if text.map({ $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) ?? true { text = alternative.defaultValue }
+            guard let text else { continue }
+            do {
+                if let value = try values.value(of: text, as: alternative.type, zone: zone) { return value }
+            } catch {
+                if alternative.lenient { continue }
+                throw .invalidRecords([FeedRecordIssue(feed: feedName, line: element.line, entity: entity, key: key, message: "\(name): \(error.message)")])
+            }
+        }
+        return nil
+    }
+
+    /// Instants and days as iCalendar's basic UTC form, comma-separated; nil for none.
+    private func dateList(_ texts: [(String, String?)], element: FeedRecordElement, entity: String, key: String?,
+                          name: String) throws(FeedImportError) -> String? {
+        var written: [String] = []
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        for (text, zone) in texts {
+            // A date has no blanks: what follows one is other lines run together (GData).
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").first.map(String.init) ?? ""
+            if trimmed.isEmpty { continue }
+            let zoneValue = zone.flatMap { FeedValueReader.timeZone(named: $0) } ?? options.timeZone
+            guard let parsed = FeedDateParser.parse(trimmed, floatingIn: zoneValue) else {
+                throw .invalidRecords([FeedRecordIssue(feed: feedName, line: element.line, entity: entity, key: key,
+                                                       message: "\(name): \"\(trimmed)\" is not a date")])
+            }
+            if parsed.isDate {
+                let parts = parsed.components
+                written.append(String(format: "%04d%02d%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0))
+            } else {
+                let parts = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: parsed.date)
+                written.append(String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0))
+            }
+        }
+        return written.isEmpty ? nil : written.joined(separator: ",")
+    }
+
+    static func describe(_ field: FeedField) -> String {
+        field.alternatives.map { alternative in
+            switch alternative.source {
+            case .xpath(let expression): return expression
+            case let .property(name, parameter): return parameter.map { "\(name);\($0)" } ?? name
+            case .none: return "its default"
+            }
+        }.joined(separator: " or ")
+    }
+
+    /// A read value as the attribute stores it.
+    static func stored(_ value: FeedValue?, as attribute: AttributeDescription) throws -> Any? {
+        guard let value else { return nil }
+        switch (attribute.attributeType, value) {
+        case (.string, .text(let text)): return text
+        case (.string, .integer(let number)): return String(number)
+        case (.string, .number(let number)): return String(number)
+        case (.string, .boolean(let flag)): return flag ? "true" : "false"
+        case (.string, .instant(let date, _)): return ISO8601DateFormatter().string(from: date)
+        case (.date, .instant(let date, _)): return date
+        case (.boolean, .boolean(let flag)): return flag
+        case (.boolean, .integer(let number)): return number != 0
+        case (.integer16, .integer(let number)), (.integer32, .integer(let number)), (.integer64, .integer(let number)): return number
+        case (.integer16, .boolean(let flag)), (.integer32, .boolean(let flag)), (.integer64, .boolean(let flag)): return Int64(flag ? 1 : 0)
+        case (.integer16, .number(let number)), (.integer32, .number(let number)), (.integer64, .number(let number)):
+            guard number.rounded() == number, abs(number) < 9e18 else { throw FeedValueError(message: "\(number) is not a whole number") }
+            return Int64(number)
+        case (.integer16, .text(let text)), (.integer32, .text(let text)), (.integer64, .text(let text)):
+            guard let number = Int64(text) else { throw FeedValueError(message: "\"\(text)\" is not a whole number") }
+            return number
+        case (.double, .number(let number)), (.float, .number(let number)): return number
+        case (.double, .integer(let number)), (.float, .integer(let number)): return Double(number)
+        case (.decimal, .number(let number)): return Decimal(number)
+        case (.decimal, .integer(let number)): return Decimal(number)
+        case (.double, .text(let text)), (.float, .text(let text)), (.decimal, .text(let text)):
+            guard let number = Double(text) else { throw FeedValueError(message: "\"\(text)\" is not a number") }
+            return attribute.attributeType == .decimal ? Decimal(number) : number
+        case (.boolean, .text(let text)):
+            switch text.lowercased() {
+            case "true", "yes", "1": return true
+            case "false", "no", "0": return false
+            default: throw FeedValueError(message: "\"\(text)\" is not true or false")
+            }
+        case (.uri, .text(let text)):
+            guard let url = URL(string: text) else { throw FeedValueError(message: "\"\(text)\" is not a URI") }
+            return url
+        case (.uuid, .text(let text)):
+            guard let uuid = UUID(uuidString: text) else { throw FeedValueError(message: "\"\(text)\" is not a UUID") }
+            return uuid
+        case (.binaryData, .text(let text)): return Data(text.utf8)
+        case (.date, .text(let text)): throw FeedValueError(message: "\"\(text)\" is not a date (give the field \"type\": \"datetime\")")
+        default: throw FeedValueError(message: "\(value) cannot be stored in a \(attribute.attributeType.rawValue) attribute")
+        }
+    }
+
+    static func same(_ current: Any?, _ new: Any?) -> Bool {
+        switch (current is NSNull ? nil : current, new is NSNull ? nil : new) {
+        case (nil, nil): return true
+        case let (current as String, new as String): return current == new
+        case let (current as Date, new as Date): return current == new
+        case let (current as Bool, new as Bool): return current == new
+        case let (current as URL, new as URL): return current == new
+        case let (current as UUID, new as UUID): return current == new
+        case let (current as Data, new as Data): return current == new
+        case let (current as Double, new as Double): return current == new
+        case let (current as Decimal, new as Decimal): return current == new
+        case let (current as any BinaryInteger, new as any BinaryInteger): return Int64(current) == Int64(new)
+        default: return false
+        }
+    }
+
+    static func sameRow(_ current: [(String, Any?)], _ new: [(String, Any?)]) -> Bool {
+        current.count == new.count && zip(current, new).allSatisfy { $0.0 == $1.0 && same($0.1, $1.1) }
+    }
+}

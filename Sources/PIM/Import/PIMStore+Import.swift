@@ -1,0 +1,154 @@
+// `pim import`: a web-service feed (EWS, xCard, xCal, GData, CalDAV/CardDAV, RSS/Atom events)
+// read through its mapping into the store's context, records filled in as pim's own commands
+// fill them, and refused records named by feed line. The command saves it as one undo group.
+import FeedImport
+import Foundation
+import ObjectGraph
+
+/// What importing one feed did.
+public struct FeedImportSummary: Sendable {
+    /// The feed's file.
+    public var feed: String
+    /// The mapping it was read with.
+    public var format: String
+    /// The source its records are matched within.
+    public var source: String
+    public var report: FeedImportReport
+}
+
+extension PIMStore {
+    /// Imports the feed at `url` with `mapping` into the context (nothing is saved): records of
+    /// `source` seen before are updated in place, new ones inserted, those the feed deletes
+    /// deleted. Throws, naming the line, when the feed is malformed or a record is refused
+    /// (unless `skipInvalid`, which leaves such records out and lists them in the summary); the
+    /// context then holds part of the feed: roll it back.
+    public func importFeed(at url: URL, mapping: FeedMapping, source: String?, skipInvalid: Bool) throws(PIMError) -> FeedImportSummary {
+        let source = source ?? mapping.name
+        guard !source.isEmpty else { throw PIMError.usage("the source is empty: give --source a name") }
+        do {
+            let importer = try FeedImporter(mapping: mapping, context: context,
+                                            options: FeedImportOptions(source: source, timeZone: timeZone, skipsInvalidRecords: skipInvalid))
+            importer.prepare = { [self] record, isNew throws(PIMError) in try prepareImported(record, isNew: isNew) }
+            let report = try importer.importFeed(at: url)
+            return FeedImportSummary(feed: url.path, format: mapping.name, source: source, report: report)
+        } catch .invalidRecords(let issues) {
+            throw PIMError.invalid("\(url.path): \(issues.count) record(s) refused, nothing imported:\n"
+                                   + issues.map { "  \($0)" }.joined(separator: "\n"))
+        } catch {
+            throw PIMError.feed(error.description)
+        }
+    }
+
+    /// Reads the mapping file at `url` (`pim import --mapping`).
+    public static func feedMapping(at url: URL) throws(PIMError) -> FeedMapping {
+        do {
+            return try FeedMapping(contentsOf: url)
+        } catch {
+            throw PIMError.feed(error.description)
+        }
+    }
+
+    /// Fills an imported record as pim's own commands would: identity and dates for a new one,
+    /// all-day events on their days, repeat rules checked, done tasks given their completion.
+    func prepareImported(_ record: ManagedObject, isNew: Bool) throws(PIMError) {
+        if isNew, RecordKind(entity: record.entity) != nil {
+            record.setValue(UUID(), forKey: "uuid")
+            record.setValue(now, forKey: "created")
+            record.setValue(now, forKey: "modified")
+        }
+        switch record {
+        case let event as Event: try prepareImported(event)
+        case let task as TaskItem: try prepareImported(task)
+        case let person as Person: prepareImported(person)
+        default: break
+        }
+    }
+
+    private func prepareImported(_ event: Event) throws(PIMError) {
+        let parser = dateParser
+        if event.timeZone == nil { event.timeZone = timeZone.identifier }
+        guard var start = event.start else { throw PIMError.invalid("Event.start: the record has no start") }
+        var end = event.end
+        if event.allDay {
+            // The day the start falls on where the event is (Exchange sends an all-day event as
+            // the instants of its local midnights), as pim keeps days: their midnight here.
+            var zoned = Calendar(identifier: .gregorian)
+            zoned.timeZone = event.timeZone.flatMap(TimeZone.init(identifier:)) ?? timeZone
+            func day(_ date: Date) -> Date {
+                let parts = zoned.dateComponents([.year, .month, .day], from: date)
+                return parser.calendar.startOfDay(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1) ?? date
+            }
+            start = day(start)
+            end = end.map(day)
+            if let last = end, last <= start { end = parser.adding(days: 1, to: start) }
+            end = end ?? parser.adding(days: 1, to: start)
+        } else {
+            end = end ?? start.addingTimeInterval(Self.defaultEventLength)
+        }
+        guard let end, end >= start else {
+            throw PIMError.invalid("Event.end: \(event.end.map { "\($0)" } ?? "") comes before the start \(start)")
+        }
+        if event.start != start { event.start = start }
+        if event.end != end { event.end = end }
+        if let text = event.recurrenceRule {
+            do {
+                let rule = try RecurrenceRule(text)
+                if event.recurrenceRule != rule.description { event.recurrenceRule = rule.description }
+            } catch {
+                throw PIMError.recurrence(error)
+            }
+        }
+        if let exceptions = event.exceptionDates {
+            // iCalendar's basic form, as pim writes them (xCal sends the extended one).
+            let basic = exceptions.split(separator: ",").map { $0.filter { $0 != "-" && $0 != ":" } }.joined(separator: ",")
+            if basic != exceptions { event.exceptionDates = basic }
+        }
+    }
+
+    private func prepareImported(_ task: TaskItem) throws(PIMError) {
+        if let text = task.recurrenceRule {
+            guard task.due != nil else { throw PIMError.invalid("Task.recurrenceRule: a repeating task needs a due date") }
+            do {
+                let rule = try RecurrenceRule(text)
+                if task.recurrenceRule != rule.description { task.recurrenceRule = rule.description }
+            } catch {
+                throw PIMError.recurrence(error)
+            }
+            if task.recurrenceStart == nil { task.recurrenceStart = task.due }
+        }
+        if task.status == "done", task.completed == nil { task.completed = now }
+        if task.status == "started", task.started == nil { task.started = now }
+    }
+
+    private func prepareImported(_ person: Person) {
+        // Days of no time zone, as pim keeps birthdays.
+        let calendar = dateParser.calendar
+        if let birthday = person.birthday, calendar.midnightUTC(ofDayHolding: birthday) != birthday {
+            person.birthday = calendar.midnightUTC(ofDayHolding: birthday)
+        }
+        if let anniversary = person.anniversary, calendar.midnightUTC(ofDayHolding: anniversary) != anniversary {
+            person.anniversary = calendar.midnightUTC(ofDayHolding: anniversary)
+        }
+        for email in person.emailAddresses {
+            if let address = email.address, address.lowercased().hasPrefix("mailto:") { email.address = String(address.dropFirst(7)) }
+            email.label = Self.importedLabel(email.label)
+        }
+        for phone in person.phoneNumbers {
+            if let number = phone.number, number.lowercased().hasPrefix("tel:") { phone.number = String(number.dropFirst(4)) }
+            phone.label = Self.importedLabel(phone.label)
+        }
+        for address in person.postalAddresses {
+            address.label = Self.importedLabel(address.label)
+        }
+    }
+
+    /// A vCard TYPE list as a label: lower case, without the types that say nothing a label
+    /// would (`voice`, `pref`, `internet`, `x400`).
+    static func importedLabel(_ types: String?) -> String? {
+        guard let types else { return nil }
+        let kept = types.lowercased().split(whereSeparator: { $0 == "," || $0 == " " })
+            .filter { !["voice", "pref", "internet", "x400"].contains($0) }
+        let label = kept.map(String.init).joined(separator: " ")
+        return label.isEmpty ? nil : label
+    }
+}

@@ -1,0 +1,95 @@
+// `pim import`: contacts, events and tasks from web-service XML feeds (EWS, xCard, xCal, GData,
+// CalDAV/CardDAV, RSS/Atom events), streamed through the mappings of Importers/feeds or one of
+// the user's. All files of one run are one transaction and one undo group.
+import ArgumentParser
+import FeedImport
+import Foundation
+import PIM
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import contacts, events and tasks from web-service XML feeds.",
+        discussion: """
+            Formats (told from the document's namespaces, or named with --format): \
+            \(FeedFormat.builtIn.map(\.name).joined(separator: ", ")). --mapping reads a mapping \
+            of your own (see Importers/README.md and pim-import(1)).
+
+            Records are matched by their key within their source (--source, default the format's \
+            name): importing a feed again updates what changed and adds nothing twice; records the \
+            feed deletes (a DAV 404, an EWS Delete, a cancelled GData event) are deleted.
+
+            Nothing is imported when a file is not well-formed (its line and column are named, \
+            exit 9) or when the store refuses a record (each is named with its line, exit 7); \
+            --skip-invalid imports the others and lists those left out (exit 7). \
+            pim undo takes back a whole import.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The feed files.", valueName: "file"))
+    var files: [String]
+
+    @Option(help: ArgumentHelp("The feed format, when it cannot be told from the file.", valueName: "name"))
+    var format: String?
+
+    @Option(help: ArgumentHelp("A mapping file of your own (JSON, as those of Importers/feeds).", valueName: "file"))
+    var mapping: String?
+
+    @Option(help: ArgumentHelp("What the feed comes from (an account, a server): records are matched within it.", valueName: "name"))
+    var source: String?
+
+    @Flag(help: "Import the records the store accepts, list the others.")
+    var skipInvalid = false
+
+    @Flag(help: "Report what would be imported, change nothing.")
+    var dryRun = false
+
+    func validate() throws {
+        if format != nil, mapping != nil { throw ValidationError("give --format or --mapping, not both") }
+        if files.isEmpty { throw ValidationError("give at least one feed file") }
+    }
+
+    func run() throws {
+        let session = try Session(global)
+        let store = session.store
+        let ownMapping = try mapping.map { path throws(PIMError) in try PIMStore.feedMapping(at: URL(fileURLWithPath: path)) }
+        var summaries: [FeedImportSummary] = []
+        do {
+            for file in files {
+                let url = URL(fileURLWithPath: file)
+                let feedMapping = try ownMapping ?? format.map { name throws(PIMError) in try FeedFormat.named(name) } ?? FeedFormat.detect(url)
+                summaries.append(try store.importFeed(at: url, mapping: feedMapping, source: source, skipInvalid: skipInvalid))
+            }
+            if dryRun { store.context.rollback() } else { try session.commit() }
+        } catch {
+            store.context.rollback()
+            throw error
+        }
+        try print(summaries, session: session)
+        let skipped = summaries.flatMap(\.report.skipped)
+        if !skipped.isEmpty {
+            throw PIMError.invalid("\(skipped.count) record(s) left out:\n" + skipped.map { "  \($0)" }.joined(separator: "\n"))
+        }
+    }
+
+    private func print(_ summaries: [FeedImportSummary], session: Session) throws(PIMError) {
+        if global.json {
+            let objects: [[String: Any]] = summaries.map { summary in
+                let report = summary.report
+                return ["file": summary.feed, "format": summary.format, "source": summary.source, "records": report.records,
+                        "added": report.inserted, "updated": report.updated, "unchanged": report.unchanged,
+                        "deleted": report.deleted, "ignored": report.ignored, "skipped": report.skipped.count, "dryRun": dryRun]
+            }
+            try session.print(RecordPresenter.json(objects))
+        } else {
+            let verb = dryRun ? "Would import" : "Imported"
+            try session.print(summaries.map { summary in
+                let report = summary.report
+                return "\(verb) \(summary.feed) (\(summary.format), source \(summary.source)): \(report.inserted) added, "
+                    + "\(report.updated) updated, \(report.unchanged) unchanged, \(report.deleted) deleted"
+                    + (report.ignored > 0 ? ", \(report.ignored) ignored" : "") + (report.skipped.isEmpty ? "" : ", \(report.skipped.count) left out")
+            }.joined(separator: "\n"))
+        }
+    }
+}
