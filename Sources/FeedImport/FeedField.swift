@@ -30,6 +30,8 @@ public enum FeedValueType: String, Sendable, CaseIterable {
     /// A list of instants and days (iCalendar's EXDATE, each property in its own TZID), as
     /// iCalendar's basic UTC form, comma-separated: `20240617T070000Z,20240624`.
     case datelist
+    /// Exchange's recurrence XML (the `t:Recurrence` element the XPath selects) as an RRULE.
+    case exchangeRecurrence = "exchange-recurrence"
     /// A time zone: an IANA name as it is, a Windows name (`W. Europe Standard Time`) as its
     /// IANA zone; a name neither knows is no value.
     case timezone
@@ -70,6 +72,11 @@ public struct FeedField: Sendable {
         /// Whether each selected element is read as `NAME=text`, and the pairs joined by `;` with
         /// the texts of repeated names joined by `,` (xCal's `<recur>` as an RRULE).
         public var namedValues: Bool
+        /// A prefix taken off each text, in any case (`mailto:` of iCalendar addresses).
+        public var stripPrefix: String?
+        /// A separator each text is split at into several values (iCalendar's `CATEGORIES:a,b`),
+        /// for links.
+        public var split: String?
         /// Whether text that is not a valid value of its type is no value rather than an error
         /// (vCard's year-less `--0203` birthdays).
         public var lenient: Bool
@@ -93,7 +100,7 @@ public struct FeedField: Sendable {
     private static func alternative(_ value: Any, at path: String, reader: MappingReader) throws(FeedMappingError) -> Alternative {
         if let xpath = value as? String {
             return Alternative(source: .xpath(xpath), type: .text, table: nil, tableOnly: false, defaultValue: nil, many: false,
-                               separator: ", ", part: nil, timeZone: nil, after: nil, namedValues: false, lenient: false)
+                               separator: ", ", part: nil, timeZone: nil, after: nil, namedValues: false, stripPrefix: nil, split: nil, lenient: false)
         }
         let object = try reader.object(value, at: path)
         let source: FeedFieldSource
@@ -131,7 +138,7 @@ public struct FeedField: Sendable {
             throw FeedMappingError(origin: reader.origin, path: "\(path).after", message: "a duration needs the attribute it is added to")
         }
         try reader.refuseUnknownKeys(object, known: ["xpath", "property", "parameter", "type", "map", "mapOnly", "default", "many",
-                                                     "separator", "part", "timeZone", "after", "namedValues", "lenient"], at: path)
+                                                     "separator", "part", "timeZone", "after", "namedValues", "stripPrefix", "split", "lenient"], at: path)
         return Alternative(
             source: source, type: type, table: table, tableOnly: try reader.flag(object["mapOnly"], at: "\(path).mapOnly"),
             defaultValue: try object["default"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).default") },
@@ -139,6 +146,8 @@ public struct FeedField: Sendable {
             separator: object["separator"] as? String ?? ", ", part: part,
             timeZone: try object["timeZone"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).timeZone") },
             after: after, namedValues: try reader.flag(object["namedValues"], at: "\(path).namedValues"),
+            stripPrefix: try object["stripPrefix"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).stripPrefix") },
+            split: try object["split"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).split") },
             lenient: try reader.flag(object["lenient"], at: "\(path).lenient"))
     }
 }

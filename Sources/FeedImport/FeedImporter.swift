@@ -68,9 +68,11 @@ public final class FeedImporter {
     private var insertedHere: Set<ObjectIdentifier> = []
     private var countedHere: Set<ObjectIdentifier> = []
     private let values: FeedValueReader
+    /// The objects each link value found (or made), for the rest of the import.
+    var linkCache: [String: [ManagedObject]] = [:]
     private var report = FeedImportReport()
     private var issues: [FeedRecordIssue] = []
-    private var feedName = ""
+    private(set) var feedName = ""
     /// How many refused records a failing import lists.
     static let issueLimit = 50
 
@@ -121,6 +123,7 @@ public final class FeedImporter {
             throw fail(".attributes", "payload properties need a payload")
         }
         if rule.action == .upsert, entity.isAbstract { throw fail(".entity", "\(entity.name) is abstract: name a concrete entity") }
+        try checkLinks(rule, of: entity, at: path, origin: origin)
     }
 
     private static func checkAttributes(_ fields: [(name: String, field: FeedField)], of entity: EntityDescription, at path: String,
@@ -231,13 +234,15 @@ public final class FeedImporter {
             }
         }
         if failed { return }
-        apply(element, key: key, entity: entity, attributes: attributeValues, children: childValues, known: known)
+        let links = try linkTargets(of: element, entity: entity)
+        apply(element, key: key, entity: entity, attributes: attributeValues, children: childValues, links: links, known: known)
     }
 
     /// Sets the record's values on its object (a new one, or the one imported before), replacing
     /// children only when they differ, then prepares and validates it.
     private func apply(_ element: FeedRecordElement, key: String, entity: EntityDescription, attributes: [(String, Any?)],
-                       children: [(rule: FeedChildRule, rows: [[(String, Any?)]])], known: [String: ManagedObject]) {
+                       children: [(rule: FeedChildRule, rows: [[(String, Any?)]])], links: [(String, [ManagedObject])],
+                       known: [String: ManagedObject]) {
         let isNew = known[key] == nil
         let object: ManagedObject
         if let found = known[key] {
@@ -254,6 +259,8 @@ public final class FeedImporter {
             object.setValue(value, forKey: name)
             changed = true
         }
+        let linksChanged = applyLinks(links, to: object)
+        if linksChanged { changed = true }
         var replacements: [(relationship: String, old: [ManagedObject], new: [ManagedObject])] = []
         for (rule, rows) in children {
             let current = object.mutableSetValue(forKey: rule.relationship).objects
@@ -287,7 +294,7 @@ public final class FeedImporter {
             return
         }
         let identifier = ObjectIdentifier(object)
-        if changed, !isNew, !insertedHere.contains(identifier), !countedHere.contains(identifier),
+        if changed, !isNew, !linksChanged, !insertedHere.contains(identifier), !countedHere.contains(identifier),
            isUnchanged(object, replacements: replacements) {
             // What the feed says differs only in what `prepare` fills the same way again.
             for child in added { context.delete(child) }
@@ -407,8 +414,6 @@ public final class FeedImporter {
                     if let index = pairs.firstIndex(where: { $0.name == name }) { pairs[index].values.append(value) } else { pairs.append((name, [value])) }
                 }
                 texts = pairs.isEmpty ? [] : [pairs.map { "\($0.name)=\($0.values.joined(separator: ","))" }.joined(separator: ";")]
-            case .xpath(let expression):
-                texts = try element.xpath.strings(expression, at: node)
             case let .property(propertyName, _) where alternative.type == .datelist:
                 let properties = element.payload?.properties(named: propertyName) ?? []
                 let list = try dateList(properties.flatMap { property in
@@ -416,28 +421,23 @@ public final class FeedImporter {
                 }, element: element, entity: entity, key: key, name: name)
                 if let list { return .text(list) }
                 continue
+            case .xpath(let expression) where alternative.type == .exchangeRecurrence:
+                texts = try element.xpath.nodes(expression, at: node).prefix(1).compactMap(ExchangeRecurrence.rule(from:))
             case .xpath(let expression) where alternative.type == .datelist:
                 var zone: String?
                 if let timeZone = alternative.timeZone { zone = try element.xpath.strings(timeZone, at: node).first }
                 let texts = try element.xpath.strings(expression, at: node).flatMap { $0.split(separator: ",").map(String.init) }
                 if let list = try dateList(texts.map { ($0, zone) }, element: element, entity: entity, key: key, name: name) { return .text(list) }
                 continue
-            case let .property(propertyName, parameter):
-                let properties: [ContentProperty]
-                if propertyName == "." {
-                    properties = child.map { [$0] } ?? []
-                } else {
-                    properties = element.payload.map { alternative.many ? $0.properties(named: propertyName) : $0.property(propertyName).map { [$0] } ?? [] } ?? []
-                }
-                texts = properties.compactMap { property in
-                    if let parameter { return property.parameters[parameter] }
-                    return alternative.part.map { property.part($0) ?? "" } ?? property.value
-                }
-                zone = properties.first?.parameters["TZID"]
+            case .xpath(let expression):
+                texts = try element.xpath.strings(expression, at: node)
+            case .property:
+                (texts, zone) = sourceTexts(alternative, in: element, child: child, all: alternative.many)
             }
             if case .xpath = alternative.source, let part = alternative.part {
                 texts = texts.map { ContentProperty(name: "", parameters: [:], rawValue: $0).part(part) ?? "" }
             }
+            if let prefix = alternative.stripPrefix { texts = texts.map { Self.stripping(prefix, from: $0) } }
             if let timeZone = alternative.timeZone {
                 zone = try element.xpath.strings(timeZone, at: node).first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             }
@@ -457,6 +457,55 @@ public final class FeedImporter {
             }
         }
         return nil
+    }
+
+    /// The texts of a payload-property alternative (all of them, or the first property's), and
+    /// the zone its TZID names.
+    private func sourceTexts(_ alternative: FeedField.Alternative, in element: FeedRecordElement, child: ContentProperty?,
+                             all: Bool) -> (texts: [String], zone: String?) {
+        guard case let .property(propertyName, parameter) = alternative.source else { return ([], nil) }
+        let properties: [ContentProperty]
+        if propertyName == "." {
+            properties = child.map { [$0] } ?? []
+        } else {
+            properties = element.payload.map { all ? $0.properties(named: propertyName) : $0.property(propertyName).map { [$0] } ?? [] } ?? []
+        }
+        let texts = properties.compactMap { property in
+            if let parameter { return property.parameters[parameter] }
+            return alternative.part.map { property.part($0) ?? "" } ?? property.value
+        }
+        return (texts, properties.first?.parameters["TZID"])
+    }
+
+    /// Each value of a link's field: every node or property of its first alternative that has
+    /// any, split, stripped, trimmed and looked up in its table.
+    func linkValues(of field: FeedField, in element: FeedRecordElement) throws(FeedImportError) -> [String] {
+        for alternative in field.alternatives {
+            var texts: [String]
+            switch alternative.source {
+            case .none: texts = alternative.defaultValue.map { [$0] } ?? []
+            case .xpath(let expression): texts = try element.xpath.strings(expression, at: element.node)
+            case .property: texts = sourceTexts(alternative, in: element, child: nil, all: true).texts
+            }
+            if let separator = alternative.split { texts = texts.flatMap { $0.components(separatedBy: separator) } }
+            if let prefix = alternative.stripPrefix { texts = texts.map { Self.stripping(prefix, from: $0) } }
+            var values: [String] = []
+            for text in texts {
+                let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard let value = alternative.table.map({ $0[trimmed] ?? (alternative.tableOnly ? nil : trimmed) }) ?? trimmed,
+                      !value.isEmpty, !values.contains(value) else { continue }
+                values.append(value)
+            }
+            if !values.isEmpty { return values }
+        }
+        return []
+    }
+
+    /// `text` without `prefix` (in any case) at its start, after leading blanks.
+    static func stripping(_ prefix: String, from text: String) -> String {
+        let trimmed = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" }
+        guard trimmed.lowercased().hasPrefix(prefix.lowercased()) else { return text }
+        return String(trimmed.dropFirst(prefix.count))
     }
 
     /// Instants and days as iCalendar's basic UTC form, comma-separated; nil for none.

@@ -124,6 +124,9 @@ public struct FeedRecordRule: Sendable {
     public var attributes: [(name: String, field: FeedField)]
     /// The to-many relationships filled with one new object per child element or property.
     public var children: [FeedChildRule]
+    /// The relationships set to objects already in the store, found by value (attendees by
+    /// e-mail address, tags by name).
+    public var links: [FeedLinkRule]
 
     init(_ value: Any, at path: String, reader: MappingReader, namespaces: [String: [String]]) throws(FeedMappingError) {
         let object = try reader.object(value, at: path)
@@ -153,7 +156,13 @@ public struct FeedRecordRule: Sendable {
             children.append(try FeedChildRule(relationship: name, child, at: "\(path).toMany.\(name)", reader: reader))
         }
         self.children = children
-        try reader.refuseUnknownKeys(object, known: ["select", "when", "payload", "entity", "action", "key", "attributes", "toMany"], at: path)
+        var links: [FeedLinkRule] = []
+        for (name, link) in try reader.object(object["links"] ?? [String: Any](), at: "\(path).links").sorted(by: { $0.key < $1.key }) {
+            links.append(try FeedLinkRule(relationship: name, link, at: "\(path).links.\(name)", reader: reader))
+        }
+        self.links = links
+        try reader.refuseUnknownKeys(object, known: ["select", "when", "payload", "entity", "action", "key", "attributes", "toMany", "links"],
+                                     at: path)
     }
 }
 
@@ -198,6 +207,41 @@ public struct FeedChildRule: Sendable {
         }
         attributes = try reader.fields(object["attributes"], at: "\(path).attributes")
         try reader.refuseUnknownKeys(object, known: ["entity", "foreach", "property", "attributes"], at: path)
+    }
+}
+
+/// A relationship set to the objects of the store that match a record's values: each value
+/// (every node or payload property of `value`) finds the objects `match` selects with it as
+/// `$value`; a value nothing matches makes an object from `create`, or is left out.
+///
+/// ```json
+/// "links": {"attendees": {"value": {"property": "ATTENDEE", "stripPrefix": "mailto:"},
+///                         "match": "ANY emailAddresses.address ==[c] $value"},
+///           "tags": {"value": {"property": "CATEGORIES", "split": ","}, "match": "name ==[c] $value",
+///                    "create": {"name": "$value"}}}
+/// ```
+public struct FeedLinkRule: Sendable {
+    public var relationship: String
+    /// Where the values are: every node or property, each one value.
+    public var value: FeedField
+    /// A predicate in the framework's format on the destination entity, with `$value`.
+    public var match: String
+    /// The attributes of the object made for a value nothing matches (`"$value"` for the value).
+    public var create: [String: String]?
+
+    init(relationship: String, _ value: Any, at path: String, reader: MappingReader) throws(FeedMappingError) {
+        self.relationship = relationship
+        let object = try reader.object(value, at: path)
+        self.value = try FeedField(object["value"] as Any, at: "\(path).value", reader: reader)
+        match = try reader.string(object["match"], at: "\(path).match")
+        if let create = object["create"] {
+            var attributes: [String: String] = [:]
+            for (name, text) in try reader.object(create, at: "\(path).create") {
+                attributes[name] = try reader.string(text, at: "\(path).create.\(name)")
+            }
+            self.create = attributes
+        }
+        try reader.refuseUnknownKeys(object, known: ["value", "match", "create"], at: path)
     }
 }
 

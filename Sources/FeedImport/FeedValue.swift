@@ -27,7 +27,7 @@ struct FeedValueReader {
     func value(of text: String, as type: FeedValueType, zone: String?) throws(FeedValueError) -> FeedValue? {
         switch type {
         case .string: return text.isEmpty ? nil : .text(text)
-        case .text, .datelist:
+        case .text, .datelist, .exchangeRecurrence:
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             return trimmed.isEmpty ? nil : .text(trimmed)
         case .html:

@@ -94,6 +94,8 @@ final class PimImportTests: PimTestCase {
         XCTAssertEqual(standup["timeZone"] as? String, "Europe/Berlin")
         XCTAssertEqual(standup["start"] as? String, "2024-06-03T09:00:00+02:00")
         XCTAssertEqual(standup["notes"] as? String, "Agenda: blockers & priorities")
+        XCTAssertEqual(standup["repeat"] as? String, "FREQ=WEEKLY;COUNT=8;BYDAY=MO")
+        XCTAssertEqual(standup["skipped"] as? [String], ["2024-06-17T09:00:00+02:00"])
     }
 
     func testCalDAVEventKeepsItsRuleExceptionAndZonedStart() throws {
@@ -218,5 +220,38 @@ final class PimImportTests: PimTestCase {
         let run = try pim("import", url.path)
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("--format"), run.stderr)
+    }
+
+    func testAttendeesAreTheContactsWithTheirAddressesAndTagsAreFoundOrMadeByName() throws {
+        _ = try importSummary(feed("ews-getitem-contact-response.xml"))
+        let tag = try pim("tasks", "add", "Existing", "--tag", "work")
+        XCTAssertEqual(tag.status, 0, tag.stderr)
+        _ = try importSummary(feed("xcal-rfc6321.xml"))
+        let planning = try XCTUnwrap(try list("events").first { ($0["title"] as? String)?.hasPrefix("Café planning") == true })
+        XCTAssertEqual((planning["attendees"] as? [[String: Any]])?.compactMap { $0["name"] as? String }, ["Zoë Müller"])
+        XCTAssertNil(planning["organizer"] as? [String: Any], "jane.smith@example.com is no contact: no organizer is made up")
+        let budget = try XCTUnwrap(try list("tasks").first { $0["title"] as? String == "Send Q3 budget to finance" })
+        XCTAssertEqual(budget["tags"] as? [String], ["work"], "CATEGORIES Work is the existing tag work")
+        let again = try importSummary(feed("xcal-rfc6321.xml"))
+        XCTAssertEqual(again["unchanged"] as? Int, 4)
+    }
+
+    func testAnExchangeDeleteChangeDeletesTheContact() throws {
+        _ = try importSummary(feed("ews-getitem-contact-response.xml"))
+        let sync = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>
+            <m:SyncFolderItemsResponse xmlns:m="http://schemas.microsoft.com/exchange/services/2006/messages"
+                xmlns:t="http://schemas.microsoft.com/exchange/services/2006/types"><m:ResponseMessages>
+            <m:SyncFolderItemsResponseMessage ResponseClass="Success"><m:ResponseCode>NoError</m:ResponseCode>
+            <m:SyncState>H4sI</m:SyncState><m:IncludesLastItemInRange>true</m:IncludesLastItemInRange>
+            <m:Changes><t:Delete><t:ItemId Id="AAAtAEA=" ChangeKey="EQAAABYq"/></t:Delete></m:Changes>
+            </m:SyncFolderItemsResponseMessage></m:ResponseMessages></m:SyncFolderItemsResponse></s:Body></s:Envelope>
+            """
+        let url = folder.appendingPathComponent("sync.xml")
+        try sync.write(to: url, atomically: true, encoding: .utf8)
+        let summary = try importSummary(url.path)
+        XCTAssertEqual(summary["deleted"] as? Int, 1)
+        XCTAssertEqual(try list("contacts").map { $0["name"] as? String }, ["Zoë Müller"])
     }
 }

@@ -1,0 +1,91 @@
+// Links: relationships of imported records set to objects already in the store (or made in this
+// import), found by a predicate on each value the record gives: an event's attendees by their
+// e-mail addresses, a task's tags by name (made when missing).
+import Foundation
+import ObjectGraph
+
+extension FeedImporter {
+    /// Checks a record rule's links against the model: the relationship, its predicate, and the
+    /// String attributes it creates objects with.
+    static func checkLinks(_ rule: FeedRecordRule, of entity: EntityDescription, at path: String, origin: String) throws(FeedImportError) {
+        for link in rule.links {
+            let place = "\(path).links.\(link.relationship)"
+            guard let relationship = entity.relationshipsByName[link.relationship], let destination = relationship.destinationEntity else {
+                throw .mapping(FeedMappingError(origin: origin, path: place, message: "\(entity.name) has no relationship \(link.relationship)"))
+            }
+            do {
+                _ = try ObjectGraph.Predicate(format: link.match).withSubstitutionVariables(["value": ""])
+            } catch {
+                throw .mapping(FeedMappingError(origin: origin, path: "\(place).match", message: "\(error)"))
+            }
+            for name in (link.create ?? [:]).keys.sorted() where destination.attributesByName[name]?.attributeType != .string {
+                throw .mapping(FeedMappingError(origin: origin, path: "\(place).create.\(name)",
+                                                message: "\(destination.name) has no String attribute \(name)"))
+            }
+            if link.create != nil, destination.isAbstract {
+                throw .mapping(FeedMappingError(origin: origin, path: "\(place).create", message: "\(destination.name) is abstract"))
+            }
+        }
+    }
+
+    /// The objects each link of the record's rule points at, by relationship.
+    func linkTargets(of element: FeedRecordElement, entity: EntityDescription) throws(FeedImportError) -> [(String, [ManagedObject])] {
+        var targets: [(String, [ManagedObject])] = []
+        for link in element.rule.links {
+            guard let destination = entity.relationshipsByName[link.relationship]?.destinationEntity else { continue }
+            var objects: [ManagedObject] = []
+            for value in try linkValues(of: link.value, in: element) {
+                for object in try linkedObjects(link, destination: destination, value: value)
+                where !objects.contains(where: { $0 === object }) {
+                    objects.append(object)
+                }
+            }
+            targets.append((link.relationship, objects))
+        }
+        return targets
+    }
+
+    /// Sets the links of `object`; whether any changed.
+    func applyLinks(_ targets: [(String, [ManagedObject])], to object: ManagedObject) -> Bool {
+        var changed = false
+        for (name, objects) in targets {
+            guard let relationship = object.entity.relationshipsByName[name] else { continue }
+            if relationship.isToMany {
+                let proxy = object.mutableSetValue(forKey: name)
+                let current = proxy.objects
+                guard Set(current.map(ObjectIdentifier.init)) != Set(objects.map(ObjectIdentifier.init)) else { continue }
+                for old in current where !objects.contains(where: { $0 === old }) { proxy.remove(old) }
+                for new in objects where !current.contains(where: { $0 === new }) { proxy.insert(new) }
+                changed = true
+            } else {
+                let current = object.value(forKey: name) as? ManagedObject
+                guard current !== objects.first else { continue }
+                object.setValue(objects.first, forKey: name)
+                changed = true
+            }
+        }
+        return changed
+    }
+
+    /// The objects of `destination` that `link`'s predicate matches with `value`, or the one it
+    /// makes when none does; found once per import.
+    private func linkedObjects(_ link: FeedLinkRule, destination: EntityDescription, value: String) throws(FeedImportError) -> [ManagedObject] {
+        let cacheKey = "\(destination.name)\u{1F}\(link.match)\u{1F}\(value)"
+        if let cached = linkCache[cacheKey] { return cached }
+        var request = FetchRequest<ManagedObject>(entityName: destination.name)
+        var found: [ManagedObject]
+        do {
+            request.predicate = try ObjectGraph.Predicate(format: link.match).withSubstitutionVariables(["value": value])
+            found = try context.fetch(request)
+        } catch {
+            throw .unreadable(feed: feedName, reason: "cannot look up \(destination.name) for \(link.relationship) \"\(value)\": \(error)")
+        }
+        if found.isEmpty, let create = link.create {
+            let made = context.insertNewObject(forEntityName: destination.name)
+            for (name, template) in create { made.setValue(template.replacingOccurrences(of: "$value", with: value), forKey: name) }
+            found = [made]
+        }
+        linkCache[cacheKey] = found
+        return found
+    }
+}
