@@ -82,6 +82,14 @@ public struct ContentComponent: Sendable {
         return candidates.first { $0.property("RECURRENCE-ID") == nil } ?? candidates.first
     }
 
+    /// Every component named `name` in this one (at any depth) that has the property `property`.
+    public func components(named name: String, having property: String?) -> [ContentComponent] {
+        components.flatMap { component -> [ContentComponent] in
+            let own = component.name == name && (property.map { component.property($0) != nil } ?? true) ? [component] : []
+            return own + component.components(named: name, having: property)
+        }
+    }
+
     /// Parses iCalendar or vCard text: CRLF, bare LF and bare CR all end lines (XML parsers turn
     /// CRLF into LF); a line starting with a space or tab continues the one before. Lines outside
     /// any component, or that are not `NAME[;PARAM=VALUE]:VALUE`, are left out.

@@ -13,6 +13,8 @@ struct FeedRecordElement {
     var line: Int
     /// Its iCalendar/vCard payload component, for rules that read one.
     var payload: ContentComponent?
+    /// The whole payload the component is part of.
+    var document: ContentComponent?
     let xpath: RecordXPath
 }
 
@@ -110,7 +112,7 @@ final class FeedDocumentReader {
         var payloads: [String: ContentComponent] = [:]
         for rule in candidates {
             if let test = rule.when, try !xpath.isTrue(test, at: node) { continue }
-            guard let payloadRule = rule.payload else { return FeedRecordElement(node: node, rule: rule, line: line, payload: nil, xpath: xpath) }
+            guard let payloadRule = rule.payload else { return FeedRecordElement(node: node, rule: rule, line: line, payload: nil, document: nil, xpath: xpath) }
             let document: ContentComponent
             if let parsed = payloads[payloadRule.xpath] {
                 document = parsed
@@ -119,7 +121,7 @@ final class FeedDocumentReader {
                 payloads[payloadRule.xpath] = document
             }
             guard let component = payloadRule.component.map({ document.recordComponent(named: $0) }) ?? document else { continue }
-            return FeedRecordElement(node: node, rule: rule, line: line, payload: component, xpath: xpath)
+            return FeedRecordElement(node: node, rule: rule, line: line, payload: component, document: document, xpath: xpath)
         }
         return nil
     }

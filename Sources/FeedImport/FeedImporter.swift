@@ -21,10 +21,15 @@ public struct FeedImportOptions: Sendable {
     public var sourceAttribute: String
     /// The attribute that holds an imported object's key within its source.
     public var keyAttribute: String
+    /// Attributes that say nothing of a record's content (identity, creation and modification
+    /// dates, short numbers): a child made again with the same values but a new identity is the
+    /// same child, and the record is unchanged.
+    public var bookkeepingAttributes: Set<String>
 
     public init(source: String, timeZone: TimeZone = .current, skipsInvalidRecords: Bool = false,
-                sourceAttribute: String = "source", keyAttribute: String = "externalID") {
+                sourceAttribute: String = "source", keyAttribute: String = "externalID", bookkeepingAttributes: Set<String> = []) {
         self.source = source
+        self.bookkeepingAttributes = bookkeepingAttributes
         self.timeZone = timeZone
         self.skipsInvalidRecords = skipsInvalidRecords
         self.sourceAttribute = sourceAttribute
@@ -114,7 +119,7 @@ public final class FeedImporter {
                   childEntity.isKind(of: destination), !childEntity.isAbstract else {
                 throw fail(".toMany.\(child.relationship).entity", "\(child.entity) is not a concrete entity \(entity.name).\(child.relationship) holds")
             }
-            if child.property != nil, rule.payload == nil {
+            if child.property != nil || child.components != nil, rule.payload == nil {
                 throw fail(".toMany.\(child.relationship).property", "payload properties need a payload")
             }
             try checkAttributes(child.attributes, of: childEntity, at: "\(path).toMany.\(child.relationship).attributes", origin: origin)
@@ -211,10 +216,7 @@ public final class FeedImporter {
         }
         if failed { return }
         for (name, field) in rule.attributes {
-            var value = read[name]
-            if case .duration(let seconds)? = value, let after = field.alternatives.compactMap(\.after).first {
-                if case .instant(let start, _)? = read[after] { value = .instant(start.addingTimeInterval(seconds), isDate: false) } else { value = nil }
-            }
+            let value = Self.resolvingDuration(read[name], of: field, in: read)
             guard let attribute = entity.attributesByName[name] else { continue }
             do {
                 attributeValues.append((name, try Self.stored(value, as: attribute)))
@@ -316,13 +318,13 @@ public final class FeedImporter {
     /// Whether a stored object, once prepared, holds the values it had: every attribute as
     /// saved, and each replaced relationship's new children with the old ones' values in order.
     private func isUnchanged(_ object: ManagedObject, replacements: [(relationship: String, old: [ManagedObject], new: [ManagedObject])]) -> Bool {
-        let names = Array(object.entity.attributesByName.keys)
+        let names = object.entity.attributesByName.keys.filter { !options.bookkeepingAttributes.contains($0) }
         let committed = object.committedValues(forKeys: names)
         guard names.allSatisfy({ Self.same(committed[$0], object.value(forKey: $0)) }) else { return false }
         for (_, old, new) in replacements {
             guard old.count == new.count else { return false }
             for (before, after) in zip(old, new) {
-                let childNames = Array(after.entity.attributesByName.keys)
+                let childNames = after.entity.attributesByName.keys.filter { !options.bookkeepingAttributes.contains($0) }
                 guard before.entity === after.entity, childNames.allSatisfy({ Self.same(before.value(forKey: $0), after.value(forKey: $0)) }) else {
                     return false
                 }
@@ -366,18 +368,28 @@ public final class FeedImporter {
     private func children(of rule: FeedChildRule, in element: FeedRecordElement, key: String) throws(FeedImportError) -> [[(String, Any?)]] {
         guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[rule.entity] else { return [] }
         var rows: [[(String, Any?)]] = []
-        var sources: [(node: xmlNodePtr, property: ContentProperty?)] = []
+        var sources: [(node: xmlNodePtr, property: ContentProperty?, element: FeedRecordElement)] = []
         if let foreach = rule.foreach {
-            sources = try element.xpath.nodes(foreach, at: element.node).map { ($0, nil) }
+            sources = try element.xpath.nodes(foreach, at: element.node).map { ($0, nil, element) }
         } else if let name = rule.property, let payload = element.payload {
-            sources = payload.properties(named: name).map { (element.node, $0) }
+            sources = payload.properties(named: name).map { (element.node, $0, element) }
+        } else if let name = rule.components, let document = element.document {
+            sources = document.components(named: name, having: rule.with).map { component in
+                var part = element
+                part.payload = component
+                return (element.node, nil, part)
+            }
         }
-        for (node, property) in sources {
+        for (node, property, source) in sources {
             var row: [(String, Any?)] = []
             var empty = true
+            var read: [String: FeedValue] = [:]
+            for (name, field) in rule.attributes {
+                read[name] = try value(of: field, in: source, at: node, child: property, entity: rule.entity, key: key, name: name)
+            }
             for (name, field) in rule.attributes {
                 guard let attribute = entity.attributesByName[name] else { continue }
-                let value = try value(of: field, in: element, at: node, child: property, entity: rule.entity, key: key, name: name)
+                let value = Self.resolvingDuration(read[name], of: field, in: read)
                 do {
                     let stored = try Self.stored(value, as: attribute)
                     if stored != nil { empty = false }
@@ -533,6 +545,14 @@ public final class FeedImporter {
             }
         }
         return written.isEmpty ? nil : written.joined(separator: ",")
+    }
+
+    /// A duration read for `field` as the instant it ends at, counted from the attribute its
+    /// `after` names (no value without one); any other value as it is.
+    static func resolvingDuration(_ value: FeedValue?, of field: FeedField, in read: [String: FeedValue]) -> FeedValue? {
+        guard case .duration(let seconds)? = value else { return value }
+        guard let after = field.alternatives.compactMap(\.after).first, case .instant(let start, _)? = read[after] else { return nil }
+        return .instant(start.addingTimeInterval(seconds), isDate: false)
     }
 
     static func describe(_ field: FeedField) -> String {

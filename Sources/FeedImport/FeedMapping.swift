@@ -184,7 +184,9 @@ public struct FeedPayload: Sendable {
 }
 
 /// A to-many relationship filled from a record: one object per element that `foreach` selects,
-/// or per payload property named `property` (every `EMAIL` of a vCard).
+/// per payload property named `property` (every `EMAIL` of a vCard), or per payload component
+/// named `components` that has the property `with` (the overridden occurrences of a CalDAV
+/// event: `"components": "VEVENT", "with": "RECURRENCE-ID"`).
 public struct FeedChildRule: Sendable {
     public var relationship: String
     public var entity: String
@@ -192,6 +194,10 @@ public struct FeedChildRule: Sendable {
     public var foreach: String?
     /// The payload property each child stands for.
     public var property: String?
+    /// The payload components each child stands for (their properties are the child's fields).
+    public var components: String?
+    /// The property a component needs to be a child.
+    public var with: String?
     /// The child's attribute values; their XPaths are relative to the child element, their
     /// `property` fields read the child's own property (`"property": "."`, `"parameter": "TYPE"`).
     public var attributes: [(name: String, field: FeedField)]
@@ -202,11 +208,14 @@ public struct FeedChildRule: Sendable {
         entity = try reader.string(object["entity"], at: "\(path).entity")
         foreach = try object["foreach"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).foreach") }
         property = try object["property"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).property").uppercased() }
-        guard (foreach == nil) != (property == nil) else {
-            throw FeedMappingError(origin: reader.origin, path: path, message: "give either foreach (an XPath) or property (a payload property)")
+        components = try object["components"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).components").uppercased() }
+        with = try object["with"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).with").uppercased() }
+        guard [foreach, property, components].compactMap({ $0 }).count == 1 else {
+            throw FeedMappingError(origin: reader.origin, path: path,
+                                   message: "give one of foreach (an XPath), property (a payload property) or components (payload components)")
         }
         attributes = try reader.fields(object["attributes"], at: "\(path).attributes")
-        try reader.refuseUnknownKeys(object, known: ["entity", "foreach", "property", "attributes"], at: path)
+        try reader.refuseUnknownKeys(object, known: ["entity", "foreach", "property", "components", "with", "attributes"], at: path)
     }
 }
 

@@ -95,7 +95,8 @@ final class PimImportTests: PimTestCase {
         XCTAssertEqual(standup["start"] as? String, "2024-06-03T09:00:00+02:00")
         XCTAssertEqual(standup["notes"] as? String, "Agenda: blockers & priorities")
         XCTAssertEqual(standup["repeat"] as? String, "FREQ=WEEKLY;COUNT=8;BYDAY=MO")
-        XCTAssertEqual(standup["skipped"] as? [String], ["2024-06-17T09:00:00+02:00"])
+        XCTAssertEqual(standup["skipped"] as? [String], ["2024-06-10T09:00:00+02:00", "2024-06-17T09:00:00+02:00"],
+                       "the deleted occurrence and the one changed on its own")
     }
 
     func testCalDAVEventKeepsItsRuleExceptionAndZonedStart() throws {
@@ -104,7 +105,7 @@ final class PimImportTests: PimTestCase {
         let standup = try XCTUnwrap(events.first { $0["title"] as? String == "Weekly standup" })
         XCTAssertEqual(standup["repeat"] as? String, "FREQ=WEEKLY;COUNT=8;BYDAY=MO")
         XCTAssertEqual(standup["end"] as? String, "2024-06-03T09:30:00+02:00")
-        XCTAssertEqual((standup["skipped"] as? [String])?.count, 1)
+        XCTAssertEqual(standup["skipped"] as? [String], ["2024-06-10T09:00:00+02:00", "2024-06-17T09:00:00+02:00"])
         let offsite = try XCTUnwrap(events.first { ($0["title"] as? String)?.hasPrefix("Company offsite") == true })
         XCTAssertEqual(offsite["allDay"] as? Bool, true)
         XCTAssertEqual(offsite["start"] as? String, "2024-06-15")
@@ -122,7 +123,7 @@ final class PimImportTests: PimTestCase {
         let summary = try importSummary(url.path)
         XCTAssertEqual(summary["deleted"] as? Int, 1)
         XCTAssertFalse(try list("events").contains { ($0["title"] as? String)?.hasPrefix("Company offsite") == true })
-        XCTAssertEqual(try list("events").count, 2)
+        XCTAssertEqual(try list("events").count, 3, "the series, its moved occurrence and the planning meeting")
     }
 
     func testMalformedFeedNamesLineAndColumnAndImportsNothing() throws {
@@ -253,5 +254,19 @@ final class PimImportTests: PimTestCase {
         let summary = try importSummary(url.path)
         XCTAssertEqual(summary["deleted"] as? Int, 1)
         XCTAssertEqual(try list("contacts").map { $0["name"] as? String }, ["Zoë Müller"])
+    }
+
+    func testAnOccurrenceChangedOnItsOwnIsAnEventReplacingItsStart() throws {
+        _ = try importSummary(feed("caldav-calendar-query-response.raw.xml"))
+        let moved = try XCTUnwrap(try list("events").first { $0["title"] as? String == "Weekly standup (moved)" })
+        XCTAssertEqual(moved["start"] as? String, "2024-06-10T10:00:00+02:00")
+        XCTAssertEqual(moved["end"] as? String, "2024-06-10T10:30:00+02:00")
+        XCTAssertEqual(moved["replaces"] as? String, "2024-06-10T09:00:00+02:00")
+        XCTAssertEqual((moved["series"] as? [String: Any])?["name"] as? String, "Weekly standup")
+        let agenda = try agendaEvents(days: 15, environment: ["PIM_NOW": "2024-06-03T00:00"]).filter { $0.title.hasPrefix("Weekly standup") }
+        XCTAssertEqual(agenda.map(\.title), ["Weekly standup", "Weekly standup (moved)"], "the 10th once, moved; the 17th skipped")
+        let again = try importSummary(feed("caldav-calendar-query-response.raw.xml"))
+        XCTAssertEqual(again["unchanged"] as? Int, 3)
+        XCTAssertEqual(try list("events").count, 4)
     }
 }

@@ -27,7 +27,8 @@ extension PIMStore {
         guard !source.isEmpty else { throw PIMError.usage("the source is empty: give --source a name") }
         do {
             let importer = try FeedImporter(mapping: mapping, context: context,
-                                            options: FeedImportOptions(source: source, timeZone: timeZone, skipsInvalidRecords: skipInvalid))
+                                            options: FeedImportOptions(source: source, timeZone: timeZone, skipsInvalidRecords: skipInvalid,
+                                                                       bookkeepingAttributes: ["uuid", "created", "modified", "number"]))
             importer.prepare = { [self] record, isNew throws(PIMError) in try prepareImported(record, isNew: isNew) }
             let report = try importer.importFeed(at: url)
             return FeedImportSummary(feed: url.path, format: mapping.name, source: source, report: report)
@@ -65,6 +66,51 @@ extension PIMStore {
     }
 
     private func prepareImported(_ event: Event) throws(PIMError) {
+        try prepareTimes(of: event)
+        for changed in event.overrides where !changed.isDeleted {
+            if changed.isInserted { try prepareImported(changed, changing: event) }
+            // The series skips each start a changed occurrence replaces (as pim's own edits of
+            // one occurrence do), though RFC 5545 leaves such starts out of EXDATE.
+            let skipped = (event.exceptionDates ?? "").split(separator: ",").map(String.init)
+            if let replaced = changed.recurrenceID, !skipped.contains(event.exceptionText(replaced)) {
+                event.exceptionDates = (skipped + [event.exceptionText(replaced)]).joined(separator: ",")
+            }
+        }
+    }
+
+    /// An occurrence of `master` changed on its own, as a feed gives it (CalDAV's VEVENT with a
+    /// RECURRENCE-ID, an EWS modified occurrence, a GData exception): made like
+    /// ``detachOccurrence(of:named:)`` makes one, what the feed does not say taken from the
+    /// series.
+    private func prepareImported(_ changed: Event, changing master: Event) throws(PIMError) {
+        changed.setValue(UUID(), forKey: "uuid")
+        changed.setValue(now, forKey: "created")
+        changed.setValue(now, forKey: "modified")
+        if changed.title == nil || changed.title == "" { changed.title = master.title }
+        if changed.location == nil { changed.location = master.location }
+        if changed.notes == nil { changed.notes = master.notes }
+        if changed.timeZone == nil { changed.timeZone = master.timeZone }
+        changed.calendar = master.calendar
+        changed.allDay = master.allDay
+        changed.organizer = master.organizer
+        for attendee in master.attendees { changed.addToAttendees(attendee) }
+        guard let replaced = changed.recurrenceID else { throw PIMError.invalid("Event.recurrenceID: a changed occurrence without the start it replaces") }
+        if changed.start == nil { changed.start = replaced }
+        if changed.end == nil, let start = changed.start, let seriesStart = master.start, let seriesEnd = master.end {
+            changed.end = start.addingTimeInterval(seriesEnd.timeIntervalSince(seriesStart))
+        }
+        try prepareTimes(of: changed)
+        if master.allDay {
+            // A changed all-day occurrence names its day as pim keeps days: midnight UTC.
+            var zoned = Calendar(identifier: .gregorian)
+            zoned.timeZone = master.timeZone.flatMap(TimeZone.init(identifier:)) ?? timeZone
+            let parts = zoned.dateComponents([.year, .month, .day], from: replaced)
+            changed.recurrenceID = Calendar.utc.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day)) ?? replaced
+        }
+    }
+
+    /// An event's start and end as pim keeps them: all-day events on their days, an end always.
+    private func prepareTimes(of event: Event) throws(PIMError) {
         let parser = dateParser
         if event.timeZone == nil { event.timeZone = timeZone.identifier }
         guard var start = event.start else { throw PIMError.invalid("Event.start: the record has no start") }
@@ -90,6 +136,7 @@ extension PIMStore {
         }
         if event.start != start { event.start = start }
         if event.end != end { event.end = end }
+        if event.master != nil { return }
         if let text = event.recurrenceRule {
             do {
                 let rule = try RecurrenceRule(text)
