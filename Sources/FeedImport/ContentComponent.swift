@@ -117,12 +117,15 @@ public struct ContentComponent: Sendable {
 
     static func unfoldedLines(_ text: String) -> [String] {
         var lines: [String] = []
+        // Only a bare list of properties (GData's gd:recurrence) comes pretty-printed; a whole
+        // object (BEGIN:VCALENDAR...) is folded as RFC 5545 says, whatever its continuations hold.
+        let prettyPrintable = !text.drop(while: { $0.isWhitespace }).uppercased().hasPrefix("BEGIN:")
         for physical in text.replacingOccurrences(of: "\r\n", with: "\n").split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
             // A fold is one blank before the rest of a line. Text indented deeper that starts a
             // content line is a new line of a payload pretty-printed inside XML (GData's
             // gd:recurrence), not the middle of a value.
             let indentation = physical.prefix { $0 == " " || $0 == "\t" }
-            if indentation.count > 1, startsContentLine(physical.dropFirst(indentation.count)) {
+            if prettyPrintable, indentation.count > 1, startsContentLine(physical.dropFirst(indentation.count)) {
                 lines.append(String(physical.dropFirst(indentation.count)))
             } else if let first = physical.first, first == " " || first == "\t", !lines.isEmpty {
                 lines[lines.count - 1] += physical.dropFirst()
@@ -133,12 +136,13 @@ public struct ContentComponent: Sendable {
         return lines
     }
 
-    /// Whether `text` starts as a content line does: a name of letters, digits and dashes, then `;` or `:`.
+    /// Whether `text` starts as a content line does: a name of upper-case letters, digits and
+    /// dashes, then `;` or `:`.
     static func startsContentLine(_ text: Substring) -> Bool {
-        guard let first = text.first, first.isASCII, first.isLetter else { return false }
+        guard let first = text.first, first.isASCII, first.isUppercase else { return false }
         for character in text {
             if character == ":" || character == ";" { return true }
-            guard character.isASCII, character.isLetter || character.isNumber || character == "-" else { return false }
+            guard character.isASCII, character.isUppercase || character.isNumber || character == "-" else { return false }
         }
         return false
     }

@@ -15,6 +15,9 @@ struct FeedRecordElement {
     var payload: ContentComponent?
     /// The whole payload the component is part of.
     var document: ContentComponent?
+    /// What the record's key is followed by when the element holds several records (one
+    /// instance of a series a CalDAV expand answer gives).
+    var keySuffix: String?
     let xpath: RecordXPath
 }
 
@@ -100,19 +103,26 @@ final class FeedDocumentReader {
             guard let node = xmlTextReaderExpand(reader) else { break }
             let xpath = try recordXPath()
             xpath.bindNamespaces(at: node)
-            if let element = try take(node, candidates: candidates, xpath: xpath) { try body(element) }
+            guard let elements = try take(node, candidates: candidates, xpath: xpath) else {
+                // No rule takes it: what it holds may be records (an EWS response message that
+                // did not fail holds the items).
+                status = xmlTextReaderRead(reader)
+                continue
+            }
+            for element in elements { try body(element) }
             status = xmlTextReaderNext(reader)
         }
         if status != 0 || !errors.errors.isEmpty { throw syntaxError() }
     }
 
-    /// The first candidate rule whose test and payload component match, with the payload read.
-    private func take(_ node: xmlNodePtr, candidates: [FeedRecordRule], xpath: RecordXPath) throws(FeedImportError) -> FeedRecordElement? {
+    /// The records of the first candidate rule whose test and payload component match, with the
+    /// payload read; nil when no rule takes the element.
+    private func take(_ node: xmlNodePtr, candidates: [FeedRecordRule], xpath: RecordXPath) throws(FeedImportError) -> [FeedRecordElement]? {
         let line = Int(xmlGetLineNo(node))
         var payloads: [String: ContentComponent] = [:]
         for rule in candidates {
             if let test = rule.when, try !xpath.isTrue(test, at: node) { continue }
-            guard let payloadRule = rule.payload else { return FeedRecordElement(node: node, rule: rule, line: line, payload: nil, document: nil, xpath: xpath) }
+            guard let payloadRule = rule.payload else { return [FeedRecordElement(node: node, rule: rule, line: line, payload: nil, document: nil, xpath: xpath)] }
             let document: ContentComponent
             if let parsed = payloads[payloadRule.xpath] {
                 document = parsed
@@ -121,7 +131,15 @@ final class FeedDocumentReader {
                 payloads[payloadRule.xpath] = document
             }
             guard let component = payloadRule.component.map({ document.recordComponent(named: $0) }) ?? document else { continue }
-            return FeedRecordElement(node: node, rule: rule, line: line, payload: component, document: document, xpath: xpath)
+            if let marker = payloadRule.instances, let name = payloadRule.component, component.property(marker) != nil {
+                // No component without the marker: every component is an instance of its own.
+                return document.components(named: name, having: marker).map { instance in
+                    var element = FeedRecordElement(node: node, rule: rule, line: line, payload: instance, document: document, xpath: xpath)
+                    element.keySuffix = "#" + (instance.property(marker)?.value ?? "")
+                    return element
+                }
+            }
+            return [FeedRecordElement(node: node, rule: rule, line: line, payload: component, document: document, xpath: xpath)]
         }
         return nil
     }

@@ -33,6 +33,8 @@ public enum FeedImportError: Error, Sendable, CustomStringConvertible {
     case xpath(mapping: String, expression: String, message: String)
     /// Records the model refuses (every one found, with their lines).
     case invalidRecords([FeedRecordIssue])
+    /// The feed itself reports an error (a `fail` rule took an element): its line and message.
+    case reported(feed: String, line: Int, message: String)
 
     public var description: String {
         switch self {
@@ -40,6 +42,7 @@ public enum FeedImportError: Error, Sendable, CustomStringConvertible {
         case let .syntax(feed, line, column, message): return "\(feed):\(line):\(column): \(message)"
         case .mapping(let error): return error.description
         case let .xpath(mapping, expression, message): return "\(mapping): XPath \"\(expression)\": \(message)"
+        case let .reported(feed, line, message): return "\(feed):\(line): the feed reports an error: \(message)"
         case .invalidRecords(let issues):
             return "\(issues.count) record(s) not imported:\n" + issues.map { "  \($0)" }.joined(separator: "\n")
         }

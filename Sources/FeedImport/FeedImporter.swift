@@ -71,6 +71,8 @@ public final class FeedImporter {
     /// Objects imported from the source, by entity and key, fetched when first needed.
     private var existing: [String: [String: ManagedObject]] = [:]
     private var insertedHere: Set<ObjectIdentifier> = []
+    /// The line of each key's record in this import, by entity.
+    private var keysSeen: [String: [String: Int]] = [:]
     private var countedHere: Set<ObjectIdentifier> = []
     private let values: FeedValueReader
     /// The objects each link value found (or made), for the rest of the import.
@@ -91,7 +93,7 @@ public final class FeedImporter {
         guard let model = context.persistentStoreCoordinator?.managedObjectModel else {
             throw .mapping(FeedMappingError(origin: mapping.origin, path: "", message: "the context has no persistent store coordinator"))
         }
-        for (index, rule) in mapping.records.enumerated() where rule.action != .ignore {
+        for (index, rule) in mapping.records.enumerated() where rule.action == .upsert || rule.action == .delete {
             try Self.check(rule, at: "records[\(index)]", model: model, options: options, origin: mapping.origin)
         }
     }
@@ -161,6 +163,7 @@ public final class FeedImporter {
         feedName = name
         report = FeedImportReport()
         issues = []
+        keysSeen = [:]
         try reader.forEachRecord { element throws(FeedImportError) in
             report.records += 1
             try self.importRecord(element)
@@ -173,6 +176,10 @@ public final class FeedImporter {
 
     private func importRecord(_ element: FeedRecordElement) throws(FeedImportError) {
         let rule = element.rule
+        if rule.action == .fail, let message = rule.message {
+            let said = try element.xpath.strings(message, at: element.node).joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+            throw .reported(feed: feedName, line: element.line, message: said.isEmpty ? "(no message)" : said)
+        }
         guard rule.action != .ignore, let keyField = rule.key else {
             report.ignored += 1
             return
@@ -184,10 +191,11 @@ public final class FeedImporter {
             found.forEach(note)
             return
         }
-        guard case .text(let key)? = keyValue else {
+        guard case .text(let ownKey)? = keyValue else {
             refuse(element, key: nil, "the record has no key (\(Self.describe(keyField)))")
             return
         }
+        let key = ownKey + (element.keySuffix ?? "")
         if rule.action == .delete {
             for entityName in rule.deletedEntities {
                 guard let object = try existingObjects(of: entityName)[key] else { continue }
@@ -199,6 +207,12 @@ public final class FeedImporter {
             report.ignored += 1
             return
         }
+        // Two records of one feed with one key would silently be one object: the second is refused.
+        if let first = keysSeen[rule.entity]?[key] {
+            refuse(element, key: key, "the record at line \(first) has the same key")
+            return
+        }
+        keysSeen[rule.entity, default: [:]][key] = element.line
         let known = try existingObjects(of: rule.entity)
         guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[rule.entity] else { return }
         var attributeValues: [(String, Any?)] = []
@@ -219,7 +233,8 @@ public final class FeedImporter {
             let value = Self.resolvingDuration(read[name], of: field, in: read)
             guard let attribute = entity.attributesByName[name] else { continue }
             do {
-                attributeValues.append((name, try Self.stored(value, as: attribute)))
+                // A value the feed does not give is the model's default, as for a new object.
+                attributeValues.append((name, try Self.stored(value, as: attribute) ?? attribute.defaultValue))
             } catch let error as FeedValueError {
                 refuse(element, key: key, "\(rule.entity).\(name): \(error.message)")
                 failed = true
@@ -373,7 +388,7 @@ public final class FeedImporter {
             sources = try element.xpath.nodes(foreach, at: element.node).map { ($0, nil, element) }
         } else if let name = rule.property, let payload = element.payload {
             sources = payload.properties(named: name).map { (element.node, $0, element) }
-        } else if let name = rule.components, let document = element.document {
+        } else if let name = rule.components, let document = element.document, element.keySuffix == nil {
             sources = document.components(named: name, having: rule.with).map { component in
                 var part = element
                 part.payload = component
@@ -393,7 +408,7 @@ public final class FeedImporter {
                 do {
                     let stored = try Self.stored(value, as: attribute)
                     if stored != nil { empty = false }
-                    row.append((name, stored))
+                    row.append((name, stored ?? attribute.defaultValue))
                 } catch let error as FeedValueError {
                     throw .invalidRecords([FeedRecordIssue(feed: feedName, line: element.line, entity: element.rule.entity, key: key,
                                                            message: "\(rule.entity).\(name): \(error.message)")])
@@ -462,7 +477,8 @@ public final class FeedImporter {
             if text.map({ $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) ?? true { text = alternative.defaultValue }
             guard let text else { continue }
             do {
-                if let value = try values.value(of: text, as: alternative.type, zone: zone) { return value }
+                if let value = try values.value(of: text, as: alternative.type, zone: zone,
+                                                fixedZone: definedZone(zone, at: text, in: element)) { return value }
             } catch {
                 if alternative.lenient { continue }
                 throw .invalidRecords([FeedRecordIssue(feed: feedName, line: element.line, entity: entity, key: key, message: "\(name): \(error.message)")])
@@ -513,6 +529,16 @@ public final class FeedImporter {
         return []
     }
 
+    /// The zone of a TZID no zone database knows, at the local time `text`, from the payload's
+    /// own VTIMEZONE of that TZID; nil for a known or absent TZID.
+    private func definedZone(_ name: String?, at text: String, in element: FeedRecordElement) -> TimeZone? {
+        guard let name, !name.isEmpty, FeedValueReader.timeZone(named: name) == nil,
+              let definition = element.document?.components(named: "VTIMEZONE", having: "TZID").first(where: { $0.property("TZID")?.value == name }),
+              let local = TimeZoneDefinition.local(text) else { return nil }
+        if let location = definition.property("X-LIC-LOCATION").flatMap({ FeedValueReader.timeZone(named: $0.value) }) { return location }
+        return TimeZoneDefinition(definition)?.zone(at: local)
+    }
+
     /// `text` without `prefix` (in any case) at its start, after leading blanks.
     static func stripping(_ prefix: String, from text: String) -> String {
         let trimmed = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" }
@@ -530,7 +556,7 @@ public final class FeedImporter {
             // A date has no blanks: what follows one is other lines run together (GData).
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").first.map(String.init) ?? ""
             if trimmed.isEmpty { continue }
-            let zoneValue = zone.flatMap { FeedValueReader.timeZone(named: $0) } ?? options.timeZone
+            let zoneValue = definedZone(zone, at: trimmed, in: element) ?? zone.flatMap { FeedValueReader.timeZone(named: $0) } ?? options.timeZone
             guard let parsed = FeedDateParser.parse(trimmed, floatingIn: zoneValue) else {
                 throw .invalidRecords([FeedRecordIssue(feed: feedName, line: element.line, entity: entity, key: key,
                                                        message: "\(name): \"\(trimmed)\" is not a date")])

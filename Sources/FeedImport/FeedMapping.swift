@@ -20,9 +20,10 @@ public struct FeedMapping: Sendable {
     public var name: String
     /// One line on what the format is.
     public var summary: String
-    /// Strings that all appear near the start of a document of this format (its namespace
-    /// URIs), for telling formats apart (``FeedFormatDetector``).
-    public var signature: [String]
+    /// What appears near the start of a document of this format (its namespace URIs), for
+    /// telling formats apart: each group has one of its strings there (EWS's types namespace as
+    /// `http://` or `https://`).
+    public var signature: [[String]]
     /// The namespace URIs each prefix stands for.
     public var namespaces: [String: [String]]
     /// The record rules, tried in order.
@@ -53,7 +54,11 @@ public struct FeedMapping: Sendable {
         let object = try reader.object(root, at: "")
         name = try reader.string(object["name"], at: "name")
         summary = try object["description"].map { value throws(FeedMappingError) in try reader.string(value, at: "description") } ?? ""
-        signature = try object["detect"].map { value throws(FeedMappingError) in try reader.strings(value, at: "detect") } ?? []
+        var signature: [[String]] = []
+        for (index, group) in (object["detect"] as? [Any] ?? (object["detect"].map { [$0] } ?? [])).enumerated() {
+            signature.append(try reader.strings(group, at: "detect[\(index)]"))
+        }
+        self.signature = signature
         var namespaces: [String: [String]] = [:]
         for (prefix, value) in try reader.object(object["namespaces"] ?? [String: Any](), at: "namespaces") {
             let uris = try reader.strings(value, at: "namespaces.\(prefix)")
@@ -102,6 +107,9 @@ public enum FeedRecordAction: String, Sendable {
     case delete
     /// Takes the element and does nothing with it (items of kinds the model has no entity for).
     case ignore
+    /// Fails the import with the rule's `message` (an XPath): the feed reports an error, as an
+    /// EWS response message of `ResponseClass="Error"` does inside an HTTP 200.
+    case fail
 }
 
 /// One kind of record in a feed: which elements are records, and how each becomes an object.
@@ -120,6 +128,8 @@ public struct FeedRecordRule: Sendable {
     public var action: FeedRecordAction
     /// The record's key within its source; a record without one is an error.
     public var key: FeedField?
+    /// For `fail` rules: the XPath of what the feed says went wrong.
+    public var message: String?
     /// The attribute values, by attribute name.
     public var attributes: [(name: String, field: FeedField)]
     /// The to-many relationships filled with one new object per child element or property.
@@ -134,20 +144,26 @@ public struct FeedRecordRule: Sendable {
                               origin: reader.origin, at: "\(path).select")
         when = try object["when"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).when") }
         payload = try object["payload"].map { value throws(FeedMappingError) in try FeedPayload(value, at: "\(path).payload", reader: reader) }
-        let entities = try reader.strings(object["entity"], at: "\(path).entity")
+        let actionName = try object["action"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).action") } ?? "upsert"
+        guard let action = FeedRecordAction(rawValue: actionName) else {
+            throw FeedMappingError(origin: reader.origin, path: "\(path).action", message: "\"\(actionName)\" is not upsert, delete, ignore or fail")
+        }
+        // Rules that make nothing need no entity.
+        let entities = object["entity"] == nil && (action == .ignore || action == .fail) ? [""]
+            : try reader.strings(object["entity"], at: "\(path).entity")
         guard let first = entities.first else { throw FeedMappingError(origin: reader.origin, path: "\(path).entity", message: "missing") }
         entity = first
         deletedEntities = entities
-        let actionName = try object["action"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).action") } ?? "upsert"
-        guard let action = FeedRecordAction(rawValue: actionName) else {
-            throw FeedMappingError(origin: reader.origin, path: "\(path).action", message: "\"\(actionName)\" is not upsert, delete or ignore")
-        }
         self.action = action
         if entities.count > 1, action != .delete {
             throw FeedMappingError(origin: reader.origin, path: "\(path).entity", message: "only delete rules name several entities")
         }
         key = try object["key"].map { value throws(FeedMappingError) in try FeedField(value, at: "\(path).key", reader: reader) }
-        if action != .ignore, key == nil {
+        message = try object["message"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).message") }
+        if action == .fail, message == nil {
+            throw FeedMappingError(origin: reader.origin, path: "\(path).message", message: "a fail rule needs a message (an XPath)")
+        }
+        if action == .upsert || action == .delete, key == nil {
             throw FeedMappingError(origin: reader.origin, path: "\(path).key", message: "an \(action.rawValue) rule needs a key")
         }
         attributes = try reader.fields(object["attributes"], at: "\(path).attributes")
@@ -161,7 +177,7 @@ public struct FeedRecordRule: Sendable {
             links.append(try FeedLinkRule(relationship: name, link, at: "\(path).links.\(name)", reader: reader))
         }
         self.links = links
-        try reader.refuseUnknownKeys(object, known: ["select", "when", "payload", "entity", "action", "key", "attributes", "toMany", "links"],
+        try reader.refuseUnknownKeys(object, known: ["select", "when", "payload", "entity", "action", "key", "message", "attributes", "toMany", "links"],
                                      at: path)
     }
 }
@@ -174,12 +190,17 @@ public struct FeedPayload: Sendable {
     /// The component the fields read (`VEVENT`, `VTODO`, `VCARD`); a payload without one does
     /// not match the rule. Nil reads the lines outside any component (GData's `gd:recurrence`).
     public var component: String?
+    /// A property that marks instances (`RECURRENCE-ID`): a payload whose every component has it
+    /// (a CalDAV `<C:expand>` answer: a series as its occurrences, no rule) gives one record
+    /// per component, keyed by the record's key, `#`, and the property's value.
+    public var instances: String?
 
     init(_ value: Any, at path: String, reader: MappingReader) throws(FeedMappingError) {
         let object = try reader.object(value, at: path)
         xpath = try reader.string(object["xpath"], at: "\(path).xpath")
+        instances = try object["instances"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).instances").uppercased() }
         component = try object["component"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).component").uppercased() }
-        try reader.refuseUnknownKeys(object, known: ["xpath", "component"], at: path)
+        try reader.refuseUnknownKeys(object, known: ["xpath", "component", "instances"], at: path)
     }
 }
 
@@ -307,10 +328,10 @@ extension FeedMapping {
     /// How much of a document's start ``matches(head:)`` looks at.
     public static let detectionLength = 65_536
 
-    /// Whether every signature string appears in `head` (a document's first bytes); a mapping
-    /// without a signature matches nothing.
+    /// Whether each signature group has a string in `head` (a document's first bytes); a
+    /// mapping without a signature matches nothing.
     public func matches(head: Data) -> Bool {
-        !signature.isEmpty && signature.allSatisfy { head.range(of: Data($0.utf8)) != nil }
+        !signature.isEmpty && signature.allSatisfy { group in group.contains { head.range(of: Data($0.utf8)) != nil } }
     }
 
     /// The mappings whose signatures the document starting with `head` matches, the most

@@ -24,7 +24,9 @@ struct FeedValueError: Error, Sendable {
 struct FeedValueReader {
     var timeZone: TimeZone
 
-    func value(of text: String, as type: FeedValueType, zone: String?) throws(FeedValueError) -> FeedValue? {
+    /// The value of `text` read as `type`; floating times in the zone named `zone` (else the
+    /// reader's), or in `fixedZone` when the payload itself defines the zone.
+    func value(of text: String, as type: FeedValueType, zone: String?, fixedZone: TimeZone? = nil) throws(FeedValueError) -> FeedValue? {
         switch type {
         case .string: return text.isEmpty ? nil : .text(text)
         case .text, .datelist, .exchangeRecurrence:
@@ -54,7 +56,9 @@ struct FeedValueReader {
         case .datetime, .date:
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.isEmpty { return nil }
-            let zone = try self.zone(named: zone)
+            let resolved: TimeZone
+            if let fixedZone { resolved = fixedZone } else { resolved = try self.zone(named: zone) }
+            let zone = resolved
             guard let parsed = FeedDateParser.parse(trimmed, floatingIn: zone) else {
                 throw FeedValueError(message: "\"\(trimmed)\" is not a date")
             }

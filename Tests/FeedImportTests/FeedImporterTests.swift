@@ -632,4 +632,88 @@ final class FeedImporterTests: XCTestCase {
     func testExchangeRecurrenceWithoutAKnownPatternIsNoValue() throws {
         XCTAssertNil(try exchangeRule("<t:NoEndRecurrence><t:StartDate>2024-12-10</t:StartDate></t:NoEndRecurrence>"))
     }
+
+    // MARK: Keys, failures, zones
+
+    func testTwoRecordsWithOneKeyInOneFeedAreRefusedNamingTheFirstLine() throws {
+        let feed = """
+            <?xml version="1.0"?>
+            <people xmlns="http://people.example/ns">
+              <person id="p1"><name>Ada</name></person>
+              <person id="p1"><name>Grace</name></person>
+            </people>
+            """
+        XCTAssertThrowsError(try importFeed(feed)) { error in
+            guard case FeedImportError.invalidRecords(let issues) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(issues.map(\.line), [4])
+            XCTAssertTrue(issues[0].message.contains("line 3"), issues[0].message)
+        }
+    }
+
+    func testAFailRuleFailsTheImportWithWhatTheFeedSays() throws {
+        let json = """
+            {"name": "people", "namespaces": {"p": "http://people.example/ns"},
+             "records": [{"select": "p:people/p:error", "action": "fail", "message": "concat(@code, ': ', .)"},
+                         {"select": "p:people/p:person", "entity": "Person", "key": "@id", "attributes": {"name": "p:name"}}]}
+            """
+        let feed = """
+            <people xmlns="http://people.example/ns"><person id="p1"><name>Ada</name></person>
+            <error code="E42">quota exceeded</error></people>
+            """
+        XCTAssertThrowsError(try importFeed(feed, mapping: json)) { error in
+            guard case let FeedImportError.reported(_, line, message) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(line, 2)
+            XCTAssertEqual(message, "E42: quota exceeded")
+        }
+    }
+
+    func testAnElementNoRuleTakesIsLookedInto() throws {
+        let json = """
+            {"name": "people", "namespaces": {"p": "http://people.example/ns"},
+             "records": [{"select": "p:group", "when": "@failed = 'true'", "action": "fail", "message": "@name"},
+                         {"select": "p:group/p:person", "entity": "Person", "key": "@id", "attributes": {"name": "p:name"}}]}
+            """
+        let feed = """
+            <people xmlns="http://people.example/ns"><group name="a" failed="false"><person id="p1"><name>Ada</name></person></group></people>
+            """
+        XCTAssertEqual(try importFeed(feed, mapping: json).inserted, 1)
+    }
+
+    func testAPayloadsOwnTimeZoneDefinitionGivesTheInstant() throws {
+        let json = """
+            {"name": "cal", "namespaces": {"p": "http://people.example/ns"},
+             "records": [{"select": "p:events/p:event", "entity": "Event", "key": "@id",
+                          "payload": {"xpath": "p:data", "component": "VEVENT"},
+                          "attributes": {"start": {"property": "DTSTART", "type": "datetime"}}}]}
+            """
+        func event(_ start: String) -> String {
+            """
+            <events xmlns="http://people.example/ns"><event id="e"><data>BEGIN:VCALENDAR
+            BEGIN:VTIMEZONE
+            TZID:Customized Time Zone
+            BEGIN:STANDARD
+            DTSTART:16010101T030000
+            TZOFFSETFROM:+0200
+            TZOFFSETTO:+0100
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10
+            END:STANDARD
+            BEGIN:DAYLIGHT
+            DTSTART:16010101T020000
+            TZOFFSETFROM:+0100
+            TZOFFSETTO:+0200
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3
+            END:DAYLIGHT
+            END:VTIMEZONE
+            BEGIN:VEVENT
+            DTSTART;TZID=Customized Time Zone:\(start)
+            END:VEVENT
+            END:VCALENDAR</data></event></events>
+            """
+        }
+        try importFeed(event("20240610T150000"), mapping: json)
+        XCTAssertEqual(try fetch("Event").first?.value(forKey: "start") as? Date, date("2024-06-10T13:00:00Z"), "summer: +02:00")
+        context.rollback()
+        try importFeed(event("20241210T150000"), mapping: json)
+        XCTAssertEqual(try fetch("Event").first?.value(forKey: "start") as? Date, date("2024-12-10T14:00:00Z"), "winter: +01:00")
+    }
 }

@@ -163,8 +163,13 @@ extension PIMStore {
             }
             if task.recurrenceStart == nil { task.recurrenceStart = task.due }
         }
-        if task.status == "done", task.completed == nil { task.completed = now }
-        if task.status == "started", task.started == nil { task.started = now }
+        // When the feed does not say when, the first import's instant stays.
+        if task.status == "done", task.completed == nil {
+            task.completed = task.isInserted ? now : task.committedValues(forKeys: ["completed"])["completed"] as? Date ?? now
+        }
+        if task.status == "started", task.started == nil {
+            task.started = task.isInserted ? now : task.committedValues(forKeys: ["started"])["started"] as? Date ?? now
+        }
     }
 
     private func prepareImported(_ person: Person) {
