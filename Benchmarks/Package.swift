@@ -11,10 +11,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
+        // libxml2 for `--feed`'s raw variant (the main package's own module is not a product).
+        .systemLibrary(
+            name: "CLibXML2Raw",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
         .executableTarget(
             name: "objectgraph-benchmarks",
             dependencies: [
                 .product(name: "ObjectGraph", package: "ObjectGraph"),
+                .product(name: "FeedImport", package: "ObjectGraph"),
+                "CLibXML2Raw",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

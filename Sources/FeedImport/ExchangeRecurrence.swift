@@ -18,7 +18,7 @@ enum ExchangeRecurrence {
         var parts: [String] = []
         var range: [String] = []
         for element in children(of: recurrence) {
-            let fields = Dictionary(children(of: element).map { (name(of: $0), RecordXPath.string(of: $0).trimmingCharacters(in: .whitespacesAndNewlines)) },
+            let fields = Dictionary(children(of: element).map { (name(of: $0), RecordXPath.string(of: $0).trimmedBlanks) },
                                     uniquingKeysWith: { first, _ in first })
             switch name(of: element) {
             case "DailyRecurrence": parts = ["FREQ=DAILY"] + interval(fields)

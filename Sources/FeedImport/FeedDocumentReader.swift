@@ -78,7 +78,7 @@ final class FeedDocumentReader {
             let errors = Unmanaged<ReaderErrors>.fromOpaque(userData).takeUnretainedValue()
             guard error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
             errors.errors.append((line: Int(error.pointee.line), column: Int(error.pointee.int2),
-                                  message: (error.pointee.message.map { String(cString: $0) } ?? "malformed XML").trimmingCharacters(in: .whitespacesAndNewlines)))
+                                  message: (error.pointee.message.map { String(cString: $0) } ?? "malformed XML").trimmedBlanks))
         }, Unmanaged.passUnretained(errors).toOpaque())
     }
 

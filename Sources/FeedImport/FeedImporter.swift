@@ -71,6 +71,7 @@ public final class FeedImporter {
     /// Objects imported from the source, by entity and key, fetched when first needed.
     private var existing: [String: [String: ManagedObject]] = [:]
     private var insertedHere: Set<ObjectIdentifier> = []
+    private var attributeTables: [String: [String: AttributeDescription]] = [:]
     /// The line of each key's record in this import, by entity.
     private var keysSeen: [String: [String: Int]] = [:]
     private var countedHere: Set<ObjectIdentifier> = []
@@ -177,7 +178,7 @@ public final class FeedImporter {
     private func importRecord(_ element: FeedRecordElement) throws(FeedImportError) {
         let rule = element.rule
         if rule.action == .fail, let message = rule.message {
-            let said = try element.xpath.strings(message, at: element.node).joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+            let said = try element.xpath.strings(message, at: element.node).joined(separator: " ").trimmedBlanks
             throw .reported(feed: feedName, line: element.line, message: said.isEmpty ? "(no message)" : said)
         }
         guard rule.action != .ignore, let keyField = rule.key else {
@@ -213,8 +214,10 @@ public final class FeedImporter {
             return
         }
         keysSeen[rule.entity, default: [:]][key] = element.line
-        let known = try existingObjects(of: rule.entity)
+        // Only the one object: holding the whole table while adding to it would copy it each time.
+        let found = try existingObjects(of: rule.entity)[key]
         guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[rule.entity] else { return }
+        let attributesByName = attributes(of: entity)
         var attributeValues: [(String, Any?)] = []
         var failed = false
         var read: [String: FeedValue] = [:]
@@ -231,7 +234,7 @@ public final class FeedImporter {
         if failed { return }
         for (name, field) in rule.attributes {
             let value = Self.resolvingDuration(read[name], of: field, in: read)
-            guard let attribute = entity.attributesByName[name] else { continue }
+            guard let attribute = attributesByName[name] else { continue }
             do {
                 // A value the feed does not give is the model's default, as for a new object.
                 attributeValues.append((name, try Self.stored(value, as: attribute) ?? attribute.defaultValue))
@@ -252,17 +255,17 @@ public final class FeedImporter {
         }
         if failed { return }
         let links = try linkTargets(of: element, entity: entity)
-        apply(element, key: key, entity: entity, attributes: attributeValues, children: childValues, links: links, known: known)
+        apply(element, key: key, entity: entity, attributes: attributeValues, children: childValues, links: links, found: found)
     }
 
     /// Sets the record's values on its object (a new one, or the one imported before), replacing
     /// children only when they differ, then prepares and validates it.
     private func apply(_ element: FeedRecordElement, key: String, entity: EntityDescription, attributes: [(String, Any?)],
                        children: [(rule: FeedChildRule, rows: [[(String, Any?)]])], links: [(String, [ManagedObject])],
-                       known: [String: ManagedObject]) {
-        let isNew = known[key] == nil
+                       found: ManagedObject?) {
+        let isNew = found == nil
         let object: ManagedObject
-        if let found = known[key] {
+        if let found {
             object = found
         } else {
             object = context.insertNewObject(forEntityName: entity.name)
@@ -333,13 +336,13 @@ public final class FeedImporter {
     /// Whether a stored object, once prepared, holds the values it had: every attribute as
     /// saved, and each replaced relationship's new children with the old ones' values in order.
     private func isUnchanged(_ object: ManagedObject, replacements: [(relationship: String, old: [ManagedObject], new: [ManagedObject])]) -> Bool {
-        let names = object.entity.attributesByName.keys.filter { !options.bookkeepingAttributes.contains($0) }
+        let names = attributes(of: object.entity).keys.filter { !options.bookkeepingAttributes.contains($0) }
         let committed = object.committedValues(forKeys: names)
         guard names.allSatisfy({ Self.same(committed[$0], object.value(forKey: $0)) }) else { return false }
         for (_, old, new) in replacements {
             guard old.count == new.count else { return false }
             for (before, after) in zip(old, new) {
-                let childNames = after.entity.attributesByName.keys.filter { !options.bookkeepingAttributes.contains($0) }
+                let childNames = attributes(of: after.entity).keys.filter { !options.bookkeepingAttributes.contains($0) }
                 guard before.entity === after.entity, childNames.allSatisfy({ Self.same(before.value(forKey: $0), after.value(forKey: $0)) }) else {
                     return false
                 }
@@ -359,6 +362,14 @@ public final class FeedImporter {
         } else if issues.count < Self.issueLimit {
             issues.append(issue)
         }
+    }
+
+    /// An entity's attributes by name, worked out once per import (the model computes them each time).
+    private func attributes(of entity: EntityDescription) -> [String: AttributeDescription] {
+        if let known = attributeTables[entity.name] { return known }
+        let table = entity.attributesByName
+        attributeTables[entity.name] = table
+        return table
     }
 
     private func existingObjects(of entityName: String) throws(FeedImportError) -> [String: ManagedObject] {
@@ -382,6 +393,7 @@ public final class FeedImporter {
 
     private func children(of rule: FeedChildRule, in element: FeedRecordElement, key: String) throws(FeedImportError) -> [[(String, Any?)]] {
         guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[rule.entity] else { return [] }
+        let attributesByName = attributes(of: entity)
         var rows: [[(String, Any?)]] = []
         var sources: [(node: xmlNodePtr, property: ContentProperty?, element: FeedRecordElement)] = []
         if let foreach = rule.foreach {
@@ -403,7 +415,7 @@ public final class FeedImporter {
                 read[name] = try value(of: field, in: source, at: node, child: property, entity: rule.entity, key: key, name: name)
             }
             for (name, field) in rule.attributes {
-                guard let attribute = entity.attributesByName[name] else { continue }
+                guard let attribute = attributesByName[name] else { continue }
                 let value = Self.resolvingDuration(read[name], of: field, in: read)
                 do {
                     let stored = try Self.stored(value, as: attribute)
@@ -435,7 +447,7 @@ public final class FeedImporter {
                 var pairs: [(name: String, values: [String])] = []
                 for found in try element.xpath.nodes(expression, at: node) {
                     let name = found.pointee.name.map { String(cString: $0) }?.uppercased() ?? ""
-                    let text = RecordXPath.string(of: found).trimmingCharacters(in: .whitespacesAndNewlines)
+                    let text = RecordXPath.string(of: found).trimmedBlanks
                     // xCal writes UNTIL in the extended form; an RRULE takes the basic one.
                     let value = name == "UNTIL" ? text.filter { $0 != "-" && $0 != ":" } : text
                     if let index = pairs.firstIndex(where: { $0.name == name }) { pairs[index].values.append(value) } else { pairs.append((name, [value])) }
@@ -466,15 +478,15 @@ public final class FeedImporter {
             }
             if let prefix = alternative.stripPrefix { texts = texts.map { Self.stripping(prefix, from: $0) } }
             if let timeZone = alternative.timeZone {
-                zone = try element.xpath.strings(timeZone, at: node).first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                zone = try element.xpath.strings(timeZone, at: node).first.map { $0.trimmedBlanks }
             }
-            var text = alternative.many ? texts.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+            var text = alternative.many ? texts.map { $0.trimmedBlanks }.filter { !$0.isEmpty }
                 .joined(separator: alternative.separator) : texts.first
             if let table = alternative.table, let found = text {
-                let trimmed = found.trimmingCharacters(in: .whitespacesAndNewlines)
+                let trimmed = found.trimmedBlanks
                 text = table[trimmed] ?? (alternative.tableOnly ? nil : found)
             }
-            if text.map({ $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) ?? true { text = alternative.defaultValue }
+            if text.map({ $0.trimmedBlanks.isEmpty }) ?? true { text = alternative.defaultValue }
             guard let text else { continue }
             do {
                 if let value = try values.value(of: text, as: alternative.type, zone: zone,
@@ -519,7 +531,7 @@ public final class FeedImporter {
             if let prefix = alternative.stripPrefix { texts = texts.map { Self.stripping(prefix, from: $0) } }
             var values: [String] = []
             for text in texts {
-                let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                let trimmed = text.trimmedBlanks
                 guard let value = alternative.table.map({ $0[trimmed] ?? (alternative.tableOnly ? nil : trimmed) }) ?? trimmed,
                       !value.isEmpty, !values.contains(value) else { continue }
                 values.append(value)
@@ -554,7 +566,7 @@ public final class FeedImporter {
         utc.timeZone = TimeZone(identifier: "UTC")!
         for (text, zone) in texts {
             // A date has no blanks: what follows one is other lines run together (GData).
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").first.map(String.init) ?? ""
+            let trimmed = text.trimmedBlanks.split(separator: " ").first.map(String.init) ?? ""
             if trimmed.isEmpty { continue }
             let zoneValue = definedZone(zone, at: trimmed, in: element) ?? zone.flatMap { FeedValueReader.timeZone(named: $0) } ?? options.timeZone
             guard let parsed = FeedDateParser.parse(trimmed, floatingIn: zoneValue) else {

@@ -30,31 +30,31 @@ struct FeedValueReader {
         switch type {
         case .string: return text.isEmpty ? nil : .text(text)
         case .text, .datelist, .exchangeRecurrence:
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmedBlanks
             return trimmed.isEmpty ? nil : .text(trimmed)
         case .html:
             let plain = Self.plainText(ofHTML: text)
             return plain.isEmpty ? nil : .text(plain)
         case .int:
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmedBlanks
             if trimmed.isEmpty { return nil }
             if let integer = Int64(trimmed) { return .integer(integer) }
             if let number = Double(trimmed), number.rounded() == number, abs(number) < 9e18 { return .integer(Int64(number)) }
             throw FeedValueError(message: "\"\(trimmed)\" is not a whole number")
         case .number:
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmedBlanks
             if trimmed.isEmpty { return nil }
             guard let number = Double(trimmed) else { throw FeedValueError(message: "\"\(trimmed)\" is not a number") }
             return .number(number)
         case .bool:
-            switch text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() {
+            switch text.trimmedBlanks.lowercased() {
             case "": return nil
             case "true", "1", "yes": return .boolean(true)
             case "false", "0", "no": return .boolean(false)
             default: throw FeedValueError(message: "\"\(text)\" is not true or false")
             }
         case .datetime, .date:
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmedBlanks
             if trimmed.isEmpty { return nil }
             let resolved: TimeZone
             if let fixedZone { resolved = fixedZone } else { resolved = try self.zone(named: zone) }
@@ -70,16 +70,16 @@ struct FeedValueReader {
             calendar.timeZone = zone
             return .instant(day(calendar.dateComponents([.year, .month, .day], from: parsed.date)), isDate: true)
         case .isdate:
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmedBlanks
             if trimmed.isEmpty { return nil }
             return .boolean(FeedDateParser.parse(trimmed, floatingIn: timeZone)?.isDate ?? false)
         case .duration:
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmedBlanks
             if trimmed.isEmpty { return nil }
             guard let seconds = Self.duration(trimmed) else { throw FeedValueError(message: "\"\(trimmed)\" is not a duration") }
             return .duration(seconds)
         case .timezone:
-            return Self.timeZone(named: text.trimmingCharacters(in: .whitespacesAndNewlines)).map { .text($0.identifier) }
+            return Self.timeZone(named: text.trimmedBlanks).map { .text($0.identifier) }
         }
     }
 
@@ -169,7 +169,7 @@ struct FeedValueReader {
         }
         var collapsed: [String] = []
         for line in lines where !(line.isEmpty && (collapsed.last?.isEmpty ?? true)) { collapsed.append(line) }
-        return collapsed.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        return collapsed.joined(separator: "\n").trimmedBlanks
     }
 
     private static let namedEntities: [String: String] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ",
@@ -282,12 +282,40 @@ enum FeedDateParser {
             let minutes = digits(2) ?? 0
             offset = sign * (hours * 3600 + minutes * 60)
         }
-        guard index == characters.count else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
+        guard index == characters.count, day <= daysIn(month: month, year: year) else { return nil }
+        // Seconds from 1970 of the wall-clock time, then the offset: cheaper than a Calendar.
+        let wall = Double(daysFromCivil(year: year, month: month, day: day)) * 86_400
+            + Double((components.hour ?? 0) * 3600 + (components.minute ?? 0) * 60 + (components.second ?? 0))
+            + Double(components.nanosecond ?? 0) / 1e9
         // A date's offset says where the day is, not which day: the day stays as written.
-        calendar.timeZone = isDate ? zone : offset.flatMap { TimeZone(secondsFromGMT: $0) } ?? zone
-        guard let date = calendar.date(from: components) else { return nil }
-        return Parsed(date: date, isDate: isDate, components: components)
+        if !isDate, let offset {
+            return Parsed(date: Date(timeIntervalSince1970: wall - Double(offset)), isDate: false, components: components)
+        }
+        return Parsed(date: Date(timeIntervalSince1970: wall - Double(offsetOf(zone, atWallClock: wall))), isDate: isDate, components: components)
+    }
+
+    /// The offset of `zone` at the wall-clock time `wall` (seconds from 1970 as if in UTC).
+    static func offsetOf(_ zone: TimeZone, atWallClock wall: Double) -> Int {
+        let guess = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall))
+        return zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - Double(guess)))
+    }
+
+    /// Days from 1970-01-01 of a Gregorian date (Howard Hinnant's days_from_civil).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
@@ -320,5 +348,18 @@ enum FeedDateParser {
                                         second: clock.count > 2 ? clock[2] : 0)
         guard let date = calendar.date(from: components) else { return nil }
         return Parsed(date: date, isDate: false, components: components)
+    }
+}
+
+extension StringProtocol {
+    /// The text without white space at either end (blanks, tabs, line ends, Unicode spaces),
+    /// without going through Foundation.
+    var trimmedBlanks: String {
+        func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.value < 0x80 ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
+        }
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isBlank($0) }), let last = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(String.UnicodeScalarView(scalars[first...last]))
     }
 }

@@ -26,7 +26,7 @@ final class RecordXPath {
             guard let userData, let error else { return }
             let errors = Unmanaged<XPathErrors>.fromOpaque(userData).takeUnretainedValue()
             errors.messages.append((error.pointee.message.map { String(cString: $0) } ?? "invalid expression")
-                .trimmingCharacters(in: .whitespacesAndNewlines))
+                .trimmedBlanks)
         }
         for (prefix, uris) in namespaces.sorted(by: { $0.key < $1.key }) {
             xmlChars(prefix) { prefix in xmlChars(uris[0]) { uri in _ = xmlXPathRegisterNs(context, prefix, uri) } }

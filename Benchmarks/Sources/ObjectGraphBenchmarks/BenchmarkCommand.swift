@@ -2,7 +2,7 @@
 // (`--json`); `--quick` for a smoke run at N = 10,000; `--single` is the child process that
 // measures one variant's peak memory; `--floor` times what W2's objects cost with no store;
 // `--stores` times saving and opening each file store (SQLite, XML, binary); `--records` times
-// external record files.
+// external record files; `--feed` times importing an XML feed.
 import ArgumentParser
 import Foundation
 
@@ -47,6 +47,9 @@ struct BenchmarkCommand: ParsableCommand {
     @Flag(help: "Time external record files instead of the workloads: N objects saved with and without a file each, changed and saved again, and a full synchronization.")
     var records = false
 
+    @Flag(help: "Time importing an XML feed of N contacts instead of the workloads: libxml2's reader alone, a raw import (reader, XPath, SQLite C API), FeedImport into a new store, and again into the store holding them.")
+    var feed = false
+
     func run() throws {
         var scale = quick ? Scale.quick : Scale.full
         if let rows { scale = scale.withRows(rows) }
@@ -71,6 +74,10 @@ struct BenchmarkCommand: ParsableCommand {
         }
         if records {
             print(RecordFiles.report(try RecordFiles.measure(harness), rows: scale.rows))
+            return
+        }
+        if feed {
+            print(FeedImports.report(try FeedImports.measure(harness), rows: scale.rows))
             return
         }
         let wanted = only.map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }) }

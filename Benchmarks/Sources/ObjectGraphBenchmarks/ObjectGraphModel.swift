@@ -43,8 +43,8 @@ enum BenchmarkModel {
         return model
     }
 
-    /// A context on the SQLite store at `url` (created when missing).
-    static func context(at url: URL) throws -> ManagedObjectContext {
+    /// A context on the SQLite store at `url` (created when missing), of `model` (the benchmark's).
+    static func context(at url: URL, model: ManagedObjectModel = BenchmarkModel.model) throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .sqlite, at: url)
         let context = ManagedObjectContext(concurrencyType: .mainQueue)
