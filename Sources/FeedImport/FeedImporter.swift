@@ -275,7 +275,9 @@ public final class FeedImporter {
             insertedHere.insert(ObjectIdentifier(object))
         }
         var changed = false
-        for (name, value) in attributes where !Self.same(object.value(forKey: name), value) {
+        for (name, value) in attributes {
+            // A new object takes every value the feed gives; a stored one only those that differ.
+            if isNew ? value == nil : Self.same(object.value(forKey: name), value) { continue }
             object.setValue(value, forKey: name)
             changed = true
         }
@@ -649,6 +651,8 @@ public final class FeedImporter {
     }
 
     static func same(_ current: Any?, _ new: Any?) -> Bool {
+        // The common case first, with one cast each.
+        if let new = new as? String { return (current as? String) == new }
         switch (current is NSNull ? nil : current, new is NSNull ? nil : new) {
         case (nil, nil): return true
         case let (current as String, new as String): return current == new

@@ -360,6 +360,7 @@ extension StringProtocol {
         }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !isBlank($0) }), let last = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
-        return String(String.UnicodeScalarView(scalars[first...last]))
+        // Scalar indices are indices of the text itself.
+        return String(self[first..<scalars.index(after: last)])
     }
 }
