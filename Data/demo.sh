@@ -1,6 +1,7 @@
 #!/bin/sh
-# Fills a demo pim store and shows it: contacts, a repeating meeting, an event with attendees,
-# tasks for them, then the task list (by urgency), the agenda and a record file opened in pim.
+# Fills a demo pim store and shows it: contacts (two imported from an xCard feed), a repeating
+# meeting, an event with attendees, tasks for them, then the task list (by urgency), the agenda
+# and a record file opened in pim.
 # Uses $PIM_STORE if set, else a new temporary store, never the user's own. Run from the
 # repository: Data/demo.sh
 set -e
@@ -15,6 +16,8 @@ pim contacts add Charles Babbage --email charles@analytical.example --org "Analy
 pim contacts add Grace Hopper --email grace@navy.example --nickname Amazing
 pim contacts add "Analytical Engines" --kind organization --email info@analytical.example
 pim contacts group add Engineers ada charles grace
+# Contacts from an address book's export (xCard; EWS, CalDAV/CardDAV, GData... alike): pim-import(1).
+"$PIM" import "$(dirname "$0")/team.xcard.xml" --source team
 
 pim events add Standup --start "tomorrow 9:15" --duration 15m --repeat weekdays --location "Room 1" --attendee ada --attendee charles
 pim events add Design review --start "next tue 14:00" --duration 1h30m --attendee grace --attendee ada --location "Room 2"

@@ -595,7 +595,7 @@ final class PimRecordFilesReviewTests: PimTestCase {
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("demo"), withIntermediateDirectories: true)
         let result = try run("/bin/sh", [repositoryRoot.appendingPathComponent("Data/demo.sh").path], environment: environment, directory: repositoryRoot)
         XCTAssertEqual(result.status, 0, "Data/demo.sh: \(result.stderr)")
-        XCTAssertTrue(result.stdout.contains("record files: 13 in \(folder.path)/demo/records/"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("record files: 15 in \(folder.path)/demo/records/"), result.stdout)
         XCTAssertTrue(result.stdout.contains("Ada Lovelace"), "the demo ends with a record file opened in pim: \(result.stdout)")
     }
 }
