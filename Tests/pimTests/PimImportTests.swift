@@ -269,4 +269,17 @@ final class PimImportTests: PimTestCase {
         XCTAssertEqual(again["unchanged"] as? Int, 3)
         XCTAssertEqual(try list("events").count, 4)
     }
+
+    func testAContactsCategoriesAreItsGroupsMadeOnce() throws {
+        _ = try importSummary(feed("ews-getitem-contact-response.xml"))
+        let colleagues = try pim("contacts", "list", "--group", "Colleagues", "--json")
+        XCTAssertEqual(colleagues.status, 0, colleagues.stderr)
+        XCTAssertEqual((try colleagues.json() as? [[String: Any]])?.compactMap { $0["name"] as? String }, ["Zoë Müller"])
+        let again = try importSummary(feed("ews-getitem-contact-response.xml"))
+        XCTAssertEqual(again["unchanged"] as? Int, 2)
+        let undo = try pim("undo")
+        XCTAssertEqual(undo.status, 0, undo.stderr)
+        let undone = try pim("contacts", "list", "--group", "Colleagues")
+        XCTAssertNotEqual(undone.status, 0, "the group the import made went with it: \(undone.stdout)")
+    }
 }

@@ -49,8 +49,9 @@ extension PIMStore {
         }
     }
 
-    /// Fills an imported record as pim's own commands would: identity and dates for a new one,
-    /// all-day events on their days, repeat rules checked, done tasks given their completion.
+    /// Fills an imported record as pim's own commands would: identity and dates for a new one
+    /// (and for the groups made for its categories), all-day events on their days, repeat rules
+    /// checked, done tasks given their completion.
     func prepareImported(_ record: ManagedObject, isNew: Bool) throws(PIMError) {
         if isNew, RecordKind(entity: record.entity) != nil {
             record.setValue(UUID(), forKey: "uuid")
@@ -173,6 +174,12 @@ extension PIMStore {
     }
 
     private func prepareImported(_ person: Person) {
+        // Groups an import made for the contact's categories: records like any other group.
+        for group in person.groups where group.isInserted && group.value(forKey: "uuid") == nil {
+            group.setValue(UUID(), forKey: "uuid")
+            group.setValue(now, forKey: "created")
+            group.setValue(now, forKey: "modified")
+        }
         // Days of no time zone, as pim keeps birthdays.
         let calendar = dateParser.calendar
         if let birthday = person.birthday, calendar.midnightUTC(ofDayHolding: birthday) != birthday {
