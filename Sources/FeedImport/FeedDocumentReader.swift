@@ -1,7 +1,8 @@
 // Streaming a feed with libxml2's xmlTextReader: the ancestor chain of each start tag is matched
 // against the mapping's record paths; a matching element alone is expanded into a tree, handed
 // over, then skipped, so memory stays flat however long the feed. No network, no entity
-// expansion or DTD loading (XXE), huge text nodes allowed (base64 photos and MIME content).
+// expansion or DTD loading (XXE), no entity declarations at all (billion laughs), huge text
+// nodes allowed (base64 photos and MIME content).
 import CLibXML2
 import Foundation
 
@@ -88,7 +89,14 @@ final class FeedDocumentReader {
         var chain: [(uri: String, localName: String)] = []
         var status = xmlTextReaderRead(reader)
         while status == 1 {
-            guard xmlTextReaderNodeType(reader) == Int32(XML_READER_TYPE_ELEMENT.rawValue) else {
+            let type = xmlTextReaderNodeType(reader)
+            if type == Int32(XML_READER_TYPE_DOCUMENT_TYPE.rawValue), declaresEntities() {
+                // Never needed by a feed, and a reference to nested entities expands without
+                // bound when a field's text is read ("billion laughs"): refused outright.
+                throw .syntax(feed: feedName, line: Int(xmlTextReaderGetParserLineNumber(reader)), column: Int(xmlTextReaderGetParserColumnNumber(reader)),
+                              message: "the document declares entities in its DTD, which no feed needs: refused")
+            }
+            guard type == Int32(XML_READER_TYPE_ELEMENT.rawValue) else {
                 status = xmlTextReaderRead(reader)
                 continue
             }
@@ -142,6 +150,12 @@ final class FeedDocumentReader {
             return [FeedRecordElement(node: node, rule: rule, line: line, payload: component, document: document, xpath: xpath)]
         }
         return nil
+    }
+
+    /// Whether the document's internal DTD subset declares entities.
+    private func declaresEntities() -> Bool {
+        guard let document = xmlTextReaderCurrentDoc(reader), let subset = document.pointee.intSubset else { return false }
+        return subset.pointee.entities != nil || subset.pointee.pentities != nil
     }
 
     private func recordXPath() throws(FeedImportError) -> RecordXPath {

@@ -716,4 +716,21 @@ final class FeedImporterTests: XCTestCase {
         try importFeed(event("20241210T150000"), mapping: json)
         XCTAssertEqual(try fetch("Event").first?.value(forKey: "start") as? Date, date("2024-12-10T14:00:00Z"), "winter: +01:00")
     }
+
+    func testADocumentDeclaringEntitiesIsRefusedBeforeAnyRecord() throws {
+        let feed = """
+            <?xml version="1.0"?>
+            <!DOCTYPE people [
+             <!ENTITY lol "lol">
+             <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+            ]>
+            <people xmlns="http://people.example/ns"><person id="p1"><name>&lol1;</name></person></people>
+            """
+        XCTAssertThrowsError(try importFeed(feed)) { error in
+            guard case let FeedImportError.syntax(_, line, _, message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("declares entities"), message)
+            XCTAssertLessThanOrEqual(line, 6)
+        }
+        XCTAssertEqual(try fetch("Person").count, 0)
+    }
 }
