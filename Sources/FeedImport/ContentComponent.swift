@@ -189,14 +189,10 @@ public struct ContentComponent: Sendable {
             if values.isEmpty {
                 parameters["TYPE", default: ""] += (parameters["TYPE"] == nil ? "" : ",") + parameterName
             } else {
-                parameters[key] = (parameters[key].map { [$0] } ?? []).appending(contentsOf: values).joined(separator: ",")
+                parameters[key] = ((parameters[key].map { [$0] } ?? []) + values).joined(separator: ",")
             }
         }
         guard index < line.endIndex, line[index] == ":" else { return nil }
         return ContentProperty(name: name.uppercased(), parameters: parameters, rawValue: String(line[line.index(after: index)...]))
     }
-}
-
-private extension Array {
-    func appending(contentsOf other: [Element]) -> [Element] { self + other }
 }

@@ -29,8 +29,7 @@ final class FeedDocumentReader {
     private let mapping: FeedMapping
     private let errors = ReaderErrors()
     private var xpath: RecordXPath?
-    /// Keeps the bytes of an in-memory document alive while libxml2 reads them.
-    private let data: Data?
+    /// A copy of an in-memory document's bytes, alive while libxml2 reads them.
     private let buffer: UnsafeMutableRawBufferPointer?
 
     /// The options every feed is read with.
@@ -46,7 +45,6 @@ final class FeedDocumentReader {
         self.reader = reader
         feedName = path
         self.mapping = mapping
-        data = nil
         buffer = nil
         installErrorHandler()
     }
@@ -62,7 +60,6 @@ final class FeedDocumentReader {
         self.reader = reader
         feedName = name
         self.mapping = mapping
-        self.data = data
         self.buffer = buffer
         installErrorHandler()
     }

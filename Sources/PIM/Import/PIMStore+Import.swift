@@ -146,11 +146,6 @@ extension PIMStore {
                 throw PIMError.recurrence(error)
             }
         }
-        if let exceptions = event.exceptionDates {
-            // iCalendar's basic form, as pim writes them (xCal sends the extended one).
-            let basic = exceptions.split(separator: ",").map { $0.filter { $0 != "-" && $0 != ":" } }.joined(separator: ",")
-            if basic != exceptions { event.exceptionDates = basic }
-        }
     }
 
     private func prepareImported(_ task: TaskItem) throws(PIMError) {
