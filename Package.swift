@@ -66,8 +66,10 @@ let package = Package(
                         .embedInCode("Import/FeedMappings/ews.json"),
                         .embedInCode("Import/FeedMappings/gdata-calendar.json"),
                         .embedInCode("Import/FeedMappings/gdata-contacts.json"),
+                        .embedInCode("Import/FeedMappings/icalendar.json"),
                         .embedInCode("Import/FeedMappings/rss-event.json"),
                         .embedInCode("Import/FeedMappings/rss-xcal.json"),
+                        .embedInCode("Import/FeedMappings/vcard.json"),
                         .embedInCode("Import/FeedMappings/xcal.json"),
                         .embedInCode("Import/FeedMappings/xcard.json")],
             plugins: ["ObjectGraphCodegen"]

@@ -152,12 +152,20 @@ public final class FeedImporter {
     /// Imports the feed in the file at `url`. On error the context holds part of the feed:
     /// roll it back.
     public func importFeed(at url: URL) throws(FeedImportError) -> FeedImportReport {
-        try run(FeedDocumentReader(path: url.path, mapping: mapping), name: url.path)
+        guard mapping.contentFormat != nil else { return try run(FeedDocumentReader(path: url.path, mapping: mapping), name: url.path) }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .unreadable(feed: url.path, reason: (error as NSError).localizedFailureReason ?? error.localizedDescription)
+        }
+        return try importFeed(data, name: url.path)
     }
 
     /// Imports a feed held in memory, named `name` in messages.
     public func importFeed(_ data: Data, name: String) throws(FeedImportError) -> FeedImportReport {
-        try run(FeedDocumentReader(data: data, name: name, mapping: mapping), name: name)
+        let document = try mapping.contentFormat.map { format throws(FeedImportError) in try ContentFile.document(data, name: name, format: format) } ?? data
+        return try run(FeedDocumentReader(data: document, name: name, mapping: mapping), name: name)
     }
 
     private func run(_ reader: FeedDocumentReader, name: String) throws(FeedImportError) -> FeedImportReport {

@@ -30,6 +30,10 @@ public struct FeedMapping: Sendable {
     public var records: [FeedRecordRule]
     /// Where the mapping was read from, for messages.
     public var origin: String
+    /// The text format the mapping reads instead of XML (`"content": "vcard"`): each object of
+    /// such a file is an element `c:objects/c:object` of namespace `urn:x-objectgraph:content`,
+    /// its text the payload (``ContentFile``).
+    public var contentFormat: ContentFileFormat?
 
     /// Reads the mapping in the JSON file at `url`.
     public init(contentsOf url: URL) throws(FeedMappingError) {
@@ -75,7 +79,14 @@ public struct FeedMapping: Sendable {
         }
         self.records = records
         self.origin = origin
-        try reader.refuseUnknownKeys(object, known: ["name", "description", "detect", "namespaces", "records"], at: "")
+        if let content = object["content"] {
+            let text = try reader.string(content, at: "content")
+            guard let format = ContentFileFormat(rawValue: text) else {
+                throw FeedMappingError(origin: origin, path: "content", message: "expected vcard or icalendar, not \"\(text)\"")
+            }
+            contentFormat = format
+        }
+        try reader.refuseUnknownKeys(object, known: ["name", "description", "detect", "namespaces", "records", "content"], at: "")
     }
 
     private static func jsonReason(_ error: any Error) -> String {
@@ -331,7 +342,14 @@ extension FeedMapping {
     /// Whether each signature group has a string in `head` (a document's first bytes); a
     /// mapping without a signature matches nothing.
     public func matches(head: Data) -> Bool {
-        !signature.isEmpty && signature.allSatisfy { group in group.contains { head.range(of: Data($0.utf8)) != nil } }
+        // An XML document starts with markup; a vCard or iCalendar file with its BEGIN line.
+        let start = head.drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        let text = start.starts(with: [0xEF, 0xBB, 0xBF]) ? start.dropFirst(3) : start
+        if let contentFormat {
+            return String(decoding: text.prefix(contentFormat.beginLine.utf8.count), as: UTF8.self).uppercased() == contentFormat.beginLine
+        }
+        guard text.first == UInt8(ascii: "<") else { return false }
+        return !signature.isEmpty && signature.allSatisfy { group in group.contains { head.range(of: Data($0.utf8)) != nil } }
     }
 
     /// The mappings whose signatures the document starting with `head` matches, the most

@@ -16,6 +16,17 @@ enum Console {
         }
     }
 
+    /// Writes `text` to stdout as it is (CRLF lines of a vCard stay so), ending the run with exit
+    /// status 8 when it cannot be written.
+    static func write(_ text: String) {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        } catch let failure {
+            Console.error("pim: cannot write to standard output: \(failure)")
+            exit(PIMExitCode.storeFailure.rawValue)
+        }
+    }
+
     static func error(_ text: String) {
         writeError(text.hasSuffix("\n") ? text : text + "\n")
     }

@@ -8,7 +8,7 @@ struct ContactsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contacts",
         abstract: "Add, list, change and group contacts.",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, GroupCommand.self],
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, Export.self, GroupCommand.self],
         aliases: ["contact", "c"]
     )
 
@@ -121,6 +121,28 @@ struct ContactsCommand: ParsableCommand {
         @Argument(help: "The words.") var words: [String]
 
         func run() throws { try RecordCommands.search(words, kind: .contact, list: list, global: global) }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write contacts as vCard 3.0 (all, those named, or those --where or --group selects).",
+            discussion: "Address books (Apple Contacts, Outlook, Google, khard) and `pim import` read the text back.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var export: ExportOptions
+        @Option(help: ArgumentHelp("Only members of this group.", valueName: "group")) var group: String?
+
+        func validate() throws {
+            if group != nil, !export.ids.isEmpty { throw ValidationError("--group selects contacts: give it or contact ids, not both") }
+        }
+
+        func run() throws {
+            try RecordCommands.export(export, kind: .contact, global: global) { session in
+                var query = RecordQuery(kind: .contact)
+                if let group { query.filters = [try session.store.contactsPredicate(inGroup: group)] }
+                return query
+            }
+        }
     }
 
     struct GroupCommand: ParsableCommand {

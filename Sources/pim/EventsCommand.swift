@@ -8,7 +8,7 @@ struct EventsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
         abstract: "Add, list and change events; show the agenda.",
-        subcommands: [Add.self, List.self, Agenda.self, Show.self, Edit.self, Delete.self, Search.self],
+        subcommands: [Add.self, List.self, Agenda.self, Show.self, Edit.self, Delete.self, Search.self, Export.self],
         aliases: ["event", "e"]
     )
 
@@ -70,6 +70,37 @@ struct EventsCommand: ParsableCommand {
             var query = list.query(.event)
             (query.filters, query.occurring) = try session.store.criteria(for: filter)
             try session.printList(query, fieldNames: list.fieldNames)
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write events as one iCalendar file (all, those named, or those the options select).",
+            discussion: "A repeating event goes with its changed occurrences, and each time zone with its VTIMEZONE. "
+                + "Calendar programs (khal, Thunderbird, Apple Calendar, Google Calendar) and `pim import` read the file back.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var export: ExportOptions
+        @Option(parsing: .unconditional, help: ArgumentHelp("Only events not over by then (repeating ones: an occurrence).", valueName: "when")) var from: String?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Only events starting before then (repeating ones: an occurrence).", valueName: "when")) var to: String?
+        @Option(help: ArgumentHelp("Only events of this calendar.", valueName: "name")) var calendar: String?
+
+        func validate() throws {
+            if from != nil || to != nil || calendar != nil, !export.ids.isEmpty {
+                throw ValidationError("--from, --to and --calendar select events: give them or event ids, not both")
+            }
+        }
+
+        func run() throws {
+            try RecordCommands.export(export, kind: .event, global: global) { session in
+                var query = RecordQuery(kind: .event)
+                var filter = EventFilter()
+                filter.from = from
+                filter.to = to
+                filter.calendar = calendar
+                (query.filters, query.occurring) = try session.store.criteria(for: filter)
+                return query
+            }
         }
     }
 

@@ -59,3 +59,20 @@ struct ListOptions: ParsableArguments {
         (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }
+
+/// The options of every `export`: the records (all, or those matching a predicate, when none
+/// is named) and where the text goes.
+struct ExportOptions: ParsableArguments {
+    @Argument(help: "The records: numbers, UUIDs (prefixes) or names (default: all, or those --where selects).")
+    var ids: [String] = []
+
+    @Option(name: .customLong("where"), help: ArgumentHelp("Only records matching a predicate (without ids).", valueName: "predicate"))
+    var predicate: String?
+
+    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write to this file (default: standard output).", valueName: "file"))
+    var output: String?
+
+    func validate() throws {
+        if predicate != nil, !ids.isEmpty { throw ValidationError("--where selects records: give it or record ids, not both") }
+    }
+}

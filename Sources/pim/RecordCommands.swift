@@ -94,6 +94,30 @@ enum RecordCommands {
         if !added.isEmpty, !global.json { try session.printAdded(added) }
     }
 
+    /// Writes the records `options` name (all those `query` lists when none) as vCard or
+    /// iCalendar text, to the output file or stdout. Exits 1 when none match.
+    static func export(_ options: ExportOptions, kind: RecordKind, global: GlobalOptions,
+                       query: (Session) throws -> RecordQuery = { _ in RecordQuery(kind: .task) }) throws {
+        let session = try Session(global)
+        var selection = try query(session)
+        selection.kind = kind
+        if selection.whereClause == nil { selection.whereClause = options.predicate }
+        let records = options.ids.isEmpty ? try session.store.list(selection) : try resolve(options.ids, kind: kind, session: session)
+        if records.isEmpty { throw PIMError.noMatch("no \(kind.plural) match: nothing exported") }
+        let text = session.store.exportText(records, kind: kind)
+        let output = options.output
+        if let error = session.store.context.faultingError { throw PIMError.wrapping(error, storePath: session.store.url.path) }
+        guard let output, output != "-" else {
+            Console.write(text)
+            return
+        }
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            throw PIMError.store(path: output, reason: "cannot be written: \(error.localizedDescription)")
+        }
+    }
+
     /// The records `ids` name, each once, in the order given.
     static func resolve(_ ids: [String], kind: RecordKind, session: Session) throws -> [ManagedObject] {
         guard !ids.isEmpty else { throw PIMError.usage("name at least one \(kind.singular)") }

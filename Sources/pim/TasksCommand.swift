@@ -12,7 +12,7 @@ struct TasksCommand: ParsableCommand {
             ahead rising to 1 a week overdue) + 8 blocking + 6/3.9/1.8 priority H/M/L + 5 scheduled \
             and past + 4 started + 2 age (over a year) + 1 tags + 1 project - 3 waiting - 5 blocked.
             """,
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Start.self, Done.self, Delete.self, Search.self],
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Start.self, Done.self, Delete.self, Search.self, Export.self],
         aliases: ["task", "t"]
     )
 
@@ -134,6 +134,17 @@ struct TasksCommand: ParsableCommand {
         @Argument(help: "The words.") var words: [String]
 
         func run() throws { try RecordCommands.search(words, kind: .task, list: list, global: global) }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write tasks as one iCalendar file of to-dos (all, those named, or those --where selects).",
+            discussion: "Task programs (Thunderbird, Apple Reminders through CalDAV, tasks.org) and `pim import` read the file back.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var export: ExportOptions
+
+        func run() throws { try RecordCommands.export(export, kind: .task, global: global) }
     }
 
     struct Start: ParsableCommand {

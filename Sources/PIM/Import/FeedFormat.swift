@@ -1,5 +1,6 @@
 // The feed formats `pim import` reads without a mapping of the user's: the mappings of
-// Importers/feeds, built into the binary, and how a document's format is told from its start.
+// Importers/feeds, built into the binary (XML feeds, and vCard and iCalendar files), and how a
+// document's format is told from its start.
 import FeedImport
 import Foundation
 
@@ -10,7 +11,8 @@ public enum FeedFormat {
         let files: [(String, [UInt8])] = [
             ("atom-xcal", PackageResources.atom_xcal_json), ("dav", PackageResources.dav_json), ("ews", PackageResources.ews_json),
             ("gdata-calendar", PackageResources.gdata_calendar_json), ("gdata-contacts", PackageResources.gdata_contacts_json),
-            ("rss-event", PackageResources.rss_event_json), ("rss-xcal", PackageResources.rss_xcal_json),
+            ("icalendar", PackageResources.icalendar_json), ("rss-event", PackageResources.rss_event_json),
+            ("rss-xcal", PackageResources.rss_xcal_json), ("vcard", PackageResources.vcard_json),
             ("xcal", PackageResources.xcal_json), ("xcard", PackageResources.xcard_json),
         ]
         return files.map { name, bytes in
@@ -30,8 +32,8 @@ public enum FeedFormat {
         return mapping
     }
 
-    /// The mapping for the document at `url`, told from its first 64 KiB: the namespaces it
-    /// declares there.
+    /// The mapping for the document at `url`, told from its first 64 KiB: the namespaces an XML
+    /// document declares there, the BEGIN line a vCard or iCalendar file starts with.
     public static func detect(_ url: URL) throws(PIMError) -> FeedMapping {
         let head: Data
         do {

@@ -1,0 +1,222 @@
+// vCard (.vcf) and iCalendar (.ics) files, which are text, not XML: each object in them (a card;
+// the components of one UID, with the time zones they name) becomes one element of an XML
+// document that FeedImporter streams like any feed, its text the element's payload. Every
+// element starts on the line its object starts on in the file (line breaks inside are character
+// references), so a refused record is named by its line in the file.
+import Foundation
+
+/// The text formats a mapping can read instead of XML (its `content` key).
+public enum ContentFileFormat: String, Sendable {
+    /// vCard 2.1, 3.0 or 4.0: one record per `BEGIN:VCARD`.
+    case vcard
+    /// iCalendar: one record per UID (a series with its changed occurrences) of every VCALENDAR.
+    case icalendar
+
+    /// The first line of a file of this format.
+    var beginLine: String { self == .vcard ? "BEGIN:VCARD" : "BEGIN:VCALENDAR" }
+}
+
+/// A vCard or iCalendar file as the XML document a mapping reads:
+///
+/// ```xml
+/// <objects xmlns="urn:x-objectgraph:content">
+/// <object key="UID">BEGIN:VCARD&#10;VERSION:3.0&#10;...</object>
+/// ```
+///
+/// A mapping selects `c:objects/c:object`, reads its text as the payload (`"xpath": "."`) and its
+/// key from `@key`: the object's UID, or, for one without, its FN, ORG and first EMAIL (a card) or
+/// its DTSTART and SUMMARY (an event or to-do).
+enum ContentFile {
+    static let namespace = "urn:x-objectgraph:content"
+
+    /// One object of the file: its key, the line it starts on, and its unfolded lines.
+    private struct Object {
+        var key: String
+        var line: Int
+        var lines: [String]
+    }
+
+    /// The XML document of the file `name` holding `data`. Throws, with the line, when the text
+    /// is not UTF-8 or its components do not nest.
+    static func document(_ data: Data, name: String, format: ContentFileFormat) throws(FeedImportError) -> Data {
+        guard var text = String(data: data, encoding: .utf8) else {
+            throw .syntax(feed: name, line: 1, column: 1, message: "not UTF-8 text: a \(format.rawValue) file pim reads is UTF-8")
+        }
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        let lines = logicalLines(text)
+        let objects = format == .vcard ? try cards(lines, name: name) : try calendarObjects(lines, name: name)
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><objects xmlns=\"\(namespace)\">"
+        var line = 1
+        for object in objects {
+            while line < object.line {
+                xml += "\n"
+                line += 1
+            }
+            xml += "<object key=\"\(escaped(object.key))\">\(escaped(object.lines.joined(separator: "\n")))</object>"
+        }
+        xml += "</objects>\n"
+        return Data(xml.utf8)
+    }
+
+    /// The unfolded lines with the line each starts on: CRLF, LF and CR end lines, a line starting
+    /// with a space or tab continues the one before (RFC 5545 3.1, RFC 6350 3.2).
+    private static func logicalLines(_ text: String) -> [(line: Int, text: String)] {
+        var lines: [(line: Int, text: String)] = []
+        var number = 0
+        for physical in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
+            number += 1
+            if let first = physical.first, first == " " || first == "\t", !lines.isEmpty, !lines[lines.count - 1].text.isEmpty {
+                lines[lines.count - 1].text += physical.dropFirst()
+            } else {
+                lines.append((number, String(physical)))
+            }
+        }
+        return lines
+    }
+
+    /// What a BEGIN or END line names (upper case), or nil for another line.
+    private static func boundary(_ line: String) -> (begins: Bool, name: String)? {
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        let head = line[..<colon].trimmingCharacters(in: .whitespaces).uppercased()
+        guard head == "BEGIN" || head == "END" else { return nil }
+        return (head == "BEGIN", line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces).uppercased())
+    }
+
+    // MARK: vCard
+
+    private static func cards(_ lines: [(line: Int, text: String)], name: String) throws(FeedImportError) -> [Object] {
+        var objects: [Object] = []
+        var index = 0
+        while let start = try nextComponent(lines, from: index, named: "VCARD", name: name) {
+            let number = lines[start].line
+            let (body, next) = try component(lines, from: start, name: name)
+            let card = ContentComponent.parse(body.joined(separator: "\n"))
+            let properties = card.components.first?.properties ?? []
+            func value(_ property: String) -> String {
+                properties.first { $0.name == property }.map { $0.part(0) ?? "" }?.trimmingCharacters(in: .whitespaces) ?? ""
+            }
+            let uid = value("UID")
+            objects.append(Object(key: uid.isEmpty ? "\(value("FN"))|\(value("ORG"))|\(value("EMAIL"))" : uid, line: number, lines: body))
+            index = next
+        }
+        return objects
+    }
+
+    /// The index of the first line from `index` that is not blank, which must begin a component
+    /// `component`; nil when only blank lines are left.
+    private static func nextComponent(_ lines: [(line: Int, text: String)], from index: Int, named component: String,
+                                      name: String) throws(FeedImportError) -> Int? {
+        guard let found = lines[index...].firstIndex(where: { !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }) else { return nil }
+        let (number, text) = lines[found]
+        guard let begin = boundary(text), begin.begins, begin.name == component else {
+            throw .syntax(feed: name, line: number, column: 1, message: "expected BEGIN:\(component), found \"\(text.prefix(40))\"")
+        }
+        return found
+    }
+
+    /// The lines of the component that begins at `start`, through its END, and the index after.
+    private static func component(_ lines: [(line: Int, text: String)], from start: Int,
+                                  name: String) throws(FeedImportError) -> (lines: [String], next: Int) {
+        var open: [(name: String, line: Int)] = []
+        var body: [String] = []
+        var index = start
+        while index < lines.count {
+            let (number, text) = lines[index]
+            index += 1
+            if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            body.append(text)
+            guard let mark = boundary(text) else { continue }
+            if mark.begins {
+                open.append((mark.name, number))
+                continue
+            }
+            guard let innermost = open.popLast() else { break }
+            guard innermost.name == mark.name else {
+                throw .syntax(feed: name, line: number, column: 1,
+                              message: "END:\(mark.name) closes BEGIN:\(innermost.name) of line \(innermost.line)")
+            }
+            if open.isEmpty { return (body, index) }
+        }
+        let unclosed = open.last ?? (name: "", line: lines[start].line)
+        throw .syntax(feed: name, line: unclosed.line, column: 1, message: "BEGIN:\(unclosed.name) is never ended")
+    }
+
+    // MARK: iCalendar
+
+    private static func calendarObjects(_ lines: [(line: Int, text: String)], name: String) throws(FeedImportError) -> [Object] {
+        var objects: [Object] = []
+        var byKey: [String: Int] = [:]
+        var index = 0
+        while let start = try nextComponent(lines, from: index, named: "VCALENDAR", name: name) {
+            index = start
+            // Checks the nesting of the whole calendar before its parts are taken apart.
+            let (_, next) = try component(lines, from: index, name: name)
+            var calendarProperties: [String] = []
+            var zones: [(id: String, lines: [String])] = []
+            var members: [(key: String, line: Int, lines: [String])] = []
+            var inner = index + 1
+            while inner < next - 1 {
+                let (memberLine, memberText) = lines[inner]
+                guard let mark = boundary(memberText), mark.begins else {
+                    if !memberText.trimmingCharacters(in: .whitespaces).isEmpty { calendarProperties.append(memberText) }
+                    inner += 1
+                    continue
+                }
+                let (body, after) = try component(lines, from: inner, name: name)
+                inner = after
+                let parsed = ContentComponent.parse(body.joined(separator: "\n")).components.first
+                func value(_ property: String) -> String {
+                    parsed?.property(property)?.value.trimmingCharacters(in: .whitespaces) ?? ""
+                }
+                if mark.name == "VTIMEZONE" {
+                    zones.append((value("TZID"), body))
+                    continue
+                }
+                let uid = value("UID")
+                members.append((uid.isEmpty ? "\(value("DTSTART"))|\(value("SUMMARY"))" : uid, memberLine, body))
+            }
+            for member in members {
+                // Only the zones the member names go with it.
+                let named = zones.filter { zone in !zone.id.isEmpty && member.lines.contains { $0.contains("TZID=\(zone.id)") || $0.contains("TZID=\"\(zone.id)\"") } }
+                if let existing = byKey[member.key] {
+                    objects[existing].lines.append(contentsOf: member.lines)
+                    for zone in named where !objects[existing].lines.contains("TZID:\(zone.id)") {
+                        objects[existing].lines.insert(contentsOf: zone.lines, at: 1)
+                    }
+                    continue
+                }
+                byKey[member.key] = objects.count
+                objects.append(Object(key: member.key, line: member.line,
+                                      lines: ["BEGIN:VCALENDAR"] + calendarProperties + named.flatMap(\.lines) + member.lines))
+            }
+            index = next
+        }
+        // Closed once every calendar of the file has given its members.
+        for position in objects.indices { objects[position].lines.append("END:VCALENDAR") }
+        return objects
+    }
+
+    // MARK: XML
+
+    /// `text` as XML character data or attribute value, on one line: markup and line breaks as
+    /// references, characters XML 1.0 cannot hold left out.
+    private static func escaped(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "\n": result += "&#10;"
+            case "\r": result += "&#13;"
+            case "\t": result += "&#9;"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

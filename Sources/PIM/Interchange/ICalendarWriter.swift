@@ -1,0 +1,194 @@
+// `pim events export` and `pim tasks export`: events and tasks as one iCalendar object (RFC
+// 5545), the file khal, Thunderbird, Apple Calendar and Google Calendar import. A repeating
+// event goes with its changed occurrences (same UID, RECURRENCE-ID); every zone a time names has
+// its VTIMEZONE. `pim import` reads the text back (icalendar.json).
+import Foundation
+
+/// Writes events and tasks as an iCalendar object.
+///
+/// ```swift
+/// let text = ICalendarWriter(timeZone: store.timeZone).calendar(events: events, tasks: [])
+/// ```
+public struct ICalendarWriter {
+    /// The zone of events that name none, and of tasks' dates.
+    public var timeZone: TimeZone
+    /// When the object is written: every component's DTSTAMP.
+    public var stamp: Date
+
+    public init(timeZone: TimeZone, stamp: Date = Date()) {
+        self.timeZone = timeZone
+        self.stamp = stamp
+    }
+
+    /// One VCALENDAR holding `events` (with the changed occurrences of the repeating ones) and
+    /// `tasks`, in order.
+    public func calendar(events: [Event], tasks: [TaskItem]) -> String {
+        var body = ContentLines()
+        var zones: [String: Date] = [:]
+        func use(_ zone: TimeZone, at date: Date?) {
+            guard !Self.isUTC(zone), let date else { return }
+            zones[zone.identifier] = min(zones[zone.identifier] ?? date, date)
+        }
+        for event in events {
+            let zone = self.zone(of: event)
+            if !event.allDay { use(zone, at: event.start) }
+            write(event, zone: zone, to: &body)
+            for changed in event.overrides.sorted(by: { ($0.recurrenceID ?? .distantPast) < ($1.recurrenceID ?? .distantPast) }) {
+                if !event.allDay { use(self.zone(of: changed), at: changed.start) }
+                write(changed, zone: self.zone(of: changed), to: &body)
+            }
+        }
+        for task in tasks {
+            use(timeZone, at: [task.scheduled, task.due].compactMap { $0 }.min())
+            write(task, to: &body)
+        }
+        var lines = ContentLines()
+        lines.begin("VCALENDAR")
+        lines.add("VERSION", value: "2.0")
+        lines.add("PRODID", value: VCardWriter.productID)
+        lines.add("CALSCALE", value: "GREGORIAN")
+        for (identifier, earliest) in zones.sorted(by: { $0.key < $1.key }) {
+            guard let zone = TimeZone(identifier: identifier) else { continue }
+            lines.append(TimeZoneObservances(zone: zone).component(from: earliest))
+        }
+        lines.append(body)
+        lines.end("VCALENDAR")
+        return lines.text
+    }
+
+    // MARK: Events
+
+    private func write(_ event: Event, zone: TimeZone, to lines: inout ContentLines) {
+        lines.begin("VEVENT")
+        // A changed occurrence carries its series' UID (RFC 5545 3.8.4.4).
+        let identity = event.master?.uuid ?? event.uuid
+        if let identity { lines.add("UID", text: identity.uuidString.lowercased()) }
+        lines.add("DTSTAMP", value: Self.utcText(stamp))
+        if let created = event.created { lines.add("CREATED", value: Self.utcText(created)) }
+        if let modified = event.modified { lines.add("LAST-MODIFIED", value: Self.utcText(modified)) }
+        if let replaced = event.recurrenceID {
+            let master = event.master
+            if master?.allDay ?? event.allDay {
+                // pim keeps a changed all-day occurrence's day as midnight UTC.
+                lines.add("RECURRENCE-ID", ["VALUE": "DATE"], value: Self.dayText(replaced, in: Self.utc))
+            } else {
+                add("RECURRENCE-ID", replaced, zone: master.map(self.zone(of:)) ?? zone, to: &lines)
+            }
+        }
+        lines.add("SUMMARY", text: event.title ?? "")
+        if let start = event.start {
+            if let days = event.days(fallback: calendar) {
+                // Days of no time zone: DTEND is the day after the last (RFC 5545 3.6.1).
+                lines.add("DTSTART", ["VALUE": "DATE"], value: Self.dayText(days.first, in: Self.utc))
+                lines.add("DTEND", ["VALUE": "DATE"], value: Self.dayText(days.end, in: Self.utc))
+            } else {
+                add("DTSTART", start, zone: zone, to: &lines)
+                if let end = event.end { add("DTEND", end, zone: zone, to: &lines) }
+            }
+        }
+        if event.master == nil, let rule = event.recurrenceRule, !rule.isEmpty {
+            lines.add("RRULE", value: rule)
+            // pim skips the starts its changed occurrences replace; RFC 5545 leaves those out of
+            // EXDATE (a reader would hide the changed occurrence too).
+            let replaced = Set(event.overrides.compactMap(\.recurrenceID))
+            let skipped = event.skippedOccurrences.filter { !replaced.contains($0) }
+            if !skipped.isEmpty {
+                if event.allDay {
+                    lines.add("EXDATE", ["VALUE": "DATE"], value: skipped.map { Self.dayText($0, in: Self.utc) }.joined(separator: ","))
+                } else if Self.isUTC(zone) {
+                    lines.add("EXDATE", value: skipped.map(Self.utcText).joined(separator: ","))
+                } else {
+                    lines.add("EXDATE", ["TZID": zone.identifier], value: skipped.map { Self.localText($0, in: zone) }.joined(separator: ","))
+                }
+            }
+        }
+        if let location = event.location, !location.isEmpty { lines.add("LOCATION", text: location) }
+        if let notes = event.notes, !notes.isEmpty { lines.add("DESCRIPTION", text: notes) }
+        if let url = event.url { lines.add("URL", value: url.absoluteString) }
+        if let status = event.status { lines.add("STATUS", value: status.uppercased()) }
+        if let calendar = event.calendar, calendar != "default" { lines.add("X-PIM-CALENDAR", text: calendar) }
+        if let organizer = event.organizer, let address = Self.address(of: organizer) {
+            lines.add("ORGANIZER", ["CN": organizer.name ?? ""], value: "mailto:" + address)
+        }
+        for attendee in event.attendees.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
+            guard let address = Self.address(of: attendee) else { continue }
+            lines.add("ATTENDEE", ["CN": attendee.name ?? ""], value: "mailto:" + address)
+        }
+        lines.end("VEVENT")
+    }
+
+    /// The zone an event's times are written in: its own, else the store's.
+    private func zone(of event: Event) -> TimeZone {
+        event.timeZone.flatMap(TimeZone.init(identifier:)) ?? timeZone
+    }
+
+    // MARK: Tasks
+
+    private func write(_ task: TaskItem, to lines: inout ContentLines) {
+        lines.begin("VTODO")
+        if let uuid = task.uuid { lines.add("UID", text: uuid.uuidString.lowercased()) }
+        lines.add("DTSTAMP", value: Self.utcText(stamp))
+        if let created = task.created { lines.add("CREATED", value: Self.utcText(created)) }
+        if let modified = task.modified { lines.add("LAST-MODIFIED", value: Self.utcText(modified)) }
+        lines.add("SUMMARY", text: task.title ?? "")
+        if let scheduled = task.scheduled { add("DTSTART", scheduled, zone: timeZone, to: &lines) }
+        if let due = task.due { add("DUE", due, zone: timeZone, to: &lines) }
+        if let rule = task.recurrenceRule, !rule.isEmpty { lines.add("RRULE", value: rule) }
+        let status = ["pending": "NEEDS-ACTION", "started": "IN-PROCESS", "done": "COMPLETED", "cancelled": "CANCELLED"]
+        if let value = task.status.flatMap({ status[$0] }) { lines.add("STATUS", value: value) }
+        if let completed = task.completed { lines.add("COMPLETED", value: Self.utcText(completed)) }
+        if task.percentComplete > 0 { lines.add("PERCENT-COMPLETE", value: "\(task.percentComplete)") }
+        if task.priority > 0 { lines.add("PRIORITY", value: "\(task.priority)") }
+        let tags = task.tags.compactMap(\.name).sorted()
+        if !tags.isEmpty { lines.add("CATEGORIES", value: tags.map(ContentLines.escaped).joined(separator: ",")) }
+        if let notes = task.notes, !notes.isEmpty { lines.add("DESCRIPTION", text: notes) }
+        if let project = task.project, !project.isEmpty { lines.add("X-PIM-PROJECT", text: project) }
+        if let wait = task.wait { lines.add("X-PIM-WAIT", value: Self.utcText(wait)) }
+        if let parent = task.parent?.uuid { lines.add("RELATED-TO", ["RELTYPE": "PARENT"], text: parent.uuidString.lowercased()) }
+        lines.end("VTODO")
+    }
+
+    // MARK: Values
+
+    /// A date and time in `zone`: UTC's `Z` form, else the zone's wall-clock time with its TZID.
+    private func add(_ name: String, _ date: Date, zone: TimeZone, to lines: inout ContentLines) {
+        if Self.isUTC(zone) {
+            lines.add(name, value: Self.utcText(date))
+        } else {
+            lines.add(name, ["TZID": zone.identifier], value: Self.localText(date, in: zone))
+        }
+    }
+
+    /// The first e-mail address of a contact, which names it in ORGANIZER and ATTENDEE.
+    private static func address(of contact: Contact) -> String? {
+        contact.emailAddresses.lazy.compactMap(\.address).first { !$0.isEmpty }
+    }
+
+    static let utc = TimeZone(secondsFromGMT: 0)!
+
+    /// The store's calendar, which days of events naming no zone are read in.
+    private var calendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+
+    static func isUTC(_ zone: TimeZone) -> Bool {
+        ["UTC", "GMT", "Etc/UTC", "Etc/GMT", "Z", "Zulu"].contains(zone.identifier)
+    }
+
+    /// `20261204T090000Z`.
+    static func utcText(_ date: Date) -> String {
+        OutputFormat.string(from: date, format: "yyyyMMdd'T'HHmmss'Z'", timeZone: Self.utc)
+    }
+
+    /// `20261204T100000`, on `zone`'s clock.
+    static func localText(_ date: Date, in zone: TimeZone) -> String {
+        OutputFormat.string(from: date, format: "yyyyMMdd'T'HHmmss", timeZone: zone)
+    }
+
+    /// `20261204`, the day holding `date` in `zone`.
+    static func dayText(_ date: Date, in zone: TimeZone) -> String {
+        OutputFormat.string(from: date, format: "yyyyMMdd", timeZone: zone)
+    }
+}

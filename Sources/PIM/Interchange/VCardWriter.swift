@@ -1,0 +1,88 @@
+// `pim contacts export`: contacts as vCard 3.0 (RFC 2426), the version every address book
+// reads (Apple Contacts, Outlook, Google, Thunderbird, khard), with the 4.0 properties 3.0
+// readers skip where 3.0 has none (ANNIVERSARY). `pim import` reads the text back (vcard.json).
+import Foundation
+
+/// Writes contacts as vCards.
+///
+/// ```swift
+/// let text = VCardWriter().cards(for: contacts)   // BEGIN:VCARD ... END:VCARD, CRLF lines
+/// ```
+public struct VCardWriter {
+    /// The product identifier every card names.
+    static let productID = "-//ObjectGraph//pim//EN"
+
+    public init() {}
+
+    /// The vCards of `contacts`, in order, as one text.
+    public func cards(for contacts: [Contact]) -> String {
+        var lines = ContentLines()
+        for contact in contacts { write(contact, to: &lines) }
+        return lines.text
+    }
+
+    private func write(_ contact: Contact, to lines: inout ContentLines) {
+        let person = contact as? Person
+        let organization = contact as? Organization
+        lines.begin("VCARD")
+        lines.add("VERSION", value: "3.0")
+        lines.add("PRODID", value: Self.productID)
+        if let uuid = contact.uuid { lines.add("UID", text: uuid.uuidString.lowercased()) }
+        lines.add("FN", text: contact.name ?? "")
+        if let person {
+            lines.add("N", value: ContentLines.structured([person.familyName, person.givenName, person.middleName, person.namePrefix, person.nameSuffix]))
+            if let nickname = person.nickname, !nickname.isEmpty { lines.add("NICKNAME", text: nickname) }
+            if let company = person.organization, !company.isEmpty { lines.add("ORG", value: ContentLines.structured([company])) }
+            if let title = person.jobTitle, !title.isEmpty { lines.add("TITLE", text: title) }
+            if let birthday = person.birthday { lines.add("BDAY", value: Self.day(birthday)) }
+            if let anniversary = person.anniversary { lines.add("ANNIVERSARY", value: Self.day(anniversary)) }
+        } else if let organization {
+            // An organization's card has an empty N (3.0 requires one) and says what it is the way
+            // Apple Contacts and Evolution read it.
+            lines.add("N", value: ";;;;")
+            lines.add("ORG", value: ContentLines.structured([organization.name] + (organization.unit.map { [$0] } ?? [])))
+            lines.add("X-ABSHOWAS", value: "COMPANY")
+        }
+        for email in contact.emailAddresses {
+            guard let address = email.address else { continue }
+            lines.add("EMAIL", Self.types(email.label), text: address)
+        }
+        for phone in contact.phoneNumbers {
+            guard let number = phone.number else { continue }
+            lines.add("TEL", Self.types(phone.label), text: number)
+        }
+        for address in contact.postalAddresses {
+            lines.add("ADR", Self.types(address.label), value: ContentLines.structured(
+                ["", "", address.street, address.locality, address.region, address.postalCode, address.country]))
+        }
+        let groups = contact.groups.compactMap(\.name).sorted()
+        if !groups.isEmpty { lines.add("CATEGORIES", value: groups.map(ContentLines.escaped).joined(separator: ",")) }
+        if let url = contact.url { lines.add("URL", value: url.absoluteString) }
+        if let notes = contact.notes, !notes.isEmpty { lines.add("NOTE", text: notes) }
+        if let photo = contact.photo, !photo.isEmpty {
+            lines.add("PHOTO", ["ENCODING": "b", "TYPE": Self.imageType(photo)], value: photo.base64EncodedString())
+        }
+        if let modified = contact.modified { lines.add("REV", value: ICalendarWriter.utcText(modified)) }
+        lines.end("VCARD")
+    }
+
+    /// A label as TYPE values: its words (`work fax` is `TYPE=work,fax`), which `pim import`
+    /// joins back.
+    static func types(_ label: String?) -> KeyValuePairs<String, String> {
+        let words = (label ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).joined(separator: ",")
+        return ["TYPE": words]
+    }
+
+    /// A day of no time zone (pim keeps birthdays as midnight UTC): `1990-04-01`.
+    static func day(_ date: Date) -> String {
+        OutputFormat.string(from: date, format: "yyyy-MM-dd", timeZone: TimeZone(secondsFromGMT: 0)!)
+    }
+
+    /// The image type of a photo, told from its first bytes.
+    static func imageType(_ data: Data) -> String {
+        let head = [UInt8](data.prefix(4))
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "PNG" }
+        if head.starts(with: [0x47, 0x49, 0x46]) { return "GIF" }
+        return "JPEG"
+    }
+}
