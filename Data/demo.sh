@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fills a demo pim store and shows it: contacts (two imported from an xCard feed), a repeating
-# meeting, an event with attendees, tasks for them, then the task list (by urgency), the agenda
-# and a record file opened in pim.
+# meeting, an event with attendees, tasks for them, then the task list (by urgency), the agenda,
+# the calendar exported as iCalendar, and a record file opened in pim.
 # Uses $PIM_STORE if set, else a new temporary store, never the user's own. Run from the
 # repository: Data/demo.sh
 set -e
@@ -34,6 +34,10 @@ pim tasks add Water the plants --due "sat 10:00" --repeat weekly --project home
 echo
 "$PIM" events agenda --days 7
 echo
+# The calendar for other programs (iCalendar; contacts export writes vCard): pim-events(1).
+calendar="$(dirname "$PIM_STORE")/calendar.ics"
+"$PIM" events export -o "$calendar"
+echo "calendar exported: $(grep -c '^BEGIN:VEVENT' "$calendar") events in $calendar"
 # Each record also has a file for desktop search (pim-record(5)); a search hit opens in pim.
 records=$("$PIM" records path)
 echo "record files: $(find "$records" -type f -name 'p*.pim*' | wc -l) in $records"

@@ -35,6 +35,10 @@ public enum FeedValueType: String, Sendable, CaseIterable {
     /// A time zone: an IANA name as it is, a Windows name (`W. Europe Standard Time`) as its
     /// IANA zone; a name neither knows is no value.
     case timezone
+    /// Base64 text as bytes (a vCard PHOTO, an EWS attachment's content), or the bytes of a
+    /// `data:` URI; white space and line breaks inside are ignored, and a link (`https://...`)
+    /// is no value.
+    case base64
 }
 
 /// Where one alternative of a field reads its text.

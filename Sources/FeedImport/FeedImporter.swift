@@ -653,6 +653,7 @@ public final class FeedImporter {
             guard let uuid = UUID(uuidString: text) else { throw FeedValueError(message: "\"\(text)\" is not a UUID") }
             return uuid
         case (.binaryData, .text(let text)): return Data(text.utf8)
+        case (.binaryData, .data(let data)): return data
         case (.date, .text(let text)): throw FeedValueError(message: "\"\(text)\" is not a date (give the field \"type\": \"datetime\")")
         default: throw FeedValueError(message: "\(value) cannot be stored in a \(attribute.attributeType.rawValue) attribute")
         }

@@ -343,8 +343,8 @@ extension FeedMapping {
     /// mapping without a signature matches nothing.
     public func matches(head: Data) -> Bool {
         // An XML document starts with markup; a vCard or iCalendar file with its BEGIN line.
-        let start = head.drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        let text = start.starts(with: [0xEF, 0xBB, 0xBF]) ? start.dropFirst(3) : start
+        let unmarked = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
+        let text = unmarked.drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
         if let contentFormat {
             return String(decoding: text.prefix(contentFormat.beginLine.utf8.count), as: UTF8.self).uppercased() == contentFormat.beginLine
         }

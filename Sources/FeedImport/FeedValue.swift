@@ -13,6 +13,8 @@ public enum FeedValue: Sendable, Equatable {
     case instant(Date, isDate: Bool)
     /// A duration in seconds, not yet added to its start.
     case duration(TimeInterval)
+    /// Bytes (``FeedValueType/base64``).
+    case data(Data)
 }
 
 /// Why a field's text could not be read as its type.
@@ -73,6 +75,19 @@ struct FeedValueReader {
             let trimmed = text.trimmedBlanks
             if trimmed.isEmpty { return nil }
             return .boolean(FeedDateParser.parse(trimmed, floatingIn: timeZone)?.isDate ?? false)
+        case .base64:
+            var compact = String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
+            // vCard 4.0 writes a data URI; a link to an image elsewhere is not its bytes.
+            if compact.lowercased().hasPrefix("data:"), let comma = compact.firstIndex(of: ",") {
+                compact = String(compact[compact.index(after: comma)...])
+            } else if compact.contains("://") {
+                return nil
+            }
+            if compact.isEmpty { return nil }
+            guard let data = Data(base64Encoded: compact) else {
+                throw FeedValueError(message: "\"\(compact.prefix(20))...\" is not base64")
+            }
+            return .data(data)
         case .duration:
             let trimmed = text.trimmedBlanks
             if trimmed.isEmpty { return nil }

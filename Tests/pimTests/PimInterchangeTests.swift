@@ -1,0 +1,307 @@
+// `pim contacts|events|tasks export` and `pim import` of .vcf and .ics files, end to end: the
+// built binary writes vCard 3.0 and iCalendar as the RFCs say (CRLF, folding, escaping,
+// VTIMEZONEs, a series with its changed occurrences), reads them back into a fresh store with the
+// same records, and reports malformed files by line.
+import Foundation
+import XCTest
+
+final class PimInterchangeTests: PimTestCase {
+    /// A second store in the temporary folder.
+    var otherStore: String { folder.appendingPathComponent("other.sqlite").path }
+
+    /// Runs pim on the second store.
+    @discardableResult
+    func other(_ arguments: String...) throws -> PimRun {
+        try pim(arguments: arguments + ["--store", otherStore], useStoreOption: false)
+    }
+
+    /// The content lines of `text`: CRLF-ended, unfolded.
+    func contentLines(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> [String] {
+        XCTAssertTrue(text.hasSuffix("\r\n"), "lines end with CRLF", file: file, line: line)
+        XCTAssertFalse(text.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "no bare LF", file: file, line: line)
+        return text.replacingOccurrences(of: "\r\n ", with: "").components(separatedBy: "\r\n").filter { !$0.isEmpty }
+    }
+
+    /// `text` without what names a record's identity or its write times, which a copy in
+    /// another store has of its own.
+    func comparable(_ text: String) -> [String] {
+        contentLines(text).filter { line in !["UID:", "DTSTAMP:", "CREATED:", "LAST-MODIFIED:", "REV:"].contains { line.hasPrefix($0) } }
+    }
+
+    func exported(_ kind: String, _ extra: String..., store: String? = nil) throws -> String {
+        let run = store == nil ? try pim(arguments: [kind, "export"] + extra) : try pim(arguments: [kind, "export"] + extra + ["--store", store!], useStoreOption: false)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return run.stdout
+    }
+
+    func write(_ text: String, to name: String) throws -> String {
+        let url = folder.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    func addSampleContacts() throws {
+        XCTAssertEqual(try pim("contacts", "add", "Ann", "O'Neil", "--email", "work:ann@example.org", "--email", "home:ann@home.example",
+                               "--phone", "mobile:+44 7700 900123", "--address", "home:1 Main St;Springfield;IL;62701;USA",
+                               "--org", "ACME; Inc", "--title", "Engineer", "--nickname", "Annie", "--birthday", "1990-04-01",
+                               "--notes", "Met at the conference,\nsecond line; with \\ backslash").status, 0)
+        XCTAssertEqual(try pim("contacts", "add", "Globex", "--kind", "organization", "--email", "info@globex.example").status, 0)
+        XCTAssertEqual(try pim("contacts", "group", "add", "friends", "Ann").status, 0)
+    }
+
+    func addSampleEvents() throws {
+        XCTAssertEqual(try pim("events", "add", "Standup", "--start", "2026-12-01 09:30", "--duration", "15m", "--repeat", "weekdays",
+                               "--attendee", "Ann", "--location", "Room 1").status, 0)
+        XCTAssertEqual(try pim("events", "edit", "Standup", "--occurrence", "2026-12-03", "--start", "2026-12-03 10:00").status, 0)
+        XCTAssertEqual(try pim("events", "delete", "1", "--occurrence", "2026-12-04", "--yes").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Holidays", "--start", "2026-12-24", "--end", "2026-12-26", "--calendar", "family").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Call", "--start", "2026-12-02 15:00", "--duration", "30m",
+                               environment: ["TZ": "America/New_York"]).status, 0)
+    }
+
+    // MARK: vCard
+
+    func testContactsExportIsAVCard30OfEveryField() throws {
+        try addSampleContacts()
+        let lines = contentLines(try exported("contacts"))
+        XCTAssertEqual(lines.filter { $0 == "BEGIN:VCARD" }.count, 2)
+        XCTAssertEqual(lines.filter { $0 == "VERSION:3.0" }.count, 2)
+        for expected in ["FN:Ann O'Neil", "N:O'Neil;Ann;;;", "NICKNAME:Annie", "ORG:ACME\\; Inc", "TITLE:Engineer", "BDAY:1990-04-01",
+                         "EMAIL;TYPE=work:ann@example.org", "EMAIL;TYPE=home:ann@home.example", "TEL;TYPE=mobile:+44 7700 900123",
+                         "ADR;TYPE=home:;;1 Main St;Springfield;IL;62701;USA", "CATEGORIES:friends",
+                         "NOTE:Met at the conference\\,\\nsecond line\\; with \\\\ backslash",
+                         "FN:Globex", "N:;;;;", "ORG:Globex", "X-ABSHOWAS:COMPANY", "EMAIL:info@globex.example"] {
+            XCTAssertTrue(lines.contains(expected), "\(expected) in\n\(lines.joined(separator: "\n"))")
+        }
+        let uids = lines.filter { $0.hasPrefix("UID:") }
+        XCTAssertEqual(Set(uids).count, 2)
+    }
+
+    func testLongValuesFoldAt75OctetsWithoutSplittingACharacter() throws {
+        let notes = String(repeating: "Grüße aus Köln, 東京 und São Paulo. ", count: 12)
+        XCTAssertEqual(try pim("contacts", "add", "Ann", "--notes", notes).status, 0)
+        let run = try pim("contacts", "export")
+        let physical = run.stdout.components(separatedBy: "\r\n")
+        XCTAssertGreaterThan(physical.count, 10)
+        for line in physical {
+            XCTAssertLessThanOrEqual(line.utf8.count, 75, line)
+            XCTAssertFalse(line.contains("\u{FFFD}"), line)
+        }
+        XCTAssertTrue(contentLines(run.stdout).contains("NOTE:" + notes.replacingOccurrences(of: ",", with: "\\,")))
+    }
+
+    func testContactsComeBackTheSameFromAFreshStore() throws {
+        try addSampleContacts()
+        let first = try exported("contacts")
+        let file = try write(first, to: "contacts.vcf")
+        let imported = try other("import", file)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertTrue(imported.stdout.contains("(vcard, source vcard): 2 added"), imported.stdout)
+        XCTAssertEqual(comparable(try exported("contacts", store: otherStore)), comparable(first))
+        let kinds = try XCTUnwrap(try other("contacts", "list", "--json", "--fields", "name,kind").json() as? [[String: Any]])
+        XCTAssertEqual(kinds.map { $0["kind"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") }, ["organization", "person"])
+    }
+
+    func testImportingTheSameFileAgainChangesNothing() throws {
+        try addSampleContacts()
+        let file = try write(try exported("contacts"), to: "contacts.vcf")
+        XCTAssertEqual(try other("import", file).status, 0)
+        let again = try other("import", "--json", file)
+        let summary = try XCTUnwrap((try again.json() as? [[String: Any]])?.first, again.stdout)
+        XCTAssertEqual(summary["unchanged"] as? Int, 2)
+        XCTAssertEqual(summary["added"] as? Int, 0)
+        XCTAssertEqual(summary["updated"] as? Int, 0)
+    }
+
+    // MARK: iCalendar
+
+    func testEventsComeBackTheSameFromAFreshStore() throws {
+        try addSampleContacts()
+        try addSampleEvents()
+        let contacts = try write(try exported("contacts"), to: "contacts.vcf")
+        let first = try exported("events")
+        let events = try write(first, to: "events.ics")
+        // Contacts first: attendees are the contacts with their e-mail addresses.
+        let imported = try other("import", contacts, events)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertEqual(comparable(try exported("events", store: otherStore)), comparable(first))
+        let show = try other("events", "show", "Standup", "--json")
+        let standup = try XCTUnwrap(show.json() as? [String: Any], show.stderr)
+        XCTAssertEqual((standup["attendees"] as? [[String: Any]])?.map { $0["name"] as? String }, ["Ann O'Neil"])
+    }
+
+    func testARepeatingEventCarriesItsChangedOccurrenceAndSkipsOnlyTheDeletedOne() throws {
+        try addSampleContacts()
+        try addSampleEvents()
+        let lines = contentLines(try exported("events", "Standup"))
+        XCTAssertEqual(lines.filter { $0 == "BEGIN:VEVENT" }.count, 2, lines.joined(separator: "\n"))
+        let uids = lines.filter { $0.hasPrefix("UID:") }
+        XCTAssertEqual(uids.count, 2)
+        XCTAssertEqual(Set(uids).count, 1, "a changed occurrence has its series' UID")
+        XCTAssertTrue(lines.contains("RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"))
+        XCTAssertTrue(lines.contains("RECURRENCE-ID;TZID=Europe/Berlin:20261203T093000"))
+        XCTAssertTrue(lines.contains("DTSTART;TZID=Europe/Berlin:20261203T100000"))
+        // The changed occurrence's start is not an exception date (a reader would hide it).
+        XCTAssertEqual(lines.filter { $0.hasPrefix("EXDATE") }, ["EXDATE;TZID=Europe/Berlin:20261204T093000"])
+        XCTAssertTrue(lines.contains("ATTENDEE;CN=Ann O'Neil:mailto:ann@example.org"))
+        XCTAssertTrue(lines.contains("LOCATION:Room 1"))
+    }
+
+    func testAnAllDayEventIsDatesEndingTheDayAfterItsLast() throws {
+        try addSampleContacts()
+        try addSampleEvents()
+        let lines = contentLines(try exported("events", "Holidays"))
+        XCTAssertTrue(lines.contains("DTSTART;VALUE=DATE:20261224"), lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("DTEND;VALUE=DATE:20261227"))
+        XCTAssertTrue(lines.contains("X-PIM-CALENDAR:family"))
+        XCTAssertFalse(lines.contains("BEGIN:VTIMEZONE"), "dates name no zone")
+    }
+
+    func testEveryZoneATimeNamesHasItsDefinitionWithTheRulesOfItsYears() throws {
+        try addSampleContacts()
+        try addSampleEvents()
+        XCTAssertEqual(try pim("events", "add", "Old", "--start", "2005-06-01 10:00", environment: ["TZ": "America/New_York"]).status, 0)
+        let lines = contentLines(try exported("events"))
+        let named = Set(lines.compactMap { line -> String? in
+            guard let range = line.range(of: "TZID="), !line.hasPrefix("TZID") else { return nil }
+            return String(line[range.upperBound...].prefix { $0 != ":" && $0 != ";" })
+        })
+        XCTAssertEqual(named, ["Europe/Berlin", "America/New_York"])
+        XCTAssertEqual(Set(lines.filter { $0.hasPrefix("TZID:") }), ["TZID:Europe/Berlin", "TZID:America/New_York"])
+        // New York changed its rules in 2007: 2005 and 2006 are listed, the rule starts in 2007.
+        XCTAssertTrue(lines.contains("RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU"), lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU"))
+        XCTAssertTrue(lines.contains("DTSTART:20070311T020000"))
+        XCTAssertTrue(lines.contains { $0.hasPrefix("RDATE:") && $0.contains("20050403T020000") }, lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU"), "Berlin's last Sunday of March")
+        XCTAssertTrue(lines.contains("DTSTART;TZID=America/New_York:20261202T150000"))
+    }
+
+    func testTasksComeBackTheSameFromAFreshStore() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Write report", "--due", "2026-12-05 17:00", "--priority", "H", "--project", "work.q4",
+                               "--tag", "writing", "--tag", "urgent", "--scheduled", "2026-12-01", "--wait", "2026-11-30",
+                               "--notes", "Draft, then review").status, 0)
+        XCTAssertEqual(try pim("tasks", "add", "Water plants", "--due", "2026-11-28 08:00", "--repeat", "weekly").status, 0)
+        XCTAssertEqual(try pim("tasks", "add", "Old chore", "--due", "2026-11-20").status, 0)
+        XCTAssertEqual(try pim("tasks", "done", "Old chore").status, 0)
+        let first = try exported("tasks")
+        let lines = contentLines(first)
+        for expected in ["SUMMARY:Write report", "DUE;TZID=Europe/Berlin:20261205T170000", "PRIORITY:1", "CATEGORIES:urgent,writing",
+                         "X-PIM-PROJECT:work.q4", "DESCRIPTION:Draft\\, then review", "STATUS:NEEDS-ACTION", "STATUS:COMPLETED",
+                         "RRULE:FREQ=WEEKLY", "COMPLETED:20261125T093000Z"] {
+            XCTAssertTrue(lines.contains(expected), "\(expected) in\n\(lines.joined(separator: "\n"))")
+        }
+        let file = try write(first, to: "tasks.ics")
+        XCTAssertEqual(try other("import", file).status, 0)
+        XCTAssertEqual(comparable(try exported("tasks", store: otherStore)), comparable(first))
+    }
+
+    // MARK: Selecting
+
+    func testExportTakesIdsAPredicateAGroupOrAWindow() throws {
+        try addSampleContacts()
+        try addSampleEvents()
+        XCTAssertEqual(contentLines(try exported("contacts", "Globex")).filter { $0.hasPrefix("FN:") }, ["FN:Globex"])
+        XCTAssertEqual(contentLines(try exported("contacts", "--where", "name BEGINSWITH 'Ann'")).filter { $0.hasPrefix("FN:") }, ["FN:Ann O'Neil"])
+        XCTAssertEqual(contentLines(try exported("contacts", "--group", "friends")).filter { $0.hasPrefix("FN:") }, ["FN:Ann O'Neil"])
+        let window = contentLines(try exported("events", "--from", "2026-12-20", "--to", "2026-12-31"))
+        XCTAssertEqual(window.filter { $0.hasPrefix("SUMMARY:") }, ["SUMMARY:Standup", "SUMMARY:Standup", "SUMMARY:Holidays"])
+        XCTAssertEqual(contentLines(try exported("events", "--calendar", "family")).filter { $0.hasPrefix("SUMMARY:") }, ["SUMMARY:Holidays"])
+    }
+
+    func testExportExitCodes() throws {
+        try addSampleContacts()
+        let none = try pim("contacts", "export", "--where", "name == 'Nobody'")
+        XCTAssertEqual(none.status, 1)
+        XCTAssertEqual(none.stdout, "")
+        XCTAssertTrue(none.stderr.contains("no contacts match"), none.stderr)
+        XCTAssertEqual(try pim("contacts", "export", "Ann", "--where", "name != nil").status, 2)
+        XCTAssertEqual(try pim("contacts", "export", "Nobody").status, 3)
+        let unwritable = try pim("contacts", "export", "-o", folder.appendingPathComponent("missing/folder/out.vcf").path)
+        XCTAssertEqual(unwritable.status, 8)
+        XCTAssertTrue(unwritable.stderr.contains("missing/folder/out.vcf"), unwritable.stderr)
+        let out = folder.appendingPathComponent("out.vcf")
+        let written = try pim("contacts", "export", "--output", out.path)
+        XCTAssertEqual(written.status, 0, written.stderr)
+        XCTAssertEqual(written.stdout, "")
+        XCTAssertEqual(try String(contentsOf: out, encoding: .utf8), try exported("contacts"))
+    }
+
+    // MARK: Reading other programs' files
+
+    /// The text between `<tag ...>` and `</tag>` of each element `tag` of `xml`, unescaped.
+    func payloads(_ xml: String, tag: String) -> [String] {
+        xml.components(separatedBy: "<\(tag)").dropFirst().compactMap { part -> String? in
+            guard let start = part.firstIndex(of: ">"), let end = part.range(of: "</\(tag)>") else { return nil }
+            return String(part[part.index(after: start)..<end.lowerBound])
+                .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+                .replacingOccurrences(of: "&#13;", with: "\r").replacingOccurrences(of: "&amp;", with: "&")
+        }
+    }
+
+    func testTheCorpusCalDAVAndCardDAVPayloadsReadAsFilesGiveTheRecordsTheFeedsGive() throws {
+        let feeds = PimImportTests.feeds
+        let caldav = try String(contentsOf: feeds.appendingPathComponent("caldav-calendar-query-response.raw.xml"), encoding: .utf8)
+        let carddav = try String(contentsOf: feeds.appendingPathComponent("carddav-addressbook-query-response.raw.xml"), encoding: .utf8)
+        let calendars = payloads(caldav, tag: "C:calendar-data")
+        let cards = payloads(carddav, tag: "CR:address-data")
+        XCTAssertFalse(calendars.isEmpty)
+        XCTAssertFalse(cards.isEmpty)
+        XCTAssertEqual(try pim("import", feeds.appendingPathComponent("carddav-addressbook-query-response.raw.xml").path,
+                               feeds.appendingPathComponent("caldav-calendar-query-response.raw.xml").path).status, 0)
+        let imported = try other("import", try write(cards.joined(separator: "\r\n"), to: "cards.vcf"),
+                                 try write(calendars.joined(separator: "\r\n"), to: "calendar.ics"))
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        for kind in ["contacts", "events"] {
+            let fields = kind == "contacts" ? "name,emails,phones,organization" : "title,start,end,repeat,skipped,location"
+            let viaDAV = try XCTUnwrap(try pim(kind, "list", "--json", "--fields", fields).json() as? [[String: Any]])
+            let viaFiles = try XCTUnwrap(try other(kind, "list", "--json", "--fields", fields).json() as? [[String: Any]])
+            XCTAssertEqual(viaFiles.count, viaDAV.count, kind)
+            func canonical(_ records: [[String: Any]]) throws -> String {
+                let content = records.map { $0.filter { $0.key != "id" && $0.key != "number" } }
+                return String(decoding: try JSONSerialization.data(withJSONObject: content, options: .sortedKeys), as: UTF8.self)
+            }
+            XCTAssertEqual(try canonical(viaFiles), try canonical(viaDAV), kind)
+        }
+    }
+
+    func testAMalformedCalendarFileIsRefusedByLineWithExitStatus9() throws {
+        let file = try write("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a\r\nSUMMARY:Broken\r\nDTSTART:20261201T100000Z\r\nEND:VTODO\r\nEND:VCALENDAR\r\n",
+                             to: "broken.ics")
+        let run = try pim("import", file)
+        XCTAssertEqual(run.status, 9)
+        XCTAssertTrue(run.stderr.contains("broken.ics:7:1: END:VTODO closes BEGIN:VEVENT of line 3"), run.stderr)
+        XCTAssertEqual(try pim("events", "list").status, 1, "nothing imported")
+    }
+
+    func testAPhotoComesInFromAnyVCardVersionAndGoesOutAsBase64() throws {
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 7, count: 90)
+        let base64 = png.base64EncodedString()
+        let folded = stride(from: 0, to: base64.count, by: 60).map { offset -> String in
+            let start = base64.index(base64.startIndex, offsetBy: offset)
+            return String(base64[start..<(base64.index(start, offsetBy: 60, limitedBy: base64.endIndex) ?? base64.endIndex)])
+        }.joined(separator: "\r\n ")
+        let file = try write("""
+            BEGIN:VCARD\r\nVERSION:3.0\r\nUID:three\r\nFN:Three\r\nPHOTO;ENCODING=b;TYPE=PNG:\(folded)\r\nEND:VCARD\r
+            BEGIN:VCARD\r\nVERSION:4.0\r\nUID:four\r\nFN:Four\r\nPHOTO:data:image/png;base64,\(base64)\r\nEND:VCARD\r
+            BEGIN:VCARD\r\nVERSION:4.0\r\nUID:linked\r\nFN:Linked\r\nPHOTO:https://example.org/linked.png\r\nEND:VCARD\r
+
+            """, to: "photos.vcf")
+        let run = try pim("import", file)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let lines = contentLines(try exported("contacts"))
+        XCTAssertEqual(lines.filter { $0.hasPrefix("PHOTO") }, Array(repeating: "PHOTO;ENCODING=b;TYPE=PNG:" + base64, count: 2),
+                       "Four and Three have the photo; Linked's is a link, not bytes")
+    }
+
+    func testAVCard21FromAnOldPhoneIsRead() throws {
+        let file = try write("BEGIN:VCARD\r\nVERSION:2.1\r\nN:Doe;John\r\nFN:John Doe\r\nTEL;CELL;PREF:+1 555 0100\r\nEMAIL;INTERNET:john@example.com\r\nEND:VCARD\r\n",
+                             to: "phone.vcf")
+        let run = try pim("import", file)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let contact = try XCTUnwrap(try pim("contacts", "show", "John", "--json").json() as? [String: Any])
+        XCTAssertEqual(contact["givenName"] as? String, "John")
+        XCTAssertEqual(contact["phones"] as? [[String: String]], [["label": "cell", "value": "+1 555 0100"]])
+        XCTAssertEqual((contact["emails"] as? [[String: Any]])?.map { $0["value"] as? String }, ["john@example.com"])
+    }
+}
