@@ -25,10 +25,18 @@ public struct FeedImportOptions: Sendable {
     /// dates, short numbers): a child made again with the same values but a new identity is the
     /// same child, and the record is unchanged.
     public var bookkeepingAttributes: Set<String>
+    /// A UUID attribute that names objects across stores (pim's `uuid`), or nil. A record whose
+    /// key is a UUID (bare or `urn:uuid:`) then updates the object with that identity when its
+    /// source has no object of that key (a file this store exported, changed elsewhere, imported
+    /// back), and a new object takes the key as its identity when no object has it (exported
+    /// again, it keeps the UID it came with).
+    public var identityAttribute: String?
 
     public init(source: String, timeZone: TimeZone = .current, skipsInvalidRecords: Bool = false,
-                sourceAttribute: String = "source", keyAttribute: String = "externalID", bookkeepingAttributes: Set<String> = []) {
+                sourceAttribute: String = "source", keyAttribute: String = "externalID", bookkeepingAttributes: Set<String> = [],
+                identityAttribute: String? = nil) {
         self.source = source
+        self.identityAttribute = identityAttribute
         self.bookkeepingAttributes = bookkeepingAttributes
         self.timeZone = timeZone
         self.skipsInvalidRecords = skipsInvalidRecords
@@ -70,6 +78,9 @@ public final class FeedImporter {
 
     /// Objects imported from the source, by entity and key, fetched when first needed.
     private var existing: [String: [String: ManagedObject]] = [:]
+    /// Objects by their identity (``FeedImportOptions/identityAttribute``), by entity, fetched
+    /// when a key is first a UUID.
+    private var identified: [String: [UUID: ManagedObject]] = [:]
     private var insertedHere: Set<ObjectIdentifier> = []
     private var attributeTables: [String: [String: AttributeDescription]] = [:]
     /// The line of each key's record in this import, by entity.
@@ -223,7 +234,12 @@ public final class FeedImporter {
         }
         keysSeen[rule.entity, default: [:]][key] = element.line
         // Only the one object: holding the whole table while adding to it would copy it each time.
-        let found = try existingObjects(of: rule.entity)[key]
+        var found = try existingObjects(of: rule.entity)[key]
+        var identity: UUID?
+        if found == nil, element.keySuffix == nil, options.identityAttribute != nil, let named = Self.uuid(in: ownKey) {
+            found = try identifiedObject(named, of: rule.entity)
+            if found == nil { identity = named }
+        }
         guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[rule.entity] else { return }
         let attributesByName = attributes(of: entity)
         var attributeValues: [(String, Any?)] = []
@@ -263,14 +279,38 @@ public final class FeedImporter {
         }
         if failed { return }
         let links = try linkTargets(of: element, entity: entity)
-        apply(element, key: key, entity: entity, attributes: attributeValues, children: childValues, links: links, found: found)
+        apply(element, key: key, entity: entity, attributes: attributeValues, children: childValues, links: links, found: found, identity: identity)
+    }
+
+    /// The UUID a key is (`6ba7b810-...`, `urn:uuid:6ba7b810-...`), or nil.
+    static func uuid(in key: String) -> UUID? {
+        let bare = key.lowercased().hasPrefix("urn:uuid:") ? String(key.dropFirst(9)) : key
+        return bare.count == 36 ? UUID(uuidString: bare) : nil
+    }
+
+    /// The object of `entityName` whose identity is `uuid`, in the store or imported here.
+    private func identifiedObject(_ uuid: UUID, of entityName: String) throws(FeedImportError) -> ManagedObject? {
+        guard let attribute = options.identityAttribute else { return nil }
+        if let known = identified[entityName] { return known[uuid] }
+        var request = FetchRequest<ManagedObject>(entityName: entityName)
+        var known: [UUID: ManagedObject] = [:]
+        do {
+            request.predicate = try ObjectGraph.Predicate(format: "%K != nil", attribute)
+            for object in try context.fetch(request) {
+                if let identity = object.value(forKey: attribute) as? UUID { known[identity] = object }
+            }
+        } catch {
+            throw .unreadable(feed: feedName, reason: "cannot read the identities of the stored \(entityName) objects: \(error)")
+        }
+        identified[entityName] = known
+        return known[uuid]
     }
 
     /// Sets the record's values on its object (a new one, or the one imported before), replacing
     /// children only when they differ, then prepares and validates it.
     private func apply(_ element: FeedRecordElement, key: String, entity: EntityDescription, attributes: [(String, Any?)],
                        children: [(rule: FeedChildRule, rows: [[(String, Any?)]])], links: [(String, [ManagedObject])],
-                       found: ManagedObject?) {
+                       found: ManagedObject?, identity: UUID?) {
         let isNew = found == nil
         let object: ManagedObject
         if let found {
@@ -281,6 +321,10 @@ public final class FeedImporter {
             object.setValue(key, forKey: options.keyAttribute)
             existing[element.rule.entity]?[key] = object
             insertedHere.insert(ObjectIdentifier(object))
+            if let identity, let attribute = options.identityAttribute {
+                object.setValue(identity, forKey: attribute)
+                identified[element.rule.entity]?[identity] = object
+            }
         }
         var changed = false
         for (name, value) in attributes {
@@ -318,6 +362,7 @@ public final class FeedImporter {
             if isNew {
                 context.delete(object)
                 existing[element.rule.entity]?[key] = nil
+                if let identity { identified[element.rule.entity]?[identity] = nil }
             } else {
                 context.refresh(object, mergeChanges: false)
             }

@@ -16,6 +16,7 @@ final class ContentFileTests: XCTestCase {
             <attribute name="externalID" optional="YES" attributeType="String"/>
             <attribute name="name" attributeType="String" minValueString="1"/>
             <attribute name="note" optional="YES" attributeType="String"/>
+            <attribute name="identity" optional="YES" attributeType="UUID"/>
         </entity>
         <entity name="Item" representedClassName="Item">
             <attribute name="source" optional="YES" attributeType="String"/>
@@ -63,10 +64,11 @@ final class ContentFileTests: XCTestCase {
     }
 
     @discardableResult
-    private func importText(_ text: String, mapping json: String = ContentFileTests.cardMapping, skipsInvalid: Bool = false) throws -> FeedImportReport {
+    private func importText(_ text: String, mapping json: String = ContentFileTests.cardMapping, skipsInvalid: Bool = false,
+                            identityAttribute: String? = nil) throws -> FeedImportReport {
         let importer = try FeedImporter(mapping: try FeedMapping(json: Data(json.utf8), origin: "test.json"), context: context,
                                         options: FeedImportOptions(source: "file", timeZone: TimeZone(identifier: "Europe/Berlin")!,
-                                                                   skipsInvalidRecords: skipsInvalid))
+                                                                   skipsInvalidRecords: skipsInvalid, identityAttribute: identityAttribute))
         let file = folder.appendingPathComponent("contacts.vcf")
         try Data(text.utf8).write(to: file)
         return try importer.importFeed(at: file)
@@ -138,6 +140,34 @@ final class ContentFileTests: XCTestCase {
     func testMarkupInAValueIsTextNotXML() throws {
         try importText("BEGIN:VCARD\nUID:x\nFN:<b>Ann</b> & \"Bob\" ]]>\nEND:VCARD\n")
         XCTAssertEqual(try objects("Card").first?.value(forKey: "name") as? String, "<b>Ann</b> & \"Bob\" ]]>")
+    }
+
+    func testAKeyThatIsAUUIDFindsTheObjectOfThatIdentityOrBecomesANewOnesIdentity() throws {
+        let own = context.insertNewObject(forEntityName: "Card")
+        own.setValue("Ann", forKey: "name")
+        own.setValue(UUID(uuidString: "4FBE8971-0BC3-424C-9C26-36C3E1EFF6B1"), forKey: "identity")
+        try context.save()
+        let report = try importText("""
+            BEGIN:VCARD\nUID:urn:uuid:4fbe8971-0bc3-424c-9c26-36c3e1eff6b1\nFN:Ann Changed\nEND:VCARD
+            BEGIN:VCARD\nUID:0d4bc7a8-8a8e-4d0a-9d57-0e4f7e1d2a10\nFN:Bob\nEND:VCARD
+            BEGIN:VCARD\nUID:not-a-uuid\nFN:Carl\nEND:VCARD
+            """, identityAttribute: "identity")
+        XCTAssertEqual(report.updated, 1)
+        XCTAssertEqual(report.inserted, 2)
+        XCTAssertEqual(own.value(forKey: "name") as? String, "Ann Changed")
+        XCTAssertNil(own.value(forKey: "source"), "the object found by identity stays the store's own")
+        let byName = Dictionary(uniqueKeysWithValues: try objects("Card").map { ($0.value(forKey: "name") as? String ?? "", $0) })
+        XCTAssertEqual(byName["Bob"]?.value(forKey: "identity") as? UUID, UUID(uuidString: "0d4bc7a8-8a8e-4d0a-9d57-0e4f7e1d2a10"))
+        XCTAssertNil(byName["Carl"]?.value(forKey: "identity") as? UUID)
+    }
+
+    func testWithoutAnIdentityAttributeAUUIDKeyIsAKeyLikeAnyOther() throws {
+        let own = context.insertNewObject(forEntityName: "Card")
+        own.setValue("Ann", forKey: "name")
+        own.setValue(UUID(uuidString: "4FBE8971-0BC3-424C-9C26-36C3E1EFF6B1"), forKey: "identity")
+        try context.save()
+        XCTAssertEqual(try importText("BEGIN:VCARD\nUID:4fbe8971-0bc3-424c-9c26-36c3e1eff6b1\nFN:Other Ann\nEND:VCARD\n").inserted, 1)
+        XCTAssertEqual(own.value(forKey: "name") as? String, "Ann")
     }
 
     // MARK: iCalendar

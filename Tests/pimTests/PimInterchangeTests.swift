@@ -113,6 +113,38 @@ final class PimInterchangeTests: PimTestCase {
         XCTAssertEqual(summary["updated"] as? Int, 0)
     }
 
+    func testAnExportChangedElsewhereUpdatesTheStoreItCameFrom() throws {
+        try addSampleContacts()
+        let file = try write(try exported("contacts").replacingOccurrences(of: "TITLE:Engineer", with: "TITLE:Chief Engineer"), to: "edited.vcf")
+        let run = try pim("import", "--json", file)
+        let summary = try XCTUnwrap((try run.json() as? [[String: Any]])?.first, run.stderr)
+        XCTAssertEqual(summary["added"] as? Int, 0)
+        XCTAssertEqual(summary["updated"] as? Int, 1)
+        XCTAssertEqual(summary["unchanged"] as? Int, 1)
+        let contacts = try XCTUnwrap(try pim("contacts", "list", "--json", "--fields", "name,jobTitle").json() as? [[String: Any]])
+        XCTAssertEqual(contacts.count, 2)
+        XCTAssertEqual(contacts.first { $0["name"] as? String == "Ann O'Neil" }?["jobTitle"] as? String, "Chief Engineer")
+        XCTAssertEqual(try pim("undo").status, 0)
+        let undone = try XCTUnwrap(try pim("contacts", "show", "Ann", "--json").json() as? [String: Any])
+        XCTAssertEqual(undone["jobTitle"] as? String, "Engineer")
+    }
+
+    func testAUIDThatIsAUUIDBecomesTheRecordsIdentityAndIsExportedAgain() throws {
+        let file = try write("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:urn:uuid:4fbe8971-0bc3-424c-9c26-36c3e1eff6b1\r\nFN:Jane Doe\r\nEND:VCARD\r\n"
+                             + "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:jane-2@example.org\r\nFN:Jane Two\r\nEND:VCARD\r\n", to: "jane.vcf")
+        XCTAssertEqual(try pim("import", file).status, 0)
+        let jane = try XCTUnwrap(try pim("contacts", "show", "Jane Doe", "--json").json() as? [String: Any])
+        XCTAssertEqual(jane["id"] as? String, "4fbe8971-0bc3-424c-9c26-36c3e1eff6b1")
+        XCTAssertTrue(contentLines(try exported("contacts", "Jane Doe")).contains("UID:4fbe8971-0bc3-424c-9c26-36c3e1eff6b1"))
+        let two = try XCTUnwrap(try pim("contacts", "show", "Jane Two", "--json").json() as? [String: Any])
+        XCTAssertNotNil(UUID(uuidString: two["id"] as? String ?? ""), "a UID that is not a UUID leaves pim's own")
+        // Imported again from another source, the same UUID is the same record.
+        let again = try pim("import", "--source", "phone", "--json", file)
+        let summary = try XCTUnwrap((try again.json() as? [[String: Any]])?.first, again.stderr)
+        XCTAssertEqual(summary["added"] as? Int, 1, "only Jane Two, whose key is no UUID, is new to the source")
+        XCTAssertEqual(summary["unchanged"] as? Int, 1)
+    }
+
     // MARK: iCalendar
 
     func testEventsComeBackTheSameFromAFreshStore() throws {

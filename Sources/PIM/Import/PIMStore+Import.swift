@@ -28,7 +28,8 @@ extension PIMStore {
         do {
             let importer = try FeedImporter(mapping: mapping, context: context,
                                             options: FeedImportOptions(source: source, timeZone: timeZone, skipsInvalidRecords: skipInvalid,
-                                                                       bookkeepingAttributes: ["uuid", "created", "modified", "number"]))
+                                                                       bookkeepingAttributes: ["uuid", "created", "modified", "number"],
+                                                                       identityAttribute: "uuid"))
             importer.prepare = { [self] record, isNew throws(PIMError) in try prepareImported(record, isNew: isNew) }
             let report = try importer.importFeed(at: url)
             return FeedImportSummary(feed: url.path, format: mapping.name, source: source, report: report)
@@ -54,7 +55,8 @@ extension PIMStore {
     /// checked, done tasks given their completion.
     func prepareImported(_ record: ManagedObject, isNew: Bool) throws(PIMError) {
         if isNew, RecordKind(entity: record.entity) != nil {
-            record.setValue(UUID(), forKey: "uuid")
+            // A record keyed by a UUID (a vCard's or iCalendar UID) has taken it as its own.
+            if record.value(forKey: "uuid") == nil { record.setValue(UUID(), forKey: "uuid") }
             record.setValue(now, forKey: "created")
             record.setValue(now, forKey: "modified")
         }
