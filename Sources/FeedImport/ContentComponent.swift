@@ -12,22 +12,70 @@ public struct ContentProperty: Sendable, Equatable {
     /// The value as written: escapes (`\,` `\;` `\n`) not yet undone.
     public var rawValue: String
 
-    /// The value with its escapes undone.
-    public var value: String { Self.unescaped(rawValue) }
+    /// The value with its escapes undone (and its quoted-printable encoding, vCard 2.1's).
+    public var value: String { Self.unescaped(decodedRawValue) }
+
+    /// The raw value with a quoted-printable encoding (`ENCODING=QUOTED-PRINTABLE`, vCard 2.1)
+    /// undone: `=C3=BC` is `ü` (in the CHARSET given, UTF-8 by default).
+    var decodedRawValue: String {
+        guard parameters["ENCODING"]?.uppercased() == "QUOTED-PRINTABLE" else { return rawValue }
+        var bytes: [UInt8] = []
+        let octets = Array(rawValue.utf8)
+        var index = 0
+        while index < octets.count {
+            if octets[index] == UInt8(ascii: "="), index + 2 < octets.count, let high = Self.hexValue(octets[index + 1]), let low = Self.hexValue(octets[index + 2]) {
+                bytes.append(high << 4 | low)
+                index += 3
+            } else {
+                bytes.append(octets[index])
+                index += 1
+            }
+        }
+        let charset = parameters["CHARSET"]?.uppercased() ?? "UTF-8"
+        let encoding: String.Encoding = ["ISO-8859-1", "LATIN1", "ISO8859-1"].contains(charset) ? .isoLatin1
+            : charset == "WINDOWS-1252" ? .windowsCP1252 : .utf8
+        return String(data: Data(bytes), encoding: encoding) ?? String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ octet: UInt8) -> UInt8? {
+        switch octet {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): octet - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): octet - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): octet - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    /// The values of a list (`CATEGORIES:Friends\, close,Work`), split at the separators that are
+    /// not escaped, each unescaped.
+    public func values(separatedBy separator: Character) -> [String] {
+        pieces(separatedBy: separator).map(Self.unescaped)
+    }
+
+    /// The non-empty parts `indexes` of a structured value, joined by `separator`.
+    public func parts(_ indexes: [Int], joinedBy separator: String) -> String {
+        indexes.compactMap { part($0) }.filter { !$0.isEmpty }.joined(separator: separator)
+    }
 
     /// The `index`th `;`-separated component of a structured value (`N`, `ADR`, `ORG`), unescaped.
     public func part(_ index: Int) -> String? {
+        let parts = pieces(separatedBy: ";")
+        return index < parts.count ? Self.unescaped(parts[index]) : nil
+    }
+
+    /// The raw value split at the separators that are not escaped, escapes kept.
+    private func pieces(separatedBy separator: Character) -> [String] {
         var parts: [String] = []
         var current = ""
         var escaped = false
-        for character in rawValue {
+        for character in decodedRawValue {
             if escaped {
                 current.append("\\")
                 current.append(character)
                 escaped = false
             } else if character == "\\" {
                 escaped = true
-            } else if character == ";" {
+            } else if character == separator {
                 parts.append(current)
                 current = ""
             } else {
@@ -35,7 +83,7 @@ public struct ContentProperty: Sendable, Equatable {
             }
         }
         parts.append(current)
-        return index < parts.count ? Self.unescaped(parts[index]) : nil
+        return parts
     }
 
     static func unescaped(_ text: String) -> String {
@@ -147,6 +195,28 @@ public struct ContentComponent: Sendable {
         return false
     }
 
+    static func caretDecoded(_ value: String) -> String {
+        var result = ""
+        var caret = false
+        for character in value {
+            if caret {
+                switch character {
+                case "'": result.append("\"")
+                case "n", "N": result.append("\n")
+                case "^": result.append("^")
+                default: result += "^" + String(character)
+                }
+                caret = false
+            } else if character == "^" {
+                caret = true
+            } else {
+                result.append(character)
+            }
+        }
+        if caret { result.append("^") }
+        return result
+    }
+
     static func contentLine(_ line: String) -> ContentProperty? {
         var name = ""
         var parameters: [String: String] = [:]
@@ -184,6 +254,8 @@ public struct ContentComponent: Sendable {
                 }
                 values.append(current)
             }
+            // RFC 6868: ^' is a double quote, ^n a line break, ^^ a caret.
+            values = values.map { $0.contains("^") ? Self.caretDecoded($0) : $0 }
             let key = parameterName.uppercased()
             // vCard 2.1 writes bare types: `TEL;WORK;VOICE:`.
             if values.isEmpty {

@@ -39,11 +39,7 @@ enum ContentFile {
     /// The XML document of the file `name` holding `data`. Throws, with the line, when the text
     /// is not UTF-8 or its components do not nest.
     static func document(_ data: Data, name: String, format: ContentFileFormat) throws(FeedImportError) -> Data {
-        guard var text = String(data: data, encoding: .utf8) else {
-            throw .syntax(feed: name, line: 1, column: 1, message: "not UTF-8 text: a \(format.rawValue) file pim reads is UTF-8")
-        }
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        let lines = logicalLines(text)
+        let lines = try logicalLines(data, name: name, format: format)
         let objects = format == .vcard ? try cards(lines, name: name) : try calendarObjects(lines, name: name)
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><objects xmlns=\"\(namespace)\">"
         var line = 1
@@ -59,19 +55,52 @@ enum ContentFile {
     }
 
     /// The unfolded lines with the line each starts on: CRLF, LF and CR end lines, a line starting
-    /// with a space or tab continues the one before (RFC 5545 3.1, RFC 6350 3.2).
-    private static func logicalLines(_ text: String) -> [(line: Int, text: String)] {
-        var lines: [(line: Int, text: String)] = []
-        var number = 0
-        for physical in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
-            number += 1
-            if let first = physical.first, first == " " || first == "\t", !lines.isEmpty, !lines[lines.count - 1].text.isEmpty {
-                lines[lines.count - 1].text += physical.dropFirst()
-            } else {
-                lines.append((number, String(physical)))
+    /// with a space or tab continues the one before (RFC 5545 3.1, RFC 6350 3.2), and so does the
+    /// line after a quoted-printable value's soft break (`=` at its end, vCard 2.1). Lines are
+    /// joined as octets, then read as UTF-8, so a fold inside a character restores it; a line
+    /// that is still not UTF-8 is refused with its number.
+    private static func logicalLines(_ data: Data, name: String, format: ContentFileFormat) throws(FeedImportError) -> [(line: Int, text: String)] {
+        var octets = [UInt8](data)
+        if octets.starts(with: [0xEF, 0xBB, 0xBF]) { octets.removeFirst(3) }
+        var physical: [ArraySlice<UInt8>] = []
+        var start = 0
+        var index = 0
+        while index < octets.count {
+            let octet = octets[index]
+            if octet == 0x0A || octet == 0x0D {
+                physical.append(octets[start..<index])
+                if octet == 0x0D, index + 1 < octets.count, octets[index + 1] == 0x0A { index += 1 }
+                start = index + 1
             }
+            index += 1
         }
-        return lines
+        if start < octets.count { physical.append(octets[start...]) }
+        var logical: [(line: Int, octets: [UInt8])] = []
+        var softBreak = false
+        for (offset, line) in physical.enumerated() {
+            if let first = line.first, first == 0x20 || first == 0x09, !logical.isEmpty, !logical[logical.count - 1].octets.isEmpty {
+                logical[logical.count - 1].octets += line.dropFirst()
+            } else if softBreak, !logical.isEmpty {
+                logical[logical.count - 1].octets += line
+            } else {
+                logical.append((offset + 1, Array(line)))
+            }
+            let current = logical.last?.octets ?? []
+            softBreak = current.last == UInt8(ascii: "=") && isQuotedPrintable(current)
+            if softBreak { logical[logical.count - 1].octets.removeLast() }
+        }
+        return try logical.map { line throws(FeedImportError) in
+            guard let text = String(validating: line.octets, as: UTF8.self) else {
+                throw .syntax(feed: name, line: line.line, column: 1, message: "not UTF-8 text: a \(format.rawValue) file pim reads is UTF-8")
+            }
+            return (line.line, text)
+        }
+    }
+
+    /// Whether a content line's parameters say its value is quoted-printable.
+    private static func isQuotedPrintable(_ line: [UInt8]) -> Bool {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        return String(decoding: line[..<colon], as: UTF8.self).uppercased().contains("QUOTED-PRINTABLE")
     }
 
     /// What a BEGIN or END line names (upper case), or nil for another line.

@@ -35,6 +35,10 @@ public enum FeedValueType: String, Sendable, CaseIterable {
     /// A time zone: an IANA name as it is, a Windows name (`W. Europe Standard Time`) as its
     /// IANA zone; a name neither knows is no value.
     case timezone
+    /// The zone a date-time value is written in when it is UTC (`...Z`): `UTC`; no value for a
+    /// floating time or a date. After a TZID alternative, it tells an event repeating in UTC from
+    /// one repeating in the import's zone.
+    case utc
     /// Base64 text as bytes (a vCard PHOTO, an EWS attachment's content), or the bytes of a
     /// `data:` URI; white space and line breaks inside are ignored, and a link (`https://...`)
     /// is no value.
@@ -68,7 +72,17 @@ public struct FeedField: Sendable {
         public var many: Bool
         public var separator: String
         /// The component of a structured payload value (`N`, `ADR`: `;`-separated), from 0.
-        public var part: Int?
+        /// The `;`-separated parts of a structured value read (`N`, `ADR`): one, or several whose
+        /// non-empty texts are joined by `separator` (an ADR's post office box, extended and street
+        /// address as one street).
+        public var part: [Int]?
+
+        /// Whether `split` applies to a payload property's escaped value (by ``sourceTexts``),
+        /// not to its text afterwards.
+        var splitsPropertyValues: Bool {
+            guard case .property(_, nil) = source, part == nil, let split, split.count == 1 else { return false }
+            return true
+        }
         /// XPath of the time zone of a floating time (the TZID parameter for payload properties).
         public var timeZone: String?
         /// For durations: the attribute the duration is added to.
@@ -133,9 +147,12 @@ public struct FeedField: Sendable {
             }
             table = entries
         }
-        let part = (object["part"] as? NSNumber)?.intValue
-        if object["part"] != nil, part == nil || part! < 0 {
-            throw FeedMappingError(origin: reader.origin, path: "\(path).part", message: "expected a number from 0")
+        let part = object["part"].map { value -> [Int]? in
+            let numbers = (value as? [Any] ?? [value]).compactMap { ($0 as? NSNumber)?.intValue }
+            return numbers.count == (value as? [Any])?.count ?? 1 && !numbers.isEmpty && numbers.allSatisfy { $0 >= 0 } ? numbers : nil
+        }
+        if let part, part == nil {
+            throw FeedMappingError(origin: reader.origin, path: "\(path).part", message: "expected a number from 0, or a list of them")
         }
         let after = try object["after"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).after") }
         if type == .duration, after == nil {
@@ -147,7 +164,7 @@ public struct FeedField: Sendable {
             source: source, type: type, table: table, tableOnly: try reader.flag(object["mapOnly"], at: "\(path).mapOnly"),
             defaultValue: try object["default"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).default") },
             many: try reader.flag(object["many"], at: "\(path).many"),
-            separator: object["separator"] as? String ?? ", ", part: part,
+            separator: object["separator"] as? String ?? ", ", part: part ?? nil,
             timeZone: try object["timeZone"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).timeZone") },
             after: after, namedValues: try reader.flag(object["namedValues"], at: "\(path).namedValues"),
             stripPrefix: try object["stripPrefix"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).stripPrefix") },

@@ -14,7 +14,7 @@ extension FeedImporter {
                 throw .mapping(FeedMappingError(origin: origin, path: place, message: "\(entity.name) has no relationship \(link.relationship)"))
             }
             do {
-                _ = try ObjectGraph.Predicate(format: link.match).withSubstitutionVariables(["value": ""])
+                _ = try ObjectGraph.Predicate(format: link.match).withSubstitutionVariables(["value": "", "uuid": UUID()])
             } catch {
                 throw .mapping(FeedMappingError(origin: origin, path: "\(place).match", message: "\(error)"))
             }
@@ -75,7 +75,10 @@ extension FeedImporter {
         var request = FetchRequest<ManagedObject>(entityName: destination.name)
         var found: [ManagedObject]
         do {
-            request.predicate = try ObjectGraph.Predicate(format: link.match).withSubstitutionVariables(["value": value])
+            // `$uuid` is the value as a UUID (bare or `urn:uuid:`), else the nil UUID, which names
+            // no object: `uuid == $uuid` finds a record by the identity it was exported with.
+            let identity = Self.uuid(in: value) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+            request.predicate = try ObjectGraph.Predicate(format: link.match).withSubstitutionVariables(["value": value, "uuid": identity])
             found = try context.fetch(request)
         } catch {
             throw .unreadable(feed: feedName, reason: "cannot look up \(destination.name) for \(link.relationship) \"\(value)\": \(error)")

@@ -529,7 +529,7 @@ public final class FeedImporter {
                 (texts, zone) = sourceTexts(alternative, in: element, child: child, all: alternative.many)
             }
             if case .xpath = alternative.source, let part = alternative.part {
-                texts = texts.map { ContentProperty(name: "", parameters: [:], rawValue: $0).part(part) ?? "" }
+                texts = texts.map { ContentProperty(name: "", parameters: [:], rawValue: $0).parts(part, joinedBy: alternative.separator) }
             }
             if let prefix = alternative.stripPrefix { texts = texts.map { Self.stripping(prefix, from: $0) } }
             if let timeZone = alternative.timeZone {
@@ -565,9 +565,14 @@ public final class FeedImporter {
         } else {
             properties = element.payload.map { all ? $0.properties(named: propertyName) : $0.property(propertyName).map { [$0] } ?? [] } ?? []
         }
-        let texts = properties.compactMap { property in
-            if let parameter { return property.parameters[parameter] }
-            return alternative.part.map { property.part($0) ?? "" } ?? property.value
+        let texts = properties.flatMap { property -> [String] in
+            if let parameter { return property.parameters[parameter].map { [$0] } ?? [] }
+            if let part = alternative.part { return [property.parts(part, joinedBy: alternative.separator)] }
+            // A list value (CATEGORIES) splits at its separators, not at escaped ones (`Friends\, close`).
+            if let separator = alternative.split, separator.count == 1, let character = separator.first {
+                return property.values(separatedBy: character)
+            }
+            return [property.value]
         }
         return (texts, properties.first?.parameters["TZID"])
     }
@@ -582,7 +587,7 @@ public final class FeedImporter {
             case .xpath(let expression): texts = try element.xpath.strings(expression, at: element.node)
             case .property: texts = sourceTexts(alternative, in: element, child: nil, all: true).texts
             }
-            if let separator = alternative.split { texts = texts.flatMap { $0.components(separatedBy: separator) } }
+            if let separator = alternative.split, !alternative.splitsPropertyValues { texts = texts.flatMap { $0.components(separatedBy: separator) } }
             if let prefix = alternative.stripPrefix { texts = texts.map { Self.stripping(prefix, from: $0) } }
             var values: [String] = []
             for text in texts {

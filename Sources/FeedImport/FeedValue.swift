@@ -75,6 +75,9 @@ struct FeedValueReader {
             let trimmed = text.trimmedBlanks
             if trimmed.isEmpty { return nil }
             return .boolean(FeedDateParser.parse(trimmed, floatingIn: timeZone)?.isDate ?? false)
+        case .utc:
+            let trimmed = text.trimmedBlanks.uppercased()
+            return trimmed.count > 8 && trimmed.hasSuffix("Z") ? .text("UTC") : nil
         case .base64:
             var compact = String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
             // vCard 4.0 writes a data URI; a link to an image elsewhere is not its bytes.

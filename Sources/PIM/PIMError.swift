@@ -45,6 +45,8 @@ public enum PIMError: Error, CustomStringConvertible {
     case notConfirmed(String)
     case invalid(String)
     case store(path: String, reason: String)
+    /// A file a command writes (an export's `--output`) that cannot be written.
+    case output(path: String, reason: String)
     /// A feed that cannot be imported (its file, line and column), or a mapping that cannot be used.
     case feed(String)
 
@@ -58,7 +60,7 @@ public enum PIMError: Error, CustomStringConvertible {
         case .conflict: .conflict
         case .notConfirmed: .notConfirmed
         case .invalid: .invalidData
-        case .store: .storeFailure
+        case .store, .output: .storeFailure
         case .feed: .feedFailure
         }
     }
@@ -75,6 +77,7 @@ public enum PIMError: Error, CustomStringConvertible {
         case let .ambiguous(kind, reference, candidates):
             return "\"\(reference)\" names \(candidates.count) \(kind.plural):\n" + candidates.map { "  \($0)" }.joined(separator: "\n")
         case let .store(path, reason): return "store \(path): \(reason)"
+        case let .output(path, reason): return "\(path): \(reason)"
         }
     }
 

@@ -102,6 +102,7 @@ enum RecordCommands {
         var selection = try query(session)
         selection.kind = kind
         if selection.whereClause == nil { selection.whereClause = options.predicate }
+        selection.relationshipKeyPaths = PIMStore.exportKeyPaths(for: kind)
         let records = options.ids.isEmpty ? try session.store.list(selection) : try resolve(options.ids, kind: kind, session: session)
         if records.isEmpty { throw PIMError.noMatch("no \(kind.plural) match: nothing exported") }
         let text = session.store.exportText(records, kind: kind)
@@ -114,7 +115,7 @@ enum RecordCommands {
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {
-            throw PIMError.store(path: output, reason: "cannot be written: \(error.localizedDescription)")
+            throw PIMError.output(path: output, reason: "cannot be written: \((error as NSError).localizedFailureReason ?? error.localizedDescription)")
         }
     }
 

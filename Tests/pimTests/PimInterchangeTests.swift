@@ -135,7 +135,8 @@ final class PimInterchangeTests: PimTestCase {
         XCTAssertEqual(try pim("import", file).status, 0)
         let jane = try XCTUnwrap(try pim("contacts", "show", "Jane Doe", "--json").json() as? [String: Any])
         XCTAssertEqual(jane["id"] as? String, "4fbe8971-0bc3-424c-9c26-36c3e1eff6b1")
-        XCTAssertTrue(contentLines(try exported("contacts", "Jane Doe")).contains("UID:4fbe8971-0bc3-424c-9c26-36c3e1eff6b1"))
+        XCTAssertTrue(contentLines(try exported("contacts", "Jane Doe")).contains("UID:urn:uuid:4fbe8971-0bc3-424c-9c26-36c3e1eff6b1"),
+                      "the UID as the file wrote it")
         let two = try XCTUnwrap(try pim("contacts", "show", "Jane Two", "--json").json() as? [String: Any])
         XCTAssertNotNil(UUID(uuidString: two["id"] as? String ?? ""), "a UID that is not a UUID leaves pim's own")
         // Imported again from another source, the same UUID is the same record.
@@ -251,7 +252,8 @@ final class PimInterchangeTests: PimTestCase {
         XCTAssertEqual(try pim("contacts", "export", "Nobody").status, 3)
         let unwritable = try pim("contacts", "export", "-o", folder.appendingPathComponent("missing/folder/out.vcf").path)
         XCTAssertEqual(unwritable.status, 8)
-        XCTAssertTrue(unwritable.stderr.contains("missing/folder/out.vcf"), unwritable.stderr)
+        XCTAssertTrue(unwritable.stderr.contains("missing/folder/out.vcf: cannot be written"), unwritable.stderr)
+        XCTAssertFalse(unwritable.stderr.contains("store"), "the file is not the store: \(unwritable.stderr)")
         let out = folder.appendingPathComponent("out.vcf")
         let written = try pim("contacts", "export", "--output", out.path)
         XCTAssertEqual(written.status, 0, written.stderr)
@@ -324,6 +326,32 @@ final class PimInterchangeTests: PimTestCase {
         let lines = contentLines(try exported("contacts"))
         XCTAssertEqual(lines.filter { $0.hasPrefix("PHOTO") }, Array(repeating: "PHOTO;ENCODING=b;TYPE=PNG:" + base64, count: 2),
                        "Four and Three have the photo; Linked's is a link, not bytes")
+    }
+
+    func testAnEventWithoutAnEndEndsWhenItStartsAndOneInUTCRepeatsInUTC() throws {
+        let file = try write("""
+            BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:reminder-1\r\nSUMMARY:Deadline\r\nDTSTART;TZID=Europe/Berlin:20261202T170000\r\nEND:VEVENT\r
+            BEGIN:VEVENT\r\nUID:utc-1\r\nSUMMARY:Sync\r\nDTSTART:20261202T100000Z\r\nDTEND:20261202T103000Z\r\nRRULE:FREQ=WEEKLY\r\nEND:VEVENT\r
+            END:VCALENDAR\r
+
+            """, to: "events.ics")
+        XCTAssertEqual(try pim("import", file).status, 0)
+        let deadline = try XCTUnwrap(try pim("events", "show", "Deadline", "--json").json() as? [String: Any])
+        XCTAssertEqual(deadline["end"] as? String, deadline["start"] as? String, "RFC 5545 3.6.1: no DTEND, no length")
+        let sync = try XCTUnwrap(try pim("events", "show", "Sync", "--json").json() as? [String: Any])
+        XCTAssertEqual(sync["timeZone"] as? String, "UTC")
+        XCTAssertTrue(contentLines(try exported("events", "Sync")).contains("DTSTART:20261202T100000Z"))
+    }
+
+    func testAQuoteInANameIsWrittenAndReadAsRFC6868Says() throws {
+        XCTAssertEqual(try pim("contacts", "add", "Ann \"Boss\" Lee", "--email", "ann@example.org").status, 0)
+        XCTAssertEqual(try pim("events", "add", "Review", "--start", "2026-12-02 15:00", "--attendee", "Ann").status, 0)
+        let text = try exported("events")
+        XCTAssertTrue(contentLines(text).contains("ATTENDEE;CN=Ann ^'Boss^' Lee:mailto:ann@example.org"), text)
+        let contacts = try write(try exported("contacts"), to: "contacts.vcf")
+        XCTAssertEqual(try other("import", contacts, try write(text, to: "events.ics")).status, 0)
+        let review = try XCTUnwrap(try other("events", "show", "Review", "--json").json() as? [String: Any])
+        XCTAssertEqual((review["attendees"] as? [[String: Any]])?.map { $0["name"] as? String }, ["Ann \"Boss\" Lee"])
     }
 
     func testAVCard21FromAnOldPhoneIsRead() throws {

@@ -60,6 +60,11 @@ extension PIMStore {
             record.setValue(now, forKey: "created")
             record.setValue(now, forKey: "modified")
         }
+        // A UID that is the record's own UUID as pim writes it says nothing more: not kept.
+        if let kind = RecordKind(entity: record.entity), kind != .group, let uid = record.value(forKey: "uid") as? String,
+           let uuid = record.value(forKey: "uuid") as? UUID, uid.lowercased() == uuid.uuidString.lowercased() {
+            record.setValue(nil, forKey: "uid")
+        }
         switch record {
         case let event as Event: try prepareImported(event)
         case let task as TaskItem: try prepareImported(task)

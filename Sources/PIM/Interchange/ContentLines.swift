@@ -46,6 +46,10 @@ struct ContentLines {
 
     /// `text` as a TEXT value: `\` `,` `;` and line breaks escaped (RFC 5545 3.3.11, RFC 6350 3.4).
     static func escaped(_ text: String) -> String {
+        // Most values have nothing to escape: kept as they are, without a copy.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: ";") }) {
+            return text
+        }
         var result = ""
         result.reserveCapacity(text.utf8.count)
         var afterCR = false
@@ -71,16 +75,31 @@ struct ContentLines {
         parts.map { Self.escaped($0 ?? "") }.joined(separator: ";")
     }
 
-    /// A parameter value, quoted when it holds `:` `;` or `,`; a double quote cannot be written
-    /// in one (RFC 5545 3.2) and is left out.
+    /// A parameter value, quoted when it holds `:` `;` or `,`; a double quote, a line break and a
+    /// caret are written as RFC 6868 says (`^'`, `^n`, `^^`), other control characters left out.
     static func parameterValue(_ value: String) -> String {
-        let cleaned = String(value.unicodeScalars.filter { $0 != "\"" && ($0.value >= 0x20 || $0 == "\t") && $0.value != 0x7F })
+        var cleaned = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "^": cleaned += "^^"
+            case "\"": cleaned += "^'"
+            case "\n": cleaned += "^n"
+            default:
+                if scalar.value < 0x20 && scalar != "\t" || scalar.value == 0x7F { continue }
+                cleaned.unicodeScalars.append(scalar)
+            }
+        }
         return cleaned.contains(where: { $0 == ":" || $0 == ";" || $0 == "," }) ? "\"\(cleaned)\"" : cleaned
     }
 
     /// Appends `line` folded: a CRLF and a space after each 75 octets (74 after the space of a
     /// continuation), never inside a UTF-8 sequence.
     private mutating func append(folded line: String) {
+        if line.utf8.count <= Self.lineLength {
+            text += line
+            text += "\r\n"
+            return
+        }
         let octets = Array(line.utf8)
         var start = 0
         var limit = Self.lineLength

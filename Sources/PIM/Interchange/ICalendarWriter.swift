@@ -3,6 +3,7 @@
 // event goes with its changed occurrences (same UID, RECURRENCE-ID); every zone a time names has
 // its VTIMEZONE. `pim import` reads the text back (icalendar.json).
 import Foundation
+import ObjectGraph
 
 /// Writes events and tasks as an iCalendar object.
 ///
@@ -34,11 +35,14 @@ public struct ICalendarWriter {
             if !event.allDay { use(zone, at: event.start) }
             write(event, zone: zone, to: &body)
             for changed in event.overrides.sorted(by: { ($0.recurrenceID ?? .distantPast) < ($1.recurrenceID ?? .distantPast) }) {
-                if !event.allDay { use(self.zone(of: changed), at: changed.start) }
+                // A changed occurrence may have a time of day where its series has days, and
+                // names its series' zone in RECURRENCE-ID where the series has times.
+                if !changed.allDay { use(self.zone(of: changed), at: changed.start) }
+                if !event.allDay { use(zone, at: changed.recurrenceID) }
                 write(changed, zone: self.zone(of: changed), to: &body)
             }
         }
-        for task in tasks {
+        for task in Self.parentsFirst(tasks) {
             use(timeZone, at: [task.scheduled, task.due].compactMap { $0 }.min())
             write(task, to: &body)
         }
@@ -49,7 +53,7 @@ public struct ICalendarWriter {
         lines.add("CALSCALE", value: "GREGORIAN")
         for (identifier, earliest) in zones.sorted(by: { $0.key < $1.key }) {
             guard let zone = TimeZone(identifier: identifier) else { continue }
-            lines.append(TimeZoneObservances(zone: zone).component(from: earliest))
+            lines.append(TimeZoneObservances(zone: zone).component(from: earliest, now: stamp))
         }
         lines.append(body)
         lines.end("VCALENDAR")
@@ -61,8 +65,7 @@ public struct ICalendarWriter {
     private func write(_ event: Event, zone: TimeZone, to lines: inout ContentLines) {
         lines.begin("VEVENT")
         // A changed occurrence carries its series' UID (RFC 5545 3.8.4.4).
-        let identity = event.master?.uuid ?? event.uuid
-        if let identity { lines.add("UID", text: identity.uuidString.lowercased()) }
+        if let uid = Self.uid(of: event.master ?? event) { lines.add("UID", text: uid) }
         lines.add("DTSTAMP", value: Self.utcText(stamp))
         if let created = event.created { lines.add("CREATED", value: Self.utcText(created)) }
         if let modified = event.modified { lines.add("LAST-MODIFIED", value: Self.utcText(modified)) }
@@ -87,7 +90,7 @@ public struct ICalendarWriter {
             }
         }
         if event.master == nil, let rule = event.recurrenceRule, !rule.isEmpty {
-            lines.add("RRULE", value: rule)
+            lines.add("RRULE", value: event.allDay ? rule : Self.utcUntil(rule, zone: zone))
             // pim skips the starts its changed occurrences replace; RFC 5545 leaves those out of
             // EXDATE (a reader would hide the changed occurrence too).
             let replaced = Set(event.overrides.compactMap(\.recurrenceID))
@@ -126,14 +129,17 @@ public struct ICalendarWriter {
 
     private func write(_ task: TaskItem, to lines: inout ContentLines) {
         lines.begin("VTODO")
-        if let uuid = task.uuid { lines.add("UID", text: uuid.uuidString.lowercased()) }
+        if let uid = Self.uid(of: task) { lines.add("UID", text: uid) }
         lines.add("DTSTAMP", value: Self.utcText(stamp))
         if let created = task.created { lines.add("CREATED", value: Self.utcText(created)) }
         if let modified = task.modified { lines.add("LAST-MODIFIED", value: Self.utcText(modified)) }
         lines.add("SUMMARY", text: task.title ?? "")
-        if let scheduled = task.scheduled { add("DTSTART", scheduled, zone: timeZone, to: &lines) }
+        let rule = task.recurrenceRule.flatMap { $0.isEmpty ? nil : $0 }
+        // A repeating component needs a DTSTART (RFC 5545 3.8.2.4): a repeating task without a
+        // scheduled date repeats from its due date, which `pim import` reads back as no schedule.
+        if let start = task.scheduled ?? (rule != nil ? task.due : nil) { add("DTSTART", start, zone: timeZone, to: &lines) }
         if let due = task.due { add("DUE", due, zone: timeZone, to: &lines) }
-        if let rule = task.recurrenceRule, !rule.isEmpty { lines.add("RRULE", value: rule) }
+        if let rule { lines.add("RRULE", value: Self.utcUntil(rule, zone: timeZone)) }
         let status = ["pending": "NEEDS-ACTION", "started": "IN-PROCESS", "done": "COMPLETED", "cancelled": "CANCELLED"]
         if let value = task.status.flatMap({ status[$0] }) { lines.add("STATUS", value: value) }
         if let completed = task.completed { lines.add("COMPLETED", value: Self.utcText(completed)) }
@@ -144,8 +150,44 @@ public struct ICalendarWriter {
         if let notes = task.notes, !notes.isEmpty { lines.add("DESCRIPTION", text: notes) }
         if let project = task.project, !project.isEmpty { lines.add("X-PIM-PROJECT", text: project) }
         if let wait = task.wait { lines.add("X-PIM-WAIT", value: Self.utcText(wait)) }
-        if let parent = task.parent?.uuid { lines.add("RELATED-TO", ["RELTYPE": "PARENT"], text: parent.uuidString.lowercased()) }
+        if let parent = task.parent.flatMap(Self.uid(of:)) { lines.add("RELATED-TO", ["RELTYPE": "PARENT"], text: parent) }
         lines.end("VTODO")
+    }
+
+    /// The UID a record is written with: the one it was imported with (RFC 5545 3.8.4.7 and RFC
+    /// 6350 6.7.6 ask that a UID stay), else its own UUID.
+    static func uid(of record: ManagedObject) -> String? {
+        if let uid = record.value(forKey: "uid") as? String, !uid.isEmpty { return uid }
+        return (record.value(forKey: "uuid") as? UUID)?.uuidString.lowercased()
+    }
+
+    /// Tasks in their order, each parent before its subtasks: `pim import` links a subtask to a
+    /// parent it has already read.
+    static func parentsFirst(_ tasks: [TaskItem]) -> [TaskItem] {
+        let included = Set(tasks.map(ObjectIdentifier.init))
+        var placed: Set<ObjectIdentifier> = []
+        var ordered: [TaskItem] = []
+        func place(_ task: TaskItem) {
+            guard !placed.contains(ObjectIdentifier(task)) else { return }
+            placed.insert(ObjectIdentifier(task))
+            if let parent = task.parent, included.contains(ObjectIdentifier(parent)) { place(parent) }
+            ordered.append(task)
+        }
+        tasks.forEach(place)
+        return ordered
+    }
+
+    /// `rule` with an UNTIL that names no zone (`UNTIL=20261231`: the end of that day where the
+    /// event is) as the UTC instant it stands for, as RFC 5545 3.3.10 requires beside a DTSTART
+    /// with a TZID.
+    static func utcUntil(_ rule: String, zone: TimeZone) -> String {
+        guard rule.contains("UNTIL="), let parsed = try? RecurrenceRule(rule), let local = parsed.localUntil else { return rule }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        guard let end = local.last(in: calendar) else { return rule }
+        return rule.split(separator: ";").map { part in
+            part.uppercased().hasPrefix("UNTIL=") ? "UNTIL=" + RecurrenceRule.untilText(end) : String(part)
+        }.joined(separator: ";")
     }
 
     // MARK: Values

@@ -4,6 +4,16 @@ import Foundation
 import ObjectGraph
 
 extension PIMStore {
+    /// The relationships an export of `kind` reads, fetched with the records (one query each,
+    /// not one per record).
+    public static func exportKeyPaths(for kind: RecordKind) -> [String] {
+        switch kind {
+        case .contact, .group: ["emailAddresses", "phoneNumbers", "postalAddresses", "groups"]
+        case .event: ["overrides", "attendees", "attendees.emailAddresses", "organizer", "organizer.emailAddresses"]
+        case .task: ["tags", "parent"]
+        }
+    }
+
     /// The text of `records` of `kind`: vCards for contacts, one iCalendar object for events or
     /// tasks. A changed occurrence of a repeating event brings its whole series, which carries
     /// it; each record is written once.

@@ -19,8 +19,9 @@ struct TimeZoneObservances {
         var isDaylight: Bool
     }
 
-    /// The VTIMEZONE, covering `earliest` and every time after it.
-    func component(from earliest: Date) -> ContentLines {
+    /// The VTIMEZONE, covering `earliest` and every time after it; its listing reaches past
+    /// `now` (the export's own time, so that one store's export is the same text each time).
+    func component(from earliest: Date, now: Date) -> ContentLines {
         var lines = ContentLines()
         lines.begin("VTIMEZONE")
         lines.add("TZID", value: zone.identifier)
@@ -29,14 +30,16 @@ struct TimeZoneObservances {
         var changes: [Change] = []
         var cursor = scanStart
         // Every change up to the end of next year, then the yearly rule (or more years listed).
-        let horizon = Self.startOfYear(holding: max(Date(), earliest)).addingTimeInterval(2 * 366 * 86_400)
+        let horizon = Self.startOfYear(holding: max(now, earliest)).addingTimeInterval(2 * 366 * 86_400)
         while let next = zone.nextDaylightSavingTimeTransition(after: cursor), next < horizon {
             changes.append(change(at: next))
             cursor = next
         }
         if changes.isEmpty {
             let offset = zone.secondsFromGMT(for: earliest)
-            observance(daylight: false, start: "19700101T000000", from: offset, to: offset, rule: nil, dates: [], into: &lines)
+            // From 1601, the Gregorian calendar's first whole century (Outlook's choice): before
+            // any time an event has.
+            observance(daylight: false, start: "16010101T000000", from: offset, to: offset, rule: nil, dates: [], into: &lines)
             lines.end("VTIMEZONE")
             return lines
         }

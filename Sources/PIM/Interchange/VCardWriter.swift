@@ -27,7 +27,7 @@ public struct VCardWriter {
         lines.begin("VCARD")
         lines.add("VERSION", value: "3.0")
         lines.add("PRODID", value: Self.productID)
-        if let uuid = contact.uuid { lines.add("UID", text: uuid.uuidString.lowercased()) }
+        if let uid = ICalendarWriter.uid(of: contact) { lines.add("UID", text: uid) }
         lines.add("FN", text: contact.name ?? "")
         if let person {
             lines.add("N", value: ContentLines.structured([person.familyName, person.givenName, person.middleName, person.namePrefix, person.nameSuffix]))
