@@ -98,6 +98,7 @@ enum RecordCommands {
     /// iCalendar text, to the output file or stdout. Exits 1 when none match.
     static func export(_ options: ExportOptions, kind: RecordKind, global: GlobalOptions,
                        query: (Session) throws -> RecordQuery = { _ in RecordQuery(kind: .task) }) throws {
+        if global.json { throw PIMError.usage("--json: export writes \(kind == .contact ? "vCard" : "iCalendar") text; `\(kind.plural) list --json` prints JSON") }
         let session = try Session(global)
         var selection = try query(session)
         selection.kind = kind
