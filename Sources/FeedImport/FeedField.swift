@@ -71,7 +71,6 @@ public struct FeedField: Sendable {
         /// Whether every node or property is read, joined by `separator`.
         public var many: Bool
         public var separator: String
-        /// The component of a structured payload value (`N`, `ADR`: `;`-separated), from 0.
         /// The `;`-separated parts of a structured value read (`N`, `ADR`): one, or several whose
         /// non-empty texts are joined by `separator` (an ADR's post office box, extended and street
         /// address as one street).
@@ -147,12 +146,14 @@ public struct FeedField: Sendable {
             }
             table = entries
         }
-        let part = object["part"].map { value -> [Int]? in
-            let numbers = (value as? [Any] ?? [value]).compactMap { ($0 as? NSNumber)?.intValue }
-            return numbers.count == (value as? [Any])?.count ?? 1 && !numbers.isEmpty && numbers.allSatisfy { $0 >= 0 } ? numbers : nil
-        }
-        if let part, part == nil {
-            throw FeedMappingError(origin: reader.origin, path: "\(path).part", message: "expected a number from 0, or a list of them")
+        var part: [Int]?
+        if let value = object["part"] {
+            let items = value as? [Any] ?? [value]
+            let numbers = items.compactMap { ($0 as? NSNumber)?.intValue }
+            guard !numbers.isEmpty, numbers.count == items.count, numbers.allSatisfy({ $0 >= 0 }) else {
+                throw FeedMappingError(origin: reader.origin, path: "\(path).part", message: "expected a number from 0, or a list of them")
+            }
+            part = numbers
         }
         let after = try object["after"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).after") }
         if type == .duration, after == nil {
@@ -164,7 +165,7 @@ public struct FeedField: Sendable {
             source: source, type: type, table: table, tableOnly: try reader.flag(object["mapOnly"], at: "\(path).mapOnly"),
             defaultValue: try object["default"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).default") },
             many: try reader.flag(object["many"], at: "\(path).many"),
-            separator: object["separator"] as? String ?? ", ", part: part ?? nil,
+            separator: object["separator"] as? String ?? ", ", part: part,
             timeZone: try object["timeZone"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).timeZone") },
             after: after, namedValues: try reader.flag(object["namedValues"], at: "\(path).namedValues"),
             stripPrefix: try object["stripPrefix"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).stripPrefix") },

@@ -8,7 +8,8 @@ extension PIMStore {
     /// not one per record).
     public static func exportKeyPaths(for kind: RecordKind) -> [String] {
         switch kind {
-        case .contact, .group: ["emailAddresses", "phoneNumbers", "postalAddresses", "groups"]
+        case .contact: ["emailAddresses", "phoneNumbers", "postalAddresses", "groups"]
+        case .group: ["members", "members.emailAddresses", "members.phoneNumbers", "members.postalAddresses", "members.groups"]
         case .event: ["overrides", "attendees", "attendees.emailAddresses", "organizer", "organizer.emailAddresses"]
         case .task: ["tags", "parent"]
         }
