@@ -168,7 +168,8 @@ public struct ContentComponent: Sendable {
         // Only a bare list of properties (GData's gd:recurrence) comes pretty-printed; a whole
         // object (BEGIN:VCALENDAR...) is folded as RFC 5545 says, whatever its continuations hold.
         let prettyPrintable = !text.drop(while: { $0.isWhitespace }).uppercased().hasPrefix("BEGIN:")
-        for physical in text.replacingOccurrences(of: "\r\n", with: "\n").split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+        // "\r\n" is one Character: each of the three ends a line.
+        for physical in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
             // A fold is one blank before the rest of a line. Text indented deeper that starts a
             // content line is a new line of a payload pretty-printed inside XML (GData's
             // gd:recurrence), not the middle of a value.
@@ -225,7 +226,7 @@ public struct ContentComponent: Sendable {
             name.append(line[index])
             index = line.index(after: index)
         }
-        name = name.trimmingCharacters(in: .whitespaces)
+        name = name.trimmedBlanks
         guard !name.isEmpty, index < line.endIndex else { return nil }
         if let dot = name.lastIndex(of: ".") { name = String(name[name.index(after: dot)...]) }
         while index < line.endIndex, line[index] == ";" {

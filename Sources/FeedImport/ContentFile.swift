@@ -90,7 +90,9 @@ enum ContentFile {
             if softBreak { logical[logical.count - 1].octets.removeLast() }
         }
         return try logical.map { line throws(FeedImportError) in
-            guard let text = String(validating: line.octets, as: UTF8.self) else {
+            // Decoding repairs what is not UTF-8; a line that differs from its octets was not.
+            let text = String(decoding: line.octets, as: UTF8.self)
+            guard text.utf8.elementsEqual(line.octets) else {
                 throw .syntax(feed: name, line: line.line, column: 1, message: "not UTF-8 text: a \(format.rawValue) file pim reads is UTF-8")
             }
             return (line.line, text)
@@ -105,10 +107,11 @@ enum ContentFile {
 
     /// What a BEGIN or END line names (upper case), or nil for another line.
     private static func boundary(_ line: String) -> (begins: Bool, name: String)? {
-        guard let colon = line.firstIndex(of: ":") else { return nil }
-        let head = line[..<colon].trimmingCharacters(in: .whitespaces).uppercased()
+        guard let first = line.utf8.first, first == UInt8(ascii: "B") || first == UInt8(ascii: "b") || first == UInt8(ascii: "E")
+                || first == UInt8(ascii: "e") || first == UInt8(ascii: " "), let colon = line.firstIndex(of: ":") else { return nil }
+        let head = line[..<colon].trimmedBlanks.uppercased()
         guard head == "BEGIN" || head == "END" else { return nil }
-        return (head == "BEGIN", line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces).uppercased())
+        return (head == "BEGIN", line[line.index(after: colon)...].trimmedBlanks.uppercased())
     }
 
     // MARK: vCard
@@ -119,10 +122,15 @@ enum ContentFile {
         while let start = try nextComponent(lines, from: index, named: "VCARD", name: name) {
             let number = lines[start].line
             let (body, next) = try component(lines, from: start, name: name)
-            let card = ContentComponent.parse(body.joined(separator: "\n"))
-            let properties = card.components.first?.properties ?? []
+            // Only the lines the key reads are parsed.
+            let properties = body.dropFirst().compactMap { line -> ContentProperty? in
+                guard let first = line.utf8.first, [UInt8(ascii: "U"), UInt8(ascii: "F"), UInt8(ascii: "O"), UInt8(ascii: "E"),
+                                                    UInt8(ascii: "u"), UInt8(ascii: "f"), UInt8(ascii: "o"), UInt8(ascii: "e")].contains(first)
+                else { return nil }
+                return ContentComponent.contentLine(line)
+            }
             func value(_ property: String) -> String {
-                properties.first { $0.name == property }.map { $0.part(0) ?? "" }?.trimmingCharacters(in: .whitespaces) ?? ""
+                properties.first { $0.name == property }.map { $0.part(0) ?? "" }?.trimmedBlanks ?? ""
             }
             let uid = value("UID")
             objects.append(Object(key: uid.isEmpty ? "\(value("FN"))|\(value("ORG"))|\(value("EMAIL"))" : uid, line: number, lines: body))
@@ -135,7 +143,7 @@ enum ContentFile {
     /// `component`; nil when only blank lines are left.
     private static func nextComponent(_ lines: [(line: Int, text: String)], from index: Int, named component: String,
                                       name: String) throws(FeedImportError) -> Int? {
-        guard let found = lines[index...].firstIndex(where: { !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }) else { return nil }
+        guard let found = lines[index...].firstIndex(where: { !$0.text.allSatisfy(\.isBlankSpace) }) else { return nil }
         let (number, text) = lines[found]
         guard let begin = boundary(text), begin.begins, begin.name == component else {
             throw .syntax(feed: name, line: number, column: 1, message: "expected BEGIN:\(component), found \"\(text.prefix(40))\"")
@@ -152,7 +160,7 @@ enum ContentFile {
         while index < lines.count {
             let (number, text) = lines[index]
             index += 1
-            if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            if text.allSatisfy(\.isBlankSpace) { continue }
             body.append(text)
             guard let mark = boundary(text) else { continue }
             if mark.begins {
@@ -187,7 +195,7 @@ enum ContentFile {
             while inner < next - 1 {
                 let (memberLine, memberText) = lines[inner]
                 guard let mark = boundary(memberText), mark.begins else {
-                    if !memberText.trimmingCharacters(in: .whitespaces).isEmpty { calendarProperties.append(memberText) }
+                    if !memberText.allSatisfy(\.isBlankSpace) { calendarProperties.append(memberText) }
                     inner += 1
                     continue
                 }
@@ -195,7 +203,7 @@ enum ContentFile {
                 inner = after
                 let parsed = ContentComponent.parse(body.joined(separator: "\n")).components.first
                 func value(_ property: String) -> String {
-                    parsed?.property(property)?.value.trimmingCharacters(in: .whitespaces) ?? ""
+                    parsed?.property(property)?.value.trimmedBlanks ?? ""
                 }
                 if mark.name == "VTIMEZONE" {
                     zones.append((value("TZID"), body))
@@ -248,4 +256,9 @@ enum ContentFile {
         }
         return result
     }
+}
+
+extension Character {
+    /// A space or a tab: what a blank content line holds.
+    var isBlankSpace: Bool { self == " " || self == "\t" }
 }

@@ -431,6 +431,10 @@ public final class FeedImporter {
         if let known = existing[entityName] { return known }
         var request = FetchRequest<ManagedObject>(entityName: entityName)
         request.returnsObjectsAsFaults = false
+        // The children and links a record is compared with, fetched together rather than one
+        // object at a time.
+        let rules = mapping.records.filter { $0.entity == entityName && $0.action == .upsert }
+        request.relationshipKeyPathsForPrefetching = Array(Set(rules.flatMap { $0.children.map(\.relationship) + $0.links.map(\.relationship) })).sorted()
         var known: [String: ManagedObject] = [:]
         do {
             request.predicate = try ObjectGraph.Predicate(format: "%K == %@", options.sourceAttribute, options.source)
