@@ -1,17 +1,17 @@
-// A store written with the first version of the PIM model (Data/PIM.xcdatamodeld/PIM.xcdatamodel)
-// opened by the current pim: migrated in place (lightweight migration), every record kept under
-// its number, and the new version's fields usable at once.
+// Stores written with earlier versions of the PIM model (Data/PIM.xcdatamodeld/PIM.xcdatamodel,
+// PIM 2.xcdatamodel) opened by the current pim: migrated in place (lightweight migration), every
+// record kept under its number, and the new version's fields usable at once.
 import Foundation
 import ObjectGraph
 import XCTest
 @testable import PIM
 
 final class PIMStoreMigrationTests: PIMStoreTestCase {
-    /// The first model version, its entities as plain managed objects (the generated classes are
-    /// the current version's).
-    private func firstVersion() throws -> ManagedObjectModel {
+    /// A model version (`PIM.xcdatamodel` is the first), its entities as plain managed objects
+    /// (the generated classes are the current version's).
+    private func firstVersion(_ file: String = "PIM.xcdatamodel") throws -> ManagedObjectModel {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Data/PIM.xcdatamodeld/PIM.xcdatamodel")
+            .appendingPathComponent("Data/PIM.xcdatamodeld/\(file)")
         let model = try ManagedObjectModel(contentsOf: url)
         for entity in model.entities { entity.managedObjectClassName = nil }
         return model
@@ -46,5 +46,37 @@ final class PIMStoreMigrationTests: PIMStoreTestCase {
         XCTAssertEqual(next?.title, "Water plants")
         try pim.commit(command: "tasks done 1")
         XCTAssertEqual(try titles(try open()), ["Water plants", "Pay rent", "Water plants"])
+    }
+
+    func testAStoreOfTheSecondModelVersionOpensWithUIDsToKeep() throws {
+        let url = folder.appendingPathComponent("pim.sqlite")
+        let old = try firstVersion("PIM 2.xcdatamodel")
+        XCTAssertNil(old.entitiesByName["Event"]?.propertiesByName["uid"], "set-up: version 2 keeps no UID")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: old)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        let event = context.insertNewObject(forEntityName: "Event")
+        event.setValue("Dentist", forKey: "title")
+        event.setValue(Int64(1), forKey: "number")
+        event.setValue(UUID(), forKey: "uuid")
+        event.setValue(now, forKey: "created")
+        event.setValue(now, forKey: "modified")
+        event.setValue(now, forKey: "start")
+        event.setValue(now.addingTimeInterval(3600), forKey: "end")
+        event.setValue("google", forKey: "source")
+        event.setValue("7kukuqrfedlm2f9t8sqf2f5ab4@google.com", forKey: "externalID")
+        try context.save()
+        try coordinator.remove(store)
+
+        let pim = try open()
+        let migrated = try XCTUnwrap(RecordResolver(store: pim).resolve("1", as: .event) as? Event)
+        XCTAssertEqual(migrated.title, "Dentist")
+        XCTAssertNil(migrated.uid)
+        migrated.uid = "7kukuqrfedlm2f9t8sqf2f5ab4@google.com"
+        try pim.commit(command: "events edit 1")
+        let again = try open()
+        let reopened = try XCTUnwrap(RecordResolver(store: again).resolve("1", as: .event) as? Event)
+        XCTAssertEqual(reopened.uid, "7kukuqrfedlm2f9t8sqf2f5ab4@google.com")
     }
 }
