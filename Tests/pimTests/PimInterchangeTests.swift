@@ -67,7 +67,7 @@ final class PimInterchangeTests: PimTestCase {
         XCTAssertEqual(lines.filter { $0 == "BEGIN:VCARD" }.count, 2)
         XCTAssertEqual(lines.filter { $0 == "VERSION:3.0" }.count, 2)
         for expected in ["FN:Ann O'Neil", "N:O'Neil;Ann;;;", "NICKNAME:Annie", "ORG:ACME\\; Inc", "TITLE:Engineer", "BDAY:1990-04-01",
-                         "EMAIL;TYPE=work:ann@example.org", "EMAIL;TYPE=home:ann@home.example", "TEL;TYPE=mobile:+44 7700 900123",
+                         "EMAIL;TYPE=work:ann@example.org", "EMAIL;TYPE=home:ann@home.example", "TEL;TYPE=CELL:+44 7700 900123",
                          "ADR;TYPE=home:;;1 Main St;Springfield;IL;62701;USA", "CATEGORIES:friends",
                          "NOTE:Met at the conference\\,\\nsecond line\\; with \\\\ backslash",
                          "FN:Globex", "N:;;;;", "ORG:Globex", "X-ABSHOWAS:COMPANY", "EMAIL:info@globex.example"] {
@@ -357,6 +357,12 @@ final class PimInterchangeTests: PimTestCase {
         XCTAssertEqual((review["attendees"] as? [[String: Any]])?.map { $0["name"] as? String }, ["Ann \"Boss\" Lee"])
     }
 
+    func testAnEmptyFileIsNamedAsEmptyWithExitStatus9() throws {
+        let run = try pim("import", try write("\r\n", to: "empty.ics"))
+        XCTAssertEqual(run.status, 9)
+        XCTAssertTrue(run.stderr.contains("empty.ics: is empty"), run.stderr)
+    }
+
     func testAVCard21FromAnOldPhoneIsRead() throws {
         let file = try write("BEGIN:VCARD\r\nVERSION:2.1\r\nN:Doe;John\r\nFN:John Doe\r\nTEL;CELL;PREF:+1 555 0100\r\nEMAIL;INTERNET:john@example.com\r\nEND:VCARD\r\n",
                              to: "phone.vcf")
@@ -364,7 +370,7 @@ final class PimInterchangeTests: PimTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let contact = try XCTUnwrap(try pim("contacts", "show", "John", "--json").json() as? [String: Any])
         XCTAssertEqual(contact["givenName"] as? String, "John")
-        XCTAssertEqual(contact["phones"] as? [[String: String]], [["label": "cell", "value": "+1 555 0100"]])
+        XCTAssertEqual(contact["phones"] as? [[String: String]], [["label": "mobile", "value": "+1 555 0100"]], "vCard's CELL is pim's mobile")
         XCTAssertEqual((contact["emails"] as? [[String: Any]])?.map { $0["value"] as? String }, ["john@example.com"])
     }
 }

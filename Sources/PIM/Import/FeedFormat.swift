@@ -43,6 +43,7 @@ public enum FeedFormat {
         } catch {
             throw PIMError.feed("\(url.path): cannot be read: \(error.localizedDescription)")
         }
+        if head.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) { throw PIMError.feed("\(url.path): is empty: nothing to import") }
         let candidates = FeedMapping.candidates(forHead: head, among: builtIn)
         guard candidates.count == 1, let mapping = candidates.first else {
             let names = builtIn.map(\.name).joined(separator: ", ")

@@ -196,7 +196,7 @@ extension PIMStore {
         }
         for phone in person.phoneNumbers {
             if let number = phone.number, number.lowercased().hasPrefix("tel:") { phone.number = String(number.dropFirst(4)) }
-            phone.label = Self.importedLabel(phone.label)
+            phone.label = Self.importedLabel(phone.label, phone: true)
         }
         for address in person.postalAddresses {
             address.label = Self.importedLabel(address.label)
@@ -204,11 +204,13 @@ extension PIMStore {
     }
 
     /// A vCard TYPE list as a label: lower case, without the types that say nothing a label
-    /// would (`voice`, `pref`, `internet`, `x400`).
-    static func importedLabel(_ types: String?) -> String? {
+    /// would (`voice`, `pref`, `internet`, `x400`); a phone's `cell` is pim's `mobile` (as
+    /// Exchange's MobilePhone is).
+    static func importedLabel(_ types: String?, phone: Bool = false) -> String? {
         guard let types else { return nil }
         let kept = types.lowercased().split(whereSeparator: { $0 == "," || $0 == " " })
             .filter { !["voice", "pref", "internet", "x400"].contains($0) }
+            .map { phone && $0 == "cell" ? "mobile" : $0 }
         let label = kept.map(String.init).joined(separator: " ")
         return label.isEmpty ? nil : label
     }

@@ -49,7 +49,7 @@ public struct VCardWriter {
         }
         for phone in contact.phoneNumbers {
             guard let number = phone.number else { continue }
-            lines.add("TEL", Self.types(phone.label), text: number)
+            lines.add("TEL", Self.types(phone.label, phone: true), text: number)
         }
         for address in contact.postalAddresses {
             lines.add("ADR", Self.types(address.label), value: ContentLines.structured(
@@ -67,10 +67,11 @@ public struct VCardWriter {
     }
 
     /// A label as TYPE values: its words (`work fax` is `TYPE=work,fax`), which `pim import`
-    /// joins back.
-    static func types(_ label: String?) -> KeyValuePairs<String, String> {
-        let words = (label ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).joined(separator: ",")
-        return ["TYPE": words]
+    /// joins back; a phone's `mobile` is vCard's `CELL`, which address books show as mobile.
+    static func types(_ label: String?, phone: Bool = false) -> KeyValuePairs<String, String> {
+        let words = (label ?? "").split(whereSeparator: { $0 == " " || $0 == "," })
+            .map { phone && $0.lowercased() == "mobile" ? "CELL" : String($0) }
+        return ["TYPE": words.joined(separator: ",")]
     }
 
     /// A day of no time zone (pim keeps birthdays as midnight UTC): `1990-04-01`.
