@@ -137,10 +137,8 @@ struct ContactsCommand: ParsableCommand {
         }
 
         func run() throws {
-            try RecordCommands.export(export, kind: .contact, global: global) { session in
-                var query = RecordQuery(kind: .contact)
+            try RecordCommands.export(export, kind: .contact, global: global) { session, query in
                 if let group { query.filters = [try session.store.contactsPredicate(inGroup: group)] }
-                return query
             }
         }
     }

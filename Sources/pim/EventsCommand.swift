@@ -57,18 +57,12 @@ struct EventsCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
-        @Option(parsing: .unconditional, help: ArgumentHelp("Only events not over by then (repeating ones: an occurrence).", valueName: "when")) var from: String?
-        @Option(parsing: .unconditional, help: ArgumentHelp("Only events starting before then (repeating ones: an occurrence).", valueName: "when")) var to: String?
-        @Option(help: ArgumentHelp("Only events of this calendar.", valueName: "name")) var calendar: String?
+        @OptionGroup var window: EventWindowOptions
 
         func run() throws {
             let session = try Session(global)
-            var filter = EventFilter()
-            filter.from = from
-            filter.to = to
-            filter.calendar = calendar
             var query = list.query(.event)
-            (query.filters, query.occurring) = try session.store.criteria(for: filter)
+            try window.select(in: &query, store: session.store)
             try session.printList(query, fieldNames: list.fieldNames)
         }
     }
@@ -81,25 +75,17 @@ struct EventsCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var export: ExportOptions
-        @Option(parsing: .unconditional, help: ArgumentHelp("Only events not over by then (repeating ones: an occurrence).", valueName: "when")) var from: String?
-        @Option(parsing: .unconditional, help: ArgumentHelp("Only events starting before then (repeating ones: an occurrence).", valueName: "when")) var to: String?
-        @Option(help: ArgumentHelp("Only events of this calendar.", valueName: "name")) var calendar: String?
+        @OptionGroup var window: EventWindowOptions
 
         func validate() throws {
-            if from != nil || to != nil || calendar != nil, !export.ids.isEmpty {
+            if window.isGiven, !export.ids.isEmpty {
                 throw ValidationError("--from, --to and --calendar select events: give them or event ids, not both")
             }
         }
 
         func run() throws {
-            try RecordCommands.export(export, kind: .event, global: global) { session in
-                var query = RecordQuery(kind: .event)
-                var filter = EventFilter()
-                filter.from = from
-                filter.to = to
-                filter.calendar = calendar
-                (query.filters, query.occurring) = try session.store.criteria(for: filter)
-                return query
+            try RecordCommands.export(export, kind: .event, global: global) { session, query in
+                try window.select(in: &query, store: session.store)
             }
         }
     }
@@ -229,5 +215,24 @@ struct EventsCommand: ParsableCommand {
         @Argument(help: "The words.") var words: [String]
 
         func run() throws { try RecordCommands.search(words, kind: .event, list: list, global: global) }
+    }
+}
+
+/// The options that select events by when they happen and by calendar (`list`, `export`).
+struct EventWindowOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only events not over by then (repeating ones: an occurrence).", valueName: "when")) var from: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only events starting before then (repeating ones: an occurrence).", valueName: "when")) var to: String?
+    @Option(help: ArgumentHelp("Only events of this calendar.", valueName: "name")) var calendar: String?
+
+    /// Whether any of them is given.
+    var isGiven: Bool { from != nil || to != nil || calendar != nil }
+
+    /// Sets `query`'s filters and occurrence window to these options' (the dates read once).
+    func select(in query: inout RecordQuery, store: PIMStore) throws {
+        var filter = EventFilter()
+        filter.from = from
+        filter.to = to
+        filter.calendar = calendar
+        (query.filters, query.occurring) = try store.criteria(for: filter)
     }
 }

@@ -94,15 +94,15 @@ enum RecordCommands {
         if !added.isEmpty, !global.json { try session.printAdded(added) }
     }
 
-    /// Writes the records `options` name (all those `query` lists when none) as vCard or
-    /// iCalendar text, to the output file or stdout. Exits 1 when none match.
+    /// Writes the records `options` name (when none, all those its `--where` and `narrowing`
+    /// select) as vCard or iCalendar text, to the output file or stdout. Exits 1 when none match.
     static func export(_ options: ExportOptions, kind: RecordKind, global: GlobalOptions,
-                       query: (Session) throws -> RecordQuery = { _ in RecordQuery(kind: .task) }) throws {
+                       narrowing: (Session, inout RecordQuery) throws -> Void = { _, _ in }) throws {
         if global.json { throw PIMError.usage("--json: export writes \(kind == .contact ? "vCard" : "iCalendar") text; `\(kind.plural) list --json` prints JSON") }
         let session = try Session(global)
-        var selection = try query(session)
-        selection.kind = kind
-        if selection.whereClause == nil { selection.whereClause = options.predicate }
+        var selection = RecordQuery(kind: kind)
+        selection.whereClause = options.predicate
+        try narrowing(session, &selection)
         selection.relationshipKeyPaths = PIMStore.exportKeyPaths(for: kind)
         let records = options.ids.isEmpty ? try session.store.list(selection) : try resolve(options.ids, kind: kind, session: session)
         if records.isEmpty { throw PIMError.noMatch("no \(kind.plural) match: nothing exported") }
