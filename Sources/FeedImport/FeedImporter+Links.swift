@@ -1,6 +1,7 @@
 // Links: relationships of imported records set to objects already in the store (or made in this
 // import), found by a predicate on each value the record gives: an event's attendees by their
-// e-mail addresses, a task's tags by name (made when missing).
+// e-mail addresses, a task's tags by name (made when missing). A value that finds nothing is
+// looked up again when the feed has been read: a subtask may come before its parent.
 import Foundation
 import ObjectGraph
 
@@ -28,15 +29,18 @@ extension FeedImporter {
         }
     }
 
-    /// The objects each link of the record's rule points at, by relationship.
+    /// The objects each link of the record's rule points at, by relationship. The values that
+    /// found nothing are left in ``missedLinks``.
     func linkTargets(of element: FeedRecordElement, entity: EntityDescription) throws(FeedImportError) -> [(String, [ManagedObject])] {
         var targets: [(String, [ManagedObject])] = []
+        missedLinks = []
         for link in element.rule.links {
             guard let destination = entity.relationshipsByName[link.relationship]?.destinationEntity else { continue }
             var objects: [ManagedObject] = []
             for value in try linkValues(of: link.value, in: element) {
-                for object in try linkedObjects(link, destination: destination, value: value)
-                where !objects.contains(where: { $0 === object }) {
+                let found = try linkedObjects(link, destination: destination, value: value)
+                if found.isEmpty { missedLinks.append(PendingLink(link: link, destination: destination, value: value)) }
+                for object in found where !objects.contains(where: { $0 === object }) {
                     objects.append(object)
                 }
             }
@@ -67,6 +71,31 @@ extension FeedImporter {
         return changed
     }
 
+    /// Looks up again the link values that found nothing when their records were read, now that
+    /// the feed has been read: a value that finds its object now is added to the relationship (a
+    /// to-one relationship is set if still empty). Those that still find nothing are tried again
+    /// after the next feed this importer reads.
+    func resolvePendingLinks() throws(FeedImportError) {
+        guard !pendingLinks.isEmpty else { return }
+        linkCache = linkCache.filter { !$0.value.isEmpty }
+        var unresolved: [(object: ManagedObject, link: PendingLink)] = []
+        for (object, pending) in pendingLinks where !object.isDeleted {
+            let found = try linkedObjects(pending.link, destination: pending.destination, value: pending.value)
+            guard !found.isEmpty else {
+                unresolved.append((object, pending))
+                continue
+            }
+            guard let relationship = object.entity.relationshipsByName[pending.link.relationship] else { continue }
+            if relationship.isToMany {
+                let proxy = object.mutableSetValue(forKey: relationship.name)
+                for target in found where !proxy.objects.contains(where: { $0 === target }) { proxy.insert(target) }
+            } else if object.value(forKey: relationship.name) == nil {
+                object.setValue(found.first, forKey: relationship.name)
+            }
+        }
+        pendingLinks = unresolved
+    }
+
     /// The objects of `destination` that `link`'s predicate matches with `value`, or the one it
     /// makes when none does; found once per import.
     private func linkedObjects(_ link: FeedLinkRule, destination: EntityDescription, value: String) throws(FeedImportError) -> [ManagedObject] {
@@ -91,4 +120,11 @@ extension FeedImporter {
         linkCache[cacheKey] = found
         return found
     }
+}
+
+/// A link value that found no object when its record was read.
+struct PendingLink {
+    let link: FeedLinkRule
+    let destination: EntityDescription
+    let value: String
 }

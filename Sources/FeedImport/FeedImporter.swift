@@ -89,6 +89,11 @@ public final class FeedImporter {
     private let values: FeedValueReader
     /// The objects each link value found (or made), for the rest of the import.
     var linkCache: [String: [ManagedObject]] = [:]
+    /// The link values of the record being read that found nothing.
+    var missedLinks: [PendingLink] = []
+    /// Link values that found nothing, with the objects they are for: looked up again at the end
+    /// of each feed (``resolvePendingLinks()``).
+    var pendingLinks: [(object: ManagedObject, link: PendingLink)] = []
     private var report = FeedImportReport()
     private var issues: [FeedRecordIssue] = []
     private(set) var feedName = ""
@@ -188,6 +193,7 @@ public final class FeedImporter {
             report.records += 1
             try self.importRecord(element)
         }
+        try resolvePendingLinks()
         if !issues.isEmpty { throw .invalidRecords(issues) }
         return report
     }
@@ -279,7 +285,11 @@ public final class FeedImporter {
         }
         if failed { return }
         let links = try linkTargets(of: element, entity: entity)
-        apply(element, key: key, entity: entity, attributes: attributeValues, children: childValues, links: links, found: found, identity: identity)
+        let missed = missedLinks
+        if let object = apply(element, key: key, entity: entity, attributes: attributeValues, children: childValues, links: links,
+                              found: found, identity: identity) {
+            pendingLinks += missed.map { (object, $0) }
+        }
     }
 
     /// The UUID a key is (`6ba7b810-...`, `urn:uuid:6ba7b810-...`), or nil.
@@ -307,10 +317,12 @@ public final class FeedImporter {
     }
 
     /// Sets the record's values on its object (a new one, or the one imported before), replacing
-    /// children only when they differ, then prepares and validates it.
+    /// children only when they differ, then prepares and validates it. Returns the object, or nil
+    /// when it was refused.
+    @discardableResult
     private func apply(_ element: FeedRecordElement, key: String, entity: EntityDescription, attributes: [(String, Any?)],
                        children: [(rule: FeedChildRule, rows: [[(String, Any?)]])], links: [(String, [ManagedObject])],
-                       found: ManagedObject?, identity: UUID?) {
+                       found: ManagedObject?, identity: UUID?) -> ManagedObject? {
         let isNew = found == nil
         let object: ManagedObject
         if let found {
@@ -357,7 +369,7 @@ public final class FeedImporter {
             if isNew { try object.validateForInsert() } else if changed { try object.validateForUpdate() }
         } catch {
             refuse(element, key: key, "\(error)")
-            guard options.skipsInvalidRecords else { return }
+            guard options.skipsInvalidRecords else { return nil }
             for child in added { context.delete(child) }
             if isNew {
                 context.delete(object)
@@ -366,7 +378,7 @@ public final class FeedImporter {
             } else {
                 context.refresh(object, mergeChanges: false)
             }
-            return
+            return nil
         }
         let identifier = ObjectIdentifier(object)
         if changed, !isNew, !linksChanged, !insertedHere.contains(identifier), !countedHere.contains(identifier),
@@ -386,6 +398,7 @@ public final class FeedImporter {
         } else if !changed, !countedHere.contains(identifier) {
             report.unchanged += 1
         }
+        return object
     }
 
     /// Whether a stored object, once prepared, holds the values it had: every attribute as

@@ -17,6 +17,7 @@ import ObjectGraph
 /// | 7 | invalid data: the store refused the values (each failure is listed) |
 /// | 8 | the store cannot be opened or written |
 /// | 9 | a feed cannot be imported: not well-formed XML (line and column named), unreadable, or a bad mapping |
+/// | 10 | a sync server cannot be reached, refused the request, or answered what pim cannot read |
 public enum PIMExitCode: Int32, Sendable, CaseIterable {
     case success = 0
     case noMatch = 1
@@ -28,6 +29,7 @@ public enum PIMExitCode: Int32, Sendable, CaseIterable {
     case invalidData = 7
     case storeFailure = 8
     case feedFailure = 9
+    case serverFailure = 10
 }
 
 /// A failure of a pim command, with what to tell the user.
@@ -49,6 +51,9 @@ public enum PIMError: Error, CustomStringConvertible {
     case output(path: String, reason: String)
     /// A feed that cannot be imported (its file, line and column), or a mapping that cannot be used.
     case feed(String)
+    /// A CalDAV or CardDAV server that cannot be reached, refused a request, or answered what
+    /// pim cannot read (the request and the URL named).
+    case server(String)
 
     /// The exit code this failure ends the command with.
     public var exitCode: PIMExitCode {
@@ -62,13 +67,14 @@ public enum PIMError: Error, CustomStringConvertible {
         case .invalid: .invalidData
         case .store, .output: .storeFailure
         case .feed: .feedFailure
+        case .server: .serverFailure
         }
     }
 
     public var description: String {
         switch self {
         case .noMatch(let message), .usage(let message), .conflict(let message), .notConfirmed(let message), .invalid(let message),
-             .noOccurrence(let message), .feed(let message):
+             .noOccurrence(let message), .feed(let message), .server(let message):
             return message
         case .date(let error): return error.description
         case .recurrence(let error): return error.description

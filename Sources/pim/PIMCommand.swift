@@ -19,9 +19,9 @@ struct PIMCommand: ParsableCommand {
 
             Exit codes: 0 ok, 1 nothing matched, 2 usage or parse error, 3 not found, \
             4 ambiguous id, 5 conflicting concurrent edit, 6 not confirmed, 7 invalid data, \
-            8 store error, 9 feed cannot be imported.
+            8 store error, 9 feed cannot be imported, 10 sync server unreachable or refusing.
             """,
         subcommands: [TasksCommand.self, ContactsCommand.self, EventsCommand.self, UndoCommand.self, RedoCommand.self,
-                      ImportCommand.self, OpenCommand.self, RecordsCommand.self]
+                      ImportCommand.self, SyncCommand.self, OpenCommand.self, RecordsCommand.self]
     )
 }

@@ -1,5 +1,5 @@
 // Stores written with earlier versions of the PIM model (Data/PIM.xcdatamodeld/PIM.xcdatamodel,
-// PIM 2.xcdatamodel) opened by the current pim: migrated in place (lightweight migration), every
+// PIM 2.xcdatamodel, PIM 3.xcdatamodel) opened by the current pim: migrated in place (lightweight migration), every
 // record kept under its number, and the new version's fields usable at once.
 import Foundation
 import ObjectGraph
@@ -78,5 +78,36 @@ final class PIMStoreMigrationTests: PIMStoreTestCase {
         let again = try open()
         let reopened = try XCTUnwrap(RecordResolver(store: again).resolve("1", as: .event) as? Event)
         XCTAssertEqual(reopened.uid, "7kukuqrfedlm2f9t8sqf2f5ab4@google.com")
+    }
+
+    func testAStoreOfTheThirdModelVersionOpensReadyToSync() throws {
+        let url = folder.appendingPathComponent("pim.sqlite")
+        let old = try firstVersion("PIM 3.xcdatamodel")
+        XCTAssertNil(old.entitiesByName["SyncCollection"], "set-up: version 3 has no sync collections")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: old)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        let contact = context.insertNewObject(forEntityName: "Person")
+        contact.setValue("Ada Lovelace", forKey: "name")
+        contact.setValue(Int64(1), forKey: "number")
+        contact.setValue(UUID(), forKey: "uuid")
+        contact.setValue(now, forKey: "created")
+        contact.setValue(now, forKey: "modified")
+        contact.setValue("ada-1", forKey: "uid")
+        try context.save()
+        try coordinator.remove(store)
+
+        let pim = try open()
+        let migrated = try XCTUnwrap(RecordResolver(store: pim).resolve("1", as: .contact) as? Person)
+        XCTAssertEqual(migrated.uid, "ada-1")
+        XCTAssertEqual(try pim.syncCollections().count, 0)
+        let collection = SyncCollection(context: pim.context)
+        collection.url = "https://dav.example.com/alice/contacts/"
+        collection.kind = SyncCollectionKind.addressBook.rawValue
+        collection.added = now
+        try pim.commit(command: "sync add https://dav.example.com/alice/contacts/")
+        let reopened = try open()
+        XCTAssertEqual(try reopened.syncCollections().map(\.url), ["https://dav.example.com/alice/contacts/"])
     }
 }

@@ -373,4 +373,30 @@ final class PimInterchangeTests: PimTestCase {
         XCTAssertEqual(contact["phones"] as? [[String: String]], [["label": "mobile", "value": "+1 555 0100"]], "vCard's CELL is pim's mobile")
         XCTAssertEqual((contact["emails"] as? [[String: Any]])?.map { $0["value"] as? String }, ["john@example.com"])
     }
+
+    func testASubtaskBeforeItsParentInTheFileIsStillLinkedToIt() throws {
+        let text = """
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:-//test//EN\r
+            BEGIN:VTODO\r
+            UID:child-1\r
+            DTSTAMP:20261120T100000Z\r
+            SUMMARY:Pack books\r
+            RELATED-TO;RELTYPE=PARENT:parent-1\r
+            END:VTODO\r
+            BEGIN:VTODO\r
+            UID:parent-1\r
+            DTSTAMP:20261120T100000Z\r
+            SUMMARY:Move house\r
+            END:VTODO\r
+            END:VCALENDAR\r
+
+            """
+        let imported = try pim("import", try write(text, to: "tasks.ics"))
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let tasks = try XCTUnwrap(try pim("tasks", "list", "--json").json() as? [[String: Any]])
+        let child = try XCTUnwrap(tasks.first { $0["title"] as? String == "Pack books" }, "\(tasks)")
+        XCTAssertEqual((child["parent"] as? [String: Any])?["name"] as? String, "Move house", "\(child)")
+    }
 }

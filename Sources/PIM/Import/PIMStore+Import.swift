@@ -23,16 +23,28 @@ extension PIMStore {
     /// (unless `skipInvalid`, which leaves such records out and lists them in the summary); the
     /// context then holds part of the feed: roll it back.
     public func importFeed(at url: URL, mapping: FeedMapping, source: String?, skipInvalid: Bool) throws(PIMError) -> FeedImportSummary {
+        try importFeeds(at: [url], mapping: mapping, source: source, skipInvalid: skipInvalid)[0]
+    }
+
+    /// Imports the feeds at `urls`, all with `mapping` and within `source`, as one import: a
+    /// link to a record of a later file (a subtask's parent) is made once that file is read.
+    public func importFeeds(at urls: [URL], mapping: FeedMapping, source: String?, skipInvalid: Bool) throws(PIMError) -> [FeedImportSummary] {
         let source = source ?? mapping.name
         guard !source.isEmpty else { throw PIMError.usage("the source is empty: give --source a name") }
+        var url = urls.first ?? URL(fileURLWithPath: "")
         do {
             let importer = try FeedImporter(mapping: mapping, context: context,
                                             options: FeedImportOptions(source: source, timeZone: timeZone, skipsInvalidRecords: skipInvalid,
                                                                        bookkeepingAttributes: ["uuid", "created", "modified", "number"],
                                                                        identityAttribute: "uuid"))
             importer.prepare = { [self] record, isNew throws(PIMError) in try prepareImported(record, isNew: isNew) }
-            let report = try importer.importFeed(at: url)
-            return FeedImportSummary(feed: url.path, format: mapping.name, source: source, report: report)
+            var summaries: [FeedImportSummary] = []
+            for next in urls {
+                url = next
+                let report = try importer.importFeed(at: next)
+                summaries.append(FeedImportSummary(feed: next.path, format: mapping.name, source: source, report: report))
+            }
+            return summaries
         } catch .invalidRecords(let issues) {
             throw PIMError.invalid("\(url.path): \(issues.count) record(s) refused, nothing imported:\n"
                                    + issues.map { "  \($0)" }.joined(separator: "\n"))

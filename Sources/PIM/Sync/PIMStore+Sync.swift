@@ -1,0 +1,520 @@
+// `pim sync`: two-way sync of the store with CalDAV calendars and CardDAV address books.
+//
+// Each run lists the collection (PROPFIND, the entity tag of every resource), compares it with
+// what the last run left (SyncCollection.syncedResources) and with the records here, then reads
+// what changed on the server (calendar-multiget / addressbook-multiget, imported through the dav
+// feed mapping), deletes here what the server deleted, and sends what changed here (PUT with
+// If-Match, new resources with If-None-Match: *) and what was deleted here (DELETE with
+// If-Match). A resource changed on both sides is a conflict: left as it is on both unless the run
+// prefers one side. The caller saves the context as one undo group.
+import FeedImport
+import Foundation
+import ObjectGraph
+
+/// Which side wins a conflict: a resource changed here and on the server since the last sync.
+public enum SyncPreference: String, Sendable, CaseIterable {
+    /// The server's version replaces the record here (a record deleted here comes back).
+    case server
+    /// The record here replaces the server's version (a resource deleted here is deleted there).
+    case local
+}
+
+/// What syncing one collection did.
+public struct SyncReport: Sendable {
+    /// The collection's URL.
+    public var collection: String
+    /// Records added here from the server.
+    public var added = 0
+    /// Records here changed to the server's version.
+    public var updated = 0
+    /// Records deleted here because the server no longer has them.
+    public var deleted = 0
+    /// Records sent to the server (new there, or changed).
+    public var sent = 0
+    /// Resources deleted on the server because their records were deleted here.
+    public var removed = 0
+    /// Resources changed on both sides, left as they are (without a preference).
+    public var conflicts: [String] = []
+    /// Requests the server refused, and records the store refused; the run went on without them.
+    public var problems: [String] = []
+    /// The failure that stopped the run part way; what was done before it is kept.
+    public var failure: PIMError?
+}
+
+extension PIMStore {
+    /// The collections `pim sync` syncs, in the order they were added.
+    public func syncCollections() throws(PIMError) -> [SyncCollection] {
+        var request = FetchRequest<SyncCollection>(entityName: "SyncCollection")
+        request.sortDescriptors = [SortDescriptor(key: "added", ascending: true), SortDescriptor(key: "url", ascending: true)]
+        return try fetch(request)
+    }
+
+    /// The collection named by its URL, or by a unique part of it.
+    public func syncCollection(named reference: String) throws(PIMError) -> SyncCollection {
+        let all = try syncCollections()
+        if let exact = all.first(where: { $0.url == reference || $0.url == Self.collectionURLText(reference) }) { return exact }
+        let matches = all.filter { ($0.url ?? "").contains(reference) || ($0.calendar ?? "") == reference }
+        guard matches.count == 1 else {
+            if matches.isEmpty { throw PIMError.noMatch("no sync collection \"\(reference)\" (pim sync list shows them)") }
+            throw PIMError.usage("\"\(reference)\" names \(matches.count) sync collections:\n"
+                                 + matches.map { "  \($0.url ?? "")" }.joined(separator: "\n"))
+        }
+        return matches[0]
+    }
+
+    /// A collection URL as pim keeps it: ending in a slash.
+    static func collectionURLText(_ text: String) -> String { text.hasSuffix("/") ? text : text + "/" }
+
+    /// Adds the calendar or address book at `url` to those `pim sync` syncs, after asking the
+    /// server what it is (a URL above collections is refused, naming those under it). Events of
+    /// a calendar are kept in pim's calendar `calendarName` (default: the collection's display
+    /// name). Nothing is saved.
+    public func addSyncCollection(_ url: URL, user: String?, passwordFile: String?, password: String?,
+                                  calendarName: String?) throws(PIMError) -> SyncCollection {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            throw PIMError.usage("\(url.absoluteString): not an http or https URL")
+        }
+        let text = Self.collectionURLText(url.absoluteString)
+        guard let base = URL(string: text) else { throw PIMError.usage("\(url.absoluteString): not a URL") }
+        if try syncCollections().contains(where: { $0.url == text }) {
+            throw PIMError.usage("\(text) is synced already (pim sync list)")
+        }
+        let client = DAVClient(user: user, password: password)
+        let members = try propfind(client, base, depth: "1",
+                                   properties: ["<d:resourcetype/>", "<d:displayname/>", "<c:supported-calendar-component-set/>"])
+        let basePath = base.path
+        guard let own = members.first(where: { URL(string: $0.href, relativeTo: base)?.path == basePath || $0.href == text }) ?? members.first,
+              own.isCalendar || own.isAddressBook else {
+            let found = try discoverCollections(client, base, under: members)
+                .map { "  \($0.url.absoluteString) (\($0.member.isCalendar ? "calendar" : "address book"))" }
+            throw PIMError.usage("\(text) is not a calendar or an address book"
+                                 + (found.isEmpty ? "" : "; the account's are:\n" + found.joined(separator: "\n")))
+        }
+        let collection = SyncCollection(context: context)
+        collection.url = text
+        collection.kind = (own.isCalendar ? SyncCollectionKind.calendar : .addressBook).rawValue
+        collection.components = own.components.isEmpty ? nil : own.components.joined(separator: ",")
+        collection.displayName = own.displayName
+        collection.user = user
+        collection.passwordFile = passwordFile
+        collection.added = now
+        if own.isCalendar {
+            let lastPart = base.lastPathComponent
+            collection.calendar = calendarName ?? own.displayName ?? (lastPart.isEmpty ? "default" : lastPart)
+        }
+        return collection
+    }
+
+    /// The calendars and address books of the account `base` belongs to: those listed under it,
+    /// and those in the home sets of its user's principal (RFC 4791 6.2.1, RFC 6352 7.1.1), which
+    /// a server's root names (RFC 5397).
+    private func discoverCollections(_ client: DAVClient, _ base: URL, under members: [DAVMember]) throws(PIMError) -> [(url: URL, member: DAVMember)] {
+        var found: [(url: URL, member: DAVMember)] = []
+        var seen: Set<String> = []
+        func add(_ members: [DAVMember], relativeTo url: URL) {
+            for member in members where member.isCalendar || member.isAddressBook {
+                guard let absolute = URL(string: member.href, relativeTo: url)?.absoluteURL,
+                      seen.insert(absolute.absoluteString).inserted else { continue }
+                found.append((absolute, member))
+            }
+        }
+        add(members, relativeTo: base)
+        let principals = hrefProperty(client, base, "<d:current-user-principal/>", element: "current-user-principal")
+        for principal in principals.compactMap({ URL(string: $0, relativeTo: base)?.absoluteURL }) {
+            let homes = hrefProperty(client, principal, "<c:calendar-home-set/><r:addressbook-home-set/>",
+                                         element: "calendar-home-set", "addressbook-home-set")
+            for home in Set(homes).sorted().compactMap({ URL(string: $0, relativeTo: principal)?.absoluteURL }) {
+                add(try propfind(client, home, depth: "1", properties: ["<d:resourcetype/>", "<d:displayname/>"]), relativeTo: home)
+            }
+        }
+        return found
+    }
+
+    /// The hrefs inside the properties named `element` of `url` (PROPFIND, depth 0); none when the
+    /// server does not answer it.
+    private func hrefProperty(_ client: DAVClient, _ url: URL, _ properties: String, element names: String...) -> [String] {
+        let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
+            + #"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:r="urn:ietf:params:xml:ns:carddav"><d:prop>"#
+            + properties + "</d:prop></d:propfind>"
+        // A server may refuse these to a user it does not know (Radicale without authentication).
+        guard let response = try? client.send("PROPFIND", url, headers: ["Depth": "0", "Content-Type": "application/xml; charset=utf-8"],
+                                              body: Data(body.utf8)),
+              response.status == 207 else { return [] }
+        return DAVMultistatus.hrefs(in: response.body, inside: Set(names))
+    }
+
+    /// Stops syncing `collection`. Its records stay here, still bound to their resources: adding
+    /// the collection again takes them up where they were. Nothing is saved.
+    public func removeSyncCollection(_ collection: SyncCollection) {
+        context.delete(collection)
+    }
+
+    /// The password of `collection`: its password file's first line, else `environment`'s
+    /// `PIM_SYNC_PASSWORD`.
+    public func syncPassword(for collection: SyncCollection, environment: [String: String]) throws(PIMError) -> String? {
+        try Self.syncPassword(file: collection.passwordFile, environment: environment)
+    }
+
+    /// The first line of the password file at `path`, else `environment`'s `PIM_SYNC_PASSWORD`.
+    public static func syncPassword(file path: String?, environment: [String: String]) throws(PIMError) -> String? {
+        guard let path else { return environment["PIM_SYNC_PASSWORD"] }
+        do {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+                .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+        } catch {
+            throw PIMError.usage("\(path): cannot read the password file: \(error.localizedDescription)")
+        }
+    }
+
+    /// Syncs `collection` both ways (see the top of this file). Nothing is saved: the caller
+    /// saves the context, also when the report has a ``SyncReport/failure`` (what was sent before
+    /// it must be remembered). Throws, with the context to roll back, when nothing was sent yet.
+    /// With `dryRun`, the server's changes are read into the context (to be rolled back) and
+    /// nothing is sent: the report counts what would be.
+    public func synchronize(_ collection: SyncCollection, prefer: SyncPreference?, password: String?,
+                            dryRun: Bool = false) throws(PIMError) -> SyncReport {
+        guard let urlText = collection.url, let base = URL(string: urlText) else {
+            throw PIMError.usage("a sync collection without a URL")
+        }
+        let client = DAVClient(user: collection.user, password: password)
+        var report = SyncReport(collection: urlText)
+
+        // What each side has.
+        var server: [String: String] = [:]
+        for member in try propfind(client, base, depth: "1", properties: ["<d:getetag/>", "<d:resourcetype/>"])
+        where !member.isCollection && (member.status ?? 200) < 300 {
+            server[member.href] = member.etag ?? ""
+        }
+        var known = collection.syncedResources
+        let local = try syncedRecords(of: collection)
+        let fresh = try unsyncedRecords(for: collection)
+
+        // What to do with each resource.
+        var pulls: [String] = []
+        var puts: [(href: String, record: ManagedObject, condition: PutCondition)] = []
+        var remoteDeletes: [(href: String, etag: String)] = []
+        var localDeletes: [(href: String, record: ManagedObject)] = []
+        func conflict(_ href: String, _ record: ManagedObject?, _ what: String) {
+            report.conflicts.append("\(href)\(record.map { " (\(describe($0)))" } ?? ""): \(what)")
+        }
+        for href in Set(server.keys).union(local.keys).union(known.keys).sorted() {
+            let etag = server[href], record = local[href], last = known[href]
+            let changedHere = record.map { last == nil || !Self.sameStamp(stamp(of: $0), last!.stamp) } ?? false
+            let changedThere = etag.map { last == nil || $0 != last!.etag } ?? false
+            switch (etag, record) {
+            case let (etag?, record?):
+                if last == nil {
+                    // Bound here before this collection remembered it (added again): the server's
+                    // copy is the shared one.
+                    if prefer == .local { puts.append((href, record, .ifMatch(etag))) } else { pulls.append(href) }
+                } else if changedHere && changedThere {
+                    switch prefer {
+                    case .server: pulls.append(href)
+                    case .local: puts.append((href, record, .ifMatch(etag)))
+                    case nil: conflict(href, record, "changed here and on the server")
+                    }
+                } else if changedThere {
+                    pulls.append(href)
+                } else if changedHere {
+                    puts.append((href, record, .ifMatch(etag)))
+                }
+            case let (etag?, nil):
+                if last == nil {
+                    pulls.append(href)
+                } else if !changedThere || prefer == .local {
+                    remoteDeletes.append((href, etag))
+                } else if prefer == .server {
+                    pulls.append(href)
+                } else {
+                    conflict(href, nil, "deleted here, changed on the server")
+                }
+            case let (nil, record?):
+                if last == nil {
+                    puts.append((href, record, .absent))
+                } else if !changedHere || prefer == .server {
+                    localDeletes.append((href, record))
+                } else if prefer == .local {
+                    puts.append((href, record, .absent))
+                } else {
+                    conflict(href, record, "changed here, deleted on the server")
+                }
+            case (nil, nil):
+                known[href] = nil
+            }
+        }
+        let basePath = base.path.hasSuffix("/") ? base.path : base.path + "/"
+        let suffix = collection.collectionKind == .addressBook ? ".vcf" : ".ics"
+        for record in fresh {
+            let name = ((record.value(forKey: "uuid") as? UUID) ?? UUID()).uuidString.lowercased()
+            puts.append((basePath + name + suffix, record, .absent))
+        }
+
+        // The server's changes, then the deletions it made.
+        let pulled = try pull(pulls, of: collection, client: client, base: base, report: &report)
+        for (href, etag) in pulled.etags { server[href] = etag }
+        for (_, record) in localDeletes {
+            report.deleted += 1
+            context.delete(record)
+        }
+        context.processPendingChanges()
+
+        if dryRun {
+            report.sent = puts.count
+            report.removed = remoteDeletes.count
+            return report
+        }
+
+        // What changed here. A request that fails stops the run, keeping what was done.
+        var sent: [String: (record: ManagedObject, etag: String?)] = [:]
+        do {
+            for (href, record, condition) in puts {
+                guard let url = URL(string: href, relativeTo: base)?.absoluteURL else { continue }
+                let text = resourceText(of: record, in: collection)
+                var headers = ["Content-Type": collection.collectionKind == .addressBook ? "text/vcard; charset=utf-8" : "text/calendar; charset=utf-8"]
+                switch condition {
+                case .ifMatch(let etag): headers["If-Match"] = etag
+                case .absent: headers["If-None-Match"] = "*"
+                }
+                let response = try client.send("PUT", url, headers: headers, body: Data(text.utf8))
+                if response.status == 412 {
+                    conflict(href, record, condition == .absent ? "made here, and on the server under the same name meanwhile"
+                                                                : "changed on the server while this run read it")
+                    continue
+                }
+                guard response.isSuccess else {
+                    report.problems.append("PUT \(url.absoluteString) (\(describe(record))): the server answered \(response.statusLine)")
+                    continue
+                }
+                if record.value(forKey: "source") as? String != urlText { record.setValue(urlText, forKey: "source") }
+                if record.value(forKey: "externalID") as? String != href { record.setValue(href, forKey: "externalID") }
+                sent[href] = (record, response.etag)
+                report.sent += 1
+            }
+            for (href, etag) in remoteDeletes {
+                guard let url = URL(string: href, relativeTo: base)?.absoluteURL else { continue }
+                let response = try client.send("DELETE", url, headers: ["If-Match": etag])
+                if response.status == 412 {
+                    conflict(href, nil, "deleted here, changed on the server while this run read it")
+                } else if response.isSuccess || response.status == 404 {
+                    known[href] = nil
+                    report.removed += 1
+                } else {
+                    report.problems.append("DELETE \(url.absoluteString): the server answered \(response.statusLine)")
+                }
+            }
+        } catch {
+            report.failure = error
+        }
+
+        // What both sides now agree on, stamped as the save will stamp the records.
+        context.processPendingChanges()
+        let touched = Set(JournalRecorder(store: self).touchedRecords().map(ObjectIdentifier.init))
+        func savedStamp(_ record: ManagedObject) -> Double {
+            resourceRecords(record).map { touched.contains(ObjectIdentifier($0)) ? now : ($0.value(forKey: "modified") as? Date ?? now) }
+                .max()?.timeIntervalSinceReferenceDate ?? now.timeIntervalSinceReferenceDate
+        }
+        for (href, record) in pulled.records where !record.isDeleted {
+            known[href] = SyncedResource(etag: server[href], stamp: savedStamp(record))
+        }
+        for (href, _) in localDeletes { known[href] = nil }
+        for (href, value) in sent {
+            known[href] = SyncedResource(etag: value.etag, stamp: savedStamp(value.record))
+        }
+        collection.syncedResources = known
+        if report.failure == nil { collection.lastSynced = now }
+        return report
+    }
+
+    /// How a PUT is made conditional: on the tag the server had, or on there being nothing.
+    private enum PutCondition: Equatable {
+        case ifMatch(String)
+        case absent
+    }
+
+    /// The records bound to `collection`'s resources, by href (a repeating event's series, its
+    /// changed occurrences going with it).
+    private func syncedRecords(of collection: SyncCollection) throws(PIMError) -> [String: ManagedObject] {
+        var records: [String: ManagedObject] = [:]
+        for (entityName, format) in entityQueries(for: collection) {
+            var request = FetchRequest<ManagedObject>(entityName: entityName)
+            do {
+                request.predicate = try ObjectGraph.Predicate(format: "source == %@" + format, collection.url ?? "")
+            } catch {
+                throw PIMError.store(path: url.path, reason: "\(error)")
+            }
+            for record in try fetch(request) {
+                if let href = record.value(forKey: "externalID") as? String { records[href] = record }
+            }
+        }
+        return records
+    }
+
+    /// The entities a collection's resources are, each with what narrows the fetch.
+    private func entityQueries(for collection: SyncCollection) -> [(String, String)] {
+        switch collection.collectionKind {
+        case .addressBook: [("Contact", "")]
+        case .calendar: [("Event", " AND master == nil"), ("Task", "")]
+        }
+    }
+
+    /// The records made here that `collection` is to receive: contacts for the first address
+    /// book; events of the collection's calendar; tasks for the first calendar that holds them.
+    private func unsyncedRecords(for collection: SyncCollection) throws(PIMError) -> [ManagedObject] {
+        let all = try syncCollections()
+        var requests: [(String, ObjectGraph.Predicate)] = []
+        do {
+            switch collection.collectionKind {
+            case .addressBook:
+                if all.first(where: { $0.collectionKind == .addressBook }) === collection {
+                    requests.append(("Contact", try ObjectGraph.Predicate(format: "source == nil")))
+                }
+            case .calendar:
+                if collection.holdsEvents, let calendar = collection.calendar {
+                    requests.append(("Event", try ObjectGraph.Predicate(format: "source == nil AND master == nil AND calendar == %@", calendar)))
+                }
+                if all.first(where: \.holdsTasks) === collection {
+                    requests.append(("Task", try ObjectGraph.Predicate(format: "source == nil")))
+                }
+            }
+        } catch {
+            throw PIMError.store(path: url.path, reason: "\(error)")
+        }
+        var records: [ManagedObject] = []
+        for (entityName, predicate) in requests {
+            var request = FetchRequest<ManagedObject>(entityName: entityName)
+            request.predicate = predicate
+            request.sortDescriptors = [SortDescriptor(key: "number", ascending: true)]
+            records += try fetch(request)
+        }
+        // Parents before their subtasks: a subtask's RELATED-TO names a resource already sent.
+        return records.sorted { depth($0) < depth($1) }
+    }
+
+    private func depth(_ record: ManagedObject) -> Int {
+        var depth = 0
+        var parent = (record as? TaskItem)?.parent
+        while let next = parent, depth < 100 {
+            depth += 1
+            parent = next.parent
+        }
+        return depth
+    }
+
+    /// A resource's records: a series with its changed occurrences, else the record alone.
+    private func resourceRecords(_ record: ManagedObject) -> [ManagedObject] {
+        if let event = record as? Event { return [event] + event.overrides.filter { !$0.isDeleted } }
+        return [record]
+    }
+
+    /// The latest modification of a resource's records here.
+    private func stamp(of record: ManagedObject) -> Double {
+        resourceRecords(record).compactMap { ($0.value(forKey: "modified") as? Date)?.timeIntervalSinceReferenceDate }.max() ?? 0
+    }
+
+    /// Stamps that agree to the millisecond (what a store keeps of a date).
+    private static func sameStamp(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 0.001 }
+
+    /// The text sent for `record`: a vCard, or an iCalendar object with its series or to-do.
+    private func resourceText(of record: ManagedObject, in collection: SyncCollection) -> String {
+        switch record {
+        case let contact as Contact: VCardWriter().cards(for: [contact])
+        case is Event: exportText([record], kind: .event)
+        default: exportText([record], kind: .task)
+        }
+    }
+
+    /// A record as a conflict names it: its kind, number and name.
+    private func describe(_ record: ManagedObject) -> String {
+        guard let kind = RecordKind(entity: record.entity) else { return record.entity.name }
+        let number = record.value(forKey: "number") as? Int64 ?? 0
+        return "\(kind.singular) \(number): \(record.value(forKey: kind.nameKey) as? String ?? "")"
+    }
+
+    /// Reads the resources at `hrefs` (multiget, 100 at a time) into the context through the
+    /// dav mapping; returns the records they became and the tags the server gave them.
+    private func pull(_ hrefs: [String], of collection: SyncCollection, client: DAVClient, base: URL,
+                      report: inout SyncReport) throws(PIMError) -> (records: [String: ManagedObject], etags: [String: String]) {
+        guard !hrefs.isEmpty else { return ([:], [:]) }
+        let mapping = try FeedFormat.named("dav")
+        let addressBook = collection.collectionKind == .addressBook
+        var etags: [String: String] = [:]
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pim-sync-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw PIMError.store(path: folder.path, reason: "cannot make a folder for the server's answers: \(error.localizedDescription)")
+        }
+        var files: [URL] = []
+        var start = 0
+        while start < hrefs.count {
+            let batch = hrefs[start..<min(start + 100, hrefs.count)]
+            start += 100
+            let method = addressBook ? "r:addressbook-multiget" : "c:calendar-multiget"
+            let data = addressBook ? "<r:address-data/>" : "<c:calendar-data/>"
+            let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
+                + #"<\#(method) xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:r="urn:ietf:params:xml:ns:carddav">"#
+                + "<d:prop><d:getetag/>\(data)</d:prop>"
+                + batch.map { "<d:href>\(Self.escaped($0))</d:href>" }.joined()
+                + "</\(method)>"
+            let response = try client.send("REPORT", base, headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
+                                           body: Data(body.utf8))
+            guard response.status == 207 else {
+                throw PIMError.server("REPORT \(base.absoluteString): the server answered \(response.statusLine)")
+            }
+            for member in try DAVMultistatus.members(of: response.body, from: base) {
+                if let etag = member.etag { etags[member.href] = etag }
+            }
+            let file = folder.appendingPathComponent("answer-\(start).xml")
+            do {
+                try response.body.write(to: file)
+            } catch {
+                throw PIMError.store(path: file.path, reason: "cannot keep the server's answer: \(error.localizedDescription)")
+            }
+            files.append(file)
+        }
+        // One import of every answer, so that a subtask links to a parent read in a later one.
+        for summary in try importFeeds(at: files, mapping: mapping, source: collection.url, skipInvalid: true) {
+            reportedCounts(summary.report, into: &report)
+            report.problems += summary.report.skipped.map { "\(base.absoluteString): refused by the store: \($0)" }
+        }
+        // The records the resources became (those refused are not among them: read again next time).
+        var records: [String: ManagedObject] = [:]
+        let bound = try syncedRecords(of: collection)
+        for href in hrefs {
+            guard let record = bound[href] else { continue }
+            records[href] = record
+            if let event = record as? Event, let calendar = collection.calendar {
+                for one in resourceRecords(event) {
+                    if let changed = one as? Event, changed.calendar != calendar { changed.calendar = calendar }
+                }
+            }
+        }
+        return (records, etags)
+    }
+
+    private func reportedCounts(_ feed: FeedImportReport, into report: inout SyncReport) {
+        report.added += feed.inserted
+        report.updated += feed.updated
+        report.deleted += feed.deleted
+    }
+
+    /// Text as XML character data.
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    /// The members PROPFIND lists at `url` with `properties` (`<d:getetag/>`).
+    private func propfind(_ client: DAVClient, _ url: URL, depth: String, properties: [String]) throws(PIMError) -> [DAVMember] {
+        let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
+            + #"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:r="urn:ietf:params:xml:ns:carddav"><d:prop>"#
+            + properties.joined() + "</d:prop></d:propfind>"
+        let response = try client.send("PROPFIND", url, headers: ["Depth": depth, "Content-Type": "application/xml; charset=utf-8"],
+                                       body: Data(body.utf8))
+        guard response.status == 207 else {
+            throw PIMError.server("PROPFIND \(url.absoluteString): the server answered \(response.statusLine)")
+        }
+        return try DAVMultistatus.members(of: response.body, from: url)
+    }
+}

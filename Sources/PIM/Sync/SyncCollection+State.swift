@@ -1,0 +1,53 @@
+// What a sync collection remembers between runs: for each resource on the server, the entity
+// tag it had and the modification stamp its records had here when the two last agreed. A later
+// run tells from them what changed on each side since (a tag that differs: the server; a stamp
+// that differs: here) and which resources were deleted (remembered, but gone on one side).
+import Foundation
+
+/// A resource as the last sync left it on both sides.
+struct SyncedResource: Codable, Equatable {
+    /// Its entity tag on the server; nil when the server did not give one for what pim sent
+    /// (the next run then reads the resource back).
+    var etag: String?
+    /// The latest `modified` of its records here (a series' changed occurrences included), as
+    /// seconds since 2001.
+    var stamp: Double
+}
+
+/// The kinds of collection pim syncs.
+public enum SyncCollectionKind: String, Sendable {
+    /// A CardDAV address book: contacts.
+    case addressBook = "addressbook"
+    /// A CalDAV calendar: events and tasks (as its components allow).
+    case calendar
+}
+
+extension SyncCollection {
+    /// The collection's kind.
+    public var collectionKind: SyncCollectionKind { SyncCollectionKind(rawValue: kind ?? "") ?? .calendar }
+
+    /// The calendar components the collection holds (all, when the server did not say).
+    var componentNames: [String] { (components ?? "").split(separator: ",").map(String.init) }
+
+    /// Whether events are synced with this collection.
+    public var holdsEvents: Bool { collectionKind == .calendar && (componentNames.isEmpty || componentNames.contains("VEVENT")) }
+
+    /// Whether tasks can be synced with this collection.
+    public var holdsTasks: Bool { collectionKind == .calendar && (componentNames.isEmpty || componentNames.contains("VTODO")) }
+
+    /// The resources of the last sync, by href.
+    var syncedResources: [String: SyncedResource] {
+        get {
+            guard let data = resources else { return [:] }
+            return (try? JSONDecoder().decode([String: SyncedResource].self, from: data)) ?? [:]
+        }
+        set {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            resources = try? encoder.encode(newValue)
+        }
+    }
+
+    /// How many resources the last sync left in step.
+    public var syncedResourceCount: Int { syncedResources.count }
+}
