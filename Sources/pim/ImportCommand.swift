@@ -56,10 +56,23 @@ struct ImportCommand: ParsableCommand {
         let ownMapping = try mapping.map { path throws(PIMError) in try PIMStore.feedMapping(at: URL(fileURLWithPath: path)) }
         var summaries: [FeedImportSummary] = []
         do {
+            // Files of one format in a row are one import: a link to a record of a later file
+            // (a subtask's parent) is made once that file is read.
+            var run: (mapping: FeedMapping, urls: [URL])?
             for file in files {
                 let url = URL(fileURLWithPath: file)
                 let feedMapping = try ownMapping ?? format.map { name throws(PIMError) in try FeedFormat.named(name) } ?? FeedFormat.detect(url)
-                summaries.append(try store.importFeed(at: url, mapping: feedMapping, source: source, skipInvalid: skipInvalid))
+                if let current = run, current.mapping.name == feedMapping.name {
+                    run?.urls.append(url)
+                    continue
+                }
+                if let current = run {
+                    summaries += try store.importFeeds(at: current.urls, mapping: current.mapping, source: source, skipInvalid: skipInvalid)
+                }
+                run = (feedMapping, [url])
+            }
+            if let current = run {
+                summaries += try store.importFeeds(at: current.urls, mapping: current.mapping, source: source, skipInvalid: skipInvalid)
             }
             if dryRun { store.context.rollback() } else { try session.commit() }
         } catch {

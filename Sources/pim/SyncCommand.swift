@@ -71,6 +71,11 @@ struct SyncCommand: ParsableCommand {
             if !problems.isEmpty {
                 throw PIMError.server("\(problems.count) request(s) failed:\n" + problems.map { "  \($0)" }.joined(separator: "\n"))
             }
+            let refused = reports.flatMap(\.refused)
+            if !refused.isEmpty {
+                throw PIMError.invalid("\(refused.count) resource(s) refused by the store, read again next time:\n"
+                                       + refused.map { "  \($0)" }.joined(separator: "\n"))
+            }
             let conflicts = reports.flatMap(\.conflicts)
             if !conflicts.isEmpty {
                 throw PIMError.conflict("\(conflicts.count) conflict(s) left as they are on both sides; "
@@ -84,7 +89,8 @@ struct SyncCommand: ParsableCommand {
             if global.json {
                 let objects: [[String: Any]] = reports.map { report in
                     ["collection": report.collection, "added": report.added, "updated": report.updated, "deleted": report.deleted,
-                     "sent": report.sent, "removed": report.removed, "conflicts": report.conflicts, "problems": report.problems]
+                     "sent": report.sent, "removed": report.removed, "conflicts": report.conflicts, "problems": report.problems,
+                     "refused": report.refused]
                 }
                 Console.print(RecordPresenter.json(objects))
             } else {

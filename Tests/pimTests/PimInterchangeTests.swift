@@ -399,4 +399,17 @@ final class PimInterchangeTests: PimTestCase {
         let child = try XCTUnwrap(tasks.first { $0["title"] as? String == "Pack books" }, "\(tasks)")
         XCTAssertEqual((child["parent"] as? [String: Any])?["name"] as? String, "Move house", "\(child)")
     }
+
+    func testASubtaskInOneFileLinksToItsParentInTheNextFileOfTheSameImport() throws {
+        func calendar(_ todo: String) -> String {
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\n\(todo)DTSTAMP:20261120T100000Z\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        }
+        let child = try write(calendar("UID:child-2\r\nSUMMARY:Label boxes\r\nRELATED-TO:parent-2\r\n"), to: "child.ics")
+        let parent = try write(calendar("UID:parent-2\r\nSUMMARY:Move office\r\n"), to: "parent.ics")
+        let imported = try pim("import", child, parent)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let tasks = try XCTUnwrap(try pim("tasks", "list", "--json").json() as? [[String: Any]])
+        let subtask = try XCTUnwrap(tasks.first { $0["title"] as? String == "Label boxes" }, "\(tasks)")
+        XCTAssertEqual((subtask["parent"] as? [String: Any])?["name"] as? String, "Move office", "\(subtask)")
+    }
 }

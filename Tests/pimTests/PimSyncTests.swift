@@ -261,6 +261,27 @@ final class PimSyncTests: PimTestCase {
         XCTAssertEqual(count(done[contactsURL], "added"), 1)
     }
 
+    func testAResourceTheStoreRefusesIsNamedAndTheOthersAreSynced() throws {
+        try addCollections()
+        let refused = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//other//EN\r\nBEGIN:VEVENT\r\nUID:odd-1\r\nDTSTAMP:20261120T100000Z\r\n"
+            + "DTSTART:20261201T100000Z\r\nDTEND:20261201T110000Z\r\nSUMMARY:Last weekday\r\nRRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1\r\n"
+            + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+        let fine = refused.replacingOccurrences(of: "odd-1", with: "fine-1").replacingOccurrences(of: "Last weekday", with: "Lunch")
+            .replacingOccurrences(of: "RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1\r\n", with: "")
+        XCTAssertEqual(try server.request("PUT", "/alice/calendar/odd.ics", headers: ["Content-Type": "text/calendar"], body: refused).status, 201)
+        XCTAssertEqual(try server.request("PUT", "/alice/calendar/fine.ics", headers: ["Content-Type": "text/calendar"], body: fine).status, 201)
+
+        let first = try run("sync")
+        XCTAssertEqual(first.status, 7, first.stderr)
+        XCTAssertTrue(first.stderr.contains("\(calendarURL)odd.ics (Event): "), first.stderr)
+        XCTAssertTrue(first.stderr.contains("BYSETPOS"), first.stderr)
+        XCTAssertEqual(try titles("events"), ["Lunch"])
+        let again = try run("sync")
+        XCTAssertEqual(again.status, 7, "read again, refused again: \(again.stderr)")
+        XCTAssertEqual(try titles("events"), ["Lunch"])
+        XCTAssertEqual(try server.resources(in: "/alice/calendar/").count, 2, "nothing deleted on the server")
+    }
+
     // MARK: - Scope
 
     func testEachCalendarGetsItsOwnEventsAndTasksGoToTheFirstThatHoldsThem() throws {

@@ -35,8 +35,10 @@ public struct SyncReport: Sendable {
     public var removed = 0
     /// Resources changed on both sides, left as they are (without a preference).
     public var conflicts: [String] = []
-    /// Requests the server refused, and records the store refused; the run went on without them.
+    /// Requests the server refused; the run went on without them.
     public var problems: [String] = []
+    /// Resources the store refused (each with its reason); read again by the next run.
+    public var refused: [String] = []
     /// The failure that stopped the run part way; what was done before it is kept.
     public var failure: PIMError?
 }
@@ -477,7 +479,11 @@ extension PIMStore {
         // One import of every answer, so that a subtask links to a parent read in a later one.
         for summary in try importFeeds(at: files, mapping: mapping, source: collection.url, skipInvalid: true) {
             reportedCounts(summary.report, into: &report)
-            report.problems += summary.report.skipped.map { "\(base.absoluteString): refused by the store: \($0)" }
+            // Named by the resource, not by the line of the answer (a file that is gone).
+            report.refused += summary.report.skipped.map { issue in
+                let resource = issue.key.flatMap { URL(string: $0, relativeTo: base)?.absoluteString } ?? base.absoluteString
+                return "\(resource) (\(issue.entity)): \(issue.message)"
+            }
         }
         // The records the resources became (those refused are not among them: read again next time).
         var records: [String: ManagedObject] = [:]
