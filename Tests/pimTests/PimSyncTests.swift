@@ -301,6 +301,33 @@ final class PimSyncTests: PimTestCase {
         XCTAssertTrue(personal.contains { $0.contains("BEGIN:VTODO") && $0.contains("SUMMARY:Write report") })
     }
 
+    func testAnEventMovedToAnotherCalendarMovesToItsCollection() throws {
+        try server.makeCalendar("/alice/work/", name: "Work", components: ["VEVENT"])
+        try addCollections()
+        XCTAssertEqual(try run("sync", "add", server.root.absoluteString + "alice/work/", "--calendar", "work").status, 0)
+        XCTAssertEqual(try run("events", "add", "Review", "--start", "2026-12-01 14:00", "--calendar", "personal").status, 0)
+        _ = try sync()
+        XCTAssertEqual(try server.resources(in: "/alice/calendar/").count, 1)
+        try addCollections(on: other)
+        XCTAssertEqual(try run("sync", "add", server.root.absoluteString + "alice/work/", "--calendar", "work", on: other).status, 0)
+        _ = try sync(on: other)
+
+        XCTAssertEqual(try run("events", "edit", "Review", "--calendar", "work").status, 0)
+        let moved = try sync()
+        XCTAssertEqual(count(moved[calendarURL], "removed"), 1)
+        XCTAssertEqual(count(moved[server.root.absoluteString + "alice/work/"], "sent"), 1)
+        XCTAssertEqual(try server.resources(in: "/alice/calendar/"), [])
+        let work = try server.resources(in: "/alice/work/")
+        XCTAssertEqual(work.count, 1)
+        XCTAssertTrue(try server.text(of: work[0]).contains("SUMMARY:Review"))
+        XCTAssertEqual(count(try sync()[calendarURL], "sent"), 0, "moved once")
+
+        _ = try sync(on: other)
+        let events = try list("events", on: other)
+        XCTAssertEqual(events.map { $0["title"] as? String }, ["Review"], "one copy on the other store: \(events)")
+        XCTAssertEqual(events.first?["calendar"] as? String, "work")
+    }
+
     func testRecordsImportedFromAFileStayHere() throws {
         try addCollections()
         let file = folder.appendingPathComponent("phone.vcf")

@@ -336,7 +336,7 @@ extension PIMStore {
 
     /// The records bound to `collection`'s resources, by href (a repeating event's series, its
     /// changed occurrences going with it).
-    private func syncedRecords(of collection: SyncCollection) throws(PIMError) -> [String: ManagedObject] {
+    private func syncedRecords(of collection: SyncCollection, movedToo: Bool = false) throws(PIMError) -> [String: ManagedObject] {
         var records: [String: ManagedObject] = [:]
         for (entityName, format) in entityQueries(for: collection) {
             var request = FetchRequest<ManagedObject>(entityName: entityName)
@@ -346,6 +346,9 @@ extension PIMStore {
                 throw PIMError.store(path: url.path, reason: "\(error)")
             }
             for record in try fetch(request) {
+                // An event moved here to another pim calendar has left the collection: it is
+                // deleted there, and sent to the collection of its calendar as a new resource.
+                if !movedToo, let event = record as? Event, event.calendar != collection.calendar { continue }
                 if let href = record.value(forKey: "externalID") as? String { records[href] = record }
             }
         }
@@ -373,7 +376,11 @@ extension PIMStore {
                 }
             case .calendar:
                 if collection.holdsEvents, let calendar = collection.calendar {
-                    requests.append(("Event", try ObjectGraph.Predicate(format: "source == nil AND master == nil AND calendar == %@", calendar)))
+                    // Also the events of this calendar still bound to the collection of the one
+                    // they were moved from.
+                    let elsewhere = all.filter { $0 !== collection && $0.collectionKind == .calendar && $0.calendar != calendar }.compactMap(\.url)
+                    requests.append(("Event", try ObjectGraph.Predicate(format: "(source == nil OR source IN %@) AND master == nil AND calendar == %@",
+                                                                        elsewhere, calendar)))
                 }
                 if all.first(where: \.holdsTasks) === collection {
                     requests.append(("Task", try ObjectGraph.Predicate(format: "source == nil")))
@@ -487,7 +494,7 @@ extension PIMStore {
         }
         // The records the resources became (those refused are not among them: read again next time).
         var records: [String: ManagedObject] = [:]
-        let bound = try syncedRecords(of: collection)
+        let bound = try syncedRecords(of: collection, movedToo: true)
         for href in hrefs {
             guard let record = bound[href] else { continue }
             records[href] = record
