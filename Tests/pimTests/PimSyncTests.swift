@@ -1,69 +1,15 @@
 // `pim sync` end to end: the built binary on two temporary stores (two devices of one user) and a
-// real Radicale server, which the tests also use directly as a third client. Each run of pim
-// happens a minute after the one before (PIM_NOW), as separate commands do.
+// real Radicale server, which the tests also use directly as a third client (SyncTesting.swift).
 import Foundation
 import XCTest
 
-final class PimSyncTests: PimTestCase {
-    private var server: RadicaleServer!
-    private var minute = 0
-    private var other: URL { folder.appendingPathComponent("other.sqlite") }
-    private var calendarURL: String { server.root.absoluteString + "alice/calendar/" }
-    private var contactsURL: String { server.root.absoluteString + "alice/contacts/" }
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        server = try RadicaleServer(folder: folder)
-        try server.makeCalendar("/alice/calendar/", name: "Personal")
-        try server.makeAddressBook("/alice/contacts/")
-    }
-
-    override func tearDownWithError() throws {
-        server?.stop()
-        try super.tearDownWithError()
-    }
-
-    /// Runs pim on the first store (or on `other`'s), a minute after the previous run.
-    @discardableResult
-    private func run(_ arguments: String..., on storeURL: URL? = nil, environment: [String: String] = [:]) throws -> PimRun {
-        minute += 1
-        var extra = environment
-        extra["PIM_NOW"] = String(format: "2026-11-25T%02d:%02d:00", 10 + minute / 60, minute % 60)
-        extra["PIM_RECORDS"] = "off"
-        return try pim(arguments: arguments + ["--store", (storeURL ?? store).path], useStoreOption: false, environment: extra)
-    }
-
-    /// Adds the calendar (as pim calendar `personal`) and the address book to `storeURL`'s store.
-    private func addCollections(on storeURL: URL? = nil) throws {
-        let calendar = try run("sync", "add", calendarURL, "--calendar", "personal", on: storeURL)
-        XCTAssertEqual(calendar.status, 0, calendar.stderr)
-        let contacts = try run("sync", "add", contactsURL, on: storeURL)
-        XCTAssertEqual(contacts.status, 0, contacts.stderr)
-    }
-
-    /// `pim sync --json` on `storeURL`'s store: each collection's counts by URL.
+final class PimSyncTests: SyncTestCase {
+    /// `pim sync --json` on `storeURL`'s store, exiting `status`: each collection's report by URL.
     private func sync(on storeURL: URL? = nil, _ extra: String..., status: Int32 = 0) throws -> [String: [String: Any]] {
-        minute += 1
-        var environment = ["PIM_RECORDS": "off"]
-        environment["PIM_NOW"] = String(format: "2026-11-25T%02d:%02d:00", 10 + minute / 60, minute % 60)
-        let done = try pim(arguments: ["sync", "--json"] + extra + ["--store", (storeURL ?? store).path], useStoreOption: false,
-                           environment: environment)
-        XCTAssertEqual(done.status, status, done.stderr)
-        let reports = try XCTUnwrap(done.json() as? [[String: Any]], done.stdout + done.stderr)
-        return Dictionary(uniqueKeysWithValues: reports.map { ($0["collection"] as? String ?? "", $0) })
-    }
-
-    private func count(_ report: [String: Any]?, _ key: String) -> Int { report?[key] as? Int ?? -1 }
-
-    private func list(_ kind: String, on storeURL: URL? = nil) throws -> [[String: Any]] {
-        let listed = try run(kind, "list", "--json", on: storeURL)
-        if listed.status == 1 { return [] }
-        XCTAssertEqual(listed.status, 0, listed.stderr)
-        return try XCTUnwrap(listed.json() as? [[String: Any]])
-    }
-
-    private func titles(_ kind: String, on storeURL: URL? = nil) throws -> [String] {
-        try list(kind, on: storeURL).map { ($0["title"] ?? $0["name"]) as? String ?? "" }.sorted()
+        let done = try syncRun(on: storeURL, extra)
+        XCTAssertEqual(done.run.status, status, done.run.stderr)
+        XCTAssertFalse(done.reports.isEmpty, done.run.stdout + done.run.stderr)
+        return done.reports
     }
 
     // MARK: - Adding collections

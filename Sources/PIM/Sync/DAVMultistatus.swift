@@ -18,6 +18,8 @@ struct DAVMember: Equatable {
     var components: [String] = []
     /// The status of the whole response, when it has one instead of property statuses (a 404).
     var status: Int?
+    /// The resource's text, when asked for (calendar-data, address-data).
+    var data: String?
 
     static let davNamespace = "DAV:"
     static let calDAVNamespace = "urn:ietf:params:xml:ns:caldav"
@@ -112,6 +114,7 @@ final class DAVMultistatus: NSObject, XMLParserDelegate {
         case "DAV: status" where parent == "DAV: propstat": propstatStatus = Self.statusCode(value)
         case "DAV: getetag": pending.etag = value
         case "DAV: displayname": pending.displayName = value.isEmpty ? nil : value
+        case "\(DAVMember.calDAVNamespace) calendar-data", "\(DAVMember.cardDAVNamespace) address-data": pending.data = text
         case "DAV: propstat":
             // Only properties the server has: a 404 propstat lists those it has not.
             if let status = propstatStatus, (200..<300).contains(status), var current = member {
@@ -119,6 +122,7 @@ final class DAVMultistatus: NSObject, XMLParserDelegate {
                 current.displayName = pending.displayName ?? current.displayName
                 current.resourceTypes.formUnion(pending.resourceTypes)
                 current.components += pending.components
+                current.data = pending.data ?? current.data
                 member = current
             }
         case "DAV: response":

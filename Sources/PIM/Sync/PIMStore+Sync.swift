@@ -181,80 +181,108 @@ extension PIMStore {
         }
         let client = DAVClient(user: collection.user, password: password)
         var report = SyncReport(collection: urlText)
+        func key(_ href: String) -> String { Self.hrefKey(href, base: base) }
 
-        // What each side has.
-        var server: [String: String] = [:]
+        // What each side has, by href as compared (the path, percent-decoded): the server's
+        // resources with their tags and hrefs as it writes them, the records bound to them here.
+        var server: [String: (href: String, etag: String)] = [:]
         for member in try propfind(client, base, depth: "1", properties: ["<d:getetag/>", "<d:resourcetype/>"])
         where !member.isCollection && (member.status ?? 200) < 300 {
-            server[member.href] = member.etag ?? ""
+            server[key(member.href)] = (member.href, member.etag ?? "")
         }
         var known = collection.syncedResources
-        let local = try syncedRecords(of: collection)
-        let fresh = try unsyncedRecords(for: collection)
+        var local: [String: ManagedObject] = [:]
+        for (href, record) in try syncedRecords(of: collection) {
+            local[key(href)] = record
+            // Named as the server names it, so that what it sends back finds the record.
+            if let listed = server[key(href)]?.href, listed != href { record.setValue(listed, forKey: "externalID") }
+        }
+        let basePath = base.path(percentEncoded: true).hasSuffix("/") ? base.path(percentEncoded: true) : base.path(percentEncoded: true) + "/"
+        let suffix = collection.collectionKind == .addressBook ? ".vcf" : ".ics"
+        var fresh: [(href: String, record: ManagedObject)] = []
+        for record in try unsyncedRecords(for: collection) {
+            let name = ((record.value(forKey: "uuid") as? UUID) ?? UUID()).uuidString.lowercased()
+            let href = basePath + name + suffix
+            if server[key(href)] != nil || known[key(href)] != nil {
+                // Sent before and unbound since (an undone sync): bound again, not sent as new.
+                record.setValue(urlText, forKey: "source")
+                record.setValue(server[key(href)]?.href ?? href, forKey: "externalID")
+                local[key(href)] = record
+            } else {
+                fresh.append((href, record))
+            }
+        }
 
-        // What to do with each resource.
+        // What to do with each resource. A record whose modification time moved is changed here
+        // only if the text it would be sent as differs (a link to it from another record is not).
         var pulls: [String] = []
-        var puts: [(href: String, record: ManagedObject, condition: PutCondition)] = []
-        var remoteDeletes: [(href: String, etag: String)] = []
-        var localDeletes: [(href: String, record: ManagedObject)] = []
+        var puts: [(key: String, href: String, record: ManagedObject, condition: PutCondition)] = []
+        var remoteDeletes: [(key: String, href: String, etag: String)] = []
+        var localDeletes: [(key: String, record: ManagedObject)] = []
+        var inStep: [(key: String, record: ManagedObject)] = []
         func conflict(_ href: String, _ record: ManagedObject?, _ what: String) {
             report.conflicts.append("\(href)\(record.map { " (\(describe($0)))" } ?? ""): \(what)")
         }
         for href in Set(server.keys).union(local.keys).union(known.keys).sorted() {
-            let etag = server[href], record = local[href], last = known[href]
-            let changedHere = record.map { last == nil || !Self.sameStamp(stamp(of: $0), last!.stamp) } ?? false
-            let changedThere = etag.map { last == nil || $0 != last!.etag } ?? false
-            switch (etag, record) {
-            case let (etag?, record?):
+            let listed = server[href], record = local[href], last = known[href]
+            var changedHere = false
+            if let record {
+                if let last, Self.sameStamp(stamp(of: record), last.stamp) {
+                    changedHere = false
+                } else if let last, let digest = last.digest, digest == self.digest(of: record, in: collection) {
+                    inStep.append((href, record))
+                } else {
+                    changedHere = true
+                }
+            }
+            let changedThere = listed.map { last == nil || $0.etag != last!.etag } ?? false
+            switch (listed, record) {
+            case let (listed?, record?):
                 if last == nil {
                     // Bound here before this collection remembered it (added again): the server's
                     // copy is the shared one.
-                    if prefer == .local { puts.append((href, record, .ifMatch(etag))) } else { pulls.append(href) }
+                    if prefer == .local { puts.append((href, listed.href, record, .ifMatch(listed.etag))) } else { pulls.append(listed.href) }
                 } else if changedHere && changedThere {
                     switch prefer {
-                    case .server: pulls.append(href)
-                    case .local: puts.append((href, record, .ifMatch(etag)))
-                    case nil: conflict(href, record, "changed here and on the server")
+                    case .server: pulls.append(listed.href)
+                    case .local: puts.append((href, listed.href, record, .ifMatch(listed.etag)))
+                    case nil: conflict(listed.href, record, "changed here and on the server")
                     }
                 } else if changedThere {
-                    pulls.append(href)
+                    pulls.append(listed.href)
                 } else if changedHere {
-                    puts.append((href, record, .ifMatch(etag)))
+                    puts.append((href, listed.href, record, .ifMatch(listed.etag)))
                 }
-            case let (etag?, nil):
+            case let (listed?, nil):
                 if last == nil {
-                    pulls.append(href)
+                    pulls.append(listed.href)
                 } else if !changedThere || prefer == .local {
-                    remoteDeletes.append((href, etag))
+                    remoteDeletes.append((href, listed.href, listed.etag))
                 } else if prefer == .server {
-                    pulls.append(href)
+                    pulls.append(listed.href)
                 } else {
-                    conflict(href, nil, "deleted here, changed on the server")
+                    conflict(listed.href, nil, "deleted here, changed on the server")
                 }
             case let (nil, record?):
+                let own = record.value(forKey: "externalID") as? String ?? href
                 if last == nil {
-                    puts.append((href, record, .absent))
+                    puts.append((href, own, record, .absent))
                 } else if !changedHere || prefer == .server {
                     localDeletes.append((href, record))
                 } else if prefer == .local {
-                    puts.append((href, record, .absent))
+                    puts.append((href, own, record, .absent))
                 } else {
-                    conflict(href, record, "changed here, deleted on the server")
+                    conflict(own, record, "changed here, deleted on the server")
                 }
             case (nil, nil):
                 known[href] = nil
             }
         }
-        let basePath = base.path.hasSuffix("/") ? base.path : base.path + "/"
-        let suffix = collection.collectionKind == .addressBook ? ".vcf" : ".ics"
-        for record in fresh {
-            let name = ((record.value(forKey: "uuid") as? UUID) ?? UUID()).uuidString.lowercased()
-            puts.append((basePath + name + suffix, record, .absent))
-        }
+        for (href, record) in fresh { puts.append((key(href), href, record, .absent)) }
 
         // The server's changes, then the deletions it made.
         let pulled = try pull(pulls, of: collection, client: client, base: base, report: &report)
-        for (href, etag) in pulled.etags { server[href] = etag }
+        for (href, etag) in pulled.etags { server[key(href)] = (href, etag) }
         for (_, record) in localDeletes {
             report.deleted += 1
             context.delete(record)
@@ -267,12 +295,17 @@ extension PIMStore {
             return report
         }
 
-        // What changed here. A request that fails stops the run, keeping what was done.
-        var sent: [String: (record: ManagedObject, etag: String?)] = [:]
+        // What changed here, each resource sent with what the server keeps of it that pim does
+        // not hold (alarms, other attendees, properties of other programs). A request that fails
+        // stops the run, keeping what was done.
+        var sent: [String: (record: ManagedObject, etag: String?, digest: String)] = [:]
         do {
-            for (href, record, condition) in puts {
-                guard let url = URL(string: href, relativeTo: base)?.absoluteURL else { continue }
-                let text = resourceText(of: record, in: collection)
+            let theirs = try serverTexts(of: puts.filter { $0.condition != .absent }.map(\.href), of: collection, client: client, base: base)
+            let merger = ResourceMerger(knownAddresses: try contactAddresses())
+            for (href, target, record, condition) in puts {
+                guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
+                let own = resourceText(of: record, in: collection)
+                let text = theirs[key(target)].map { merger.merged(own, keeping: $0) } ?? own
                 var headers = ["Content-Type": collection.collectionKind == .addressBook ? "text/vcard; charset=utf-8" : "text/calendar; charset=utf-8"]
                 switch condition {
                 case .ifMatch(let etag): headers["If-Match"] = etag
@@ -280,8 +313,8 @@ extension PIMStore {
                 }
                 let response = try client.send("PUT", url, headers: headers, body: Data(text.utf8))
                 if response.status == 412 {
-                    conflict(href, record, condition == .absent ? "made here, and on the server under the same name meanwhile"
-                                                                : "changed on the server while this run read it")
+                    conflict(target, record, condition == .absent ? "made here, and on the server under the same name meanwhile"
+                                                                  : "changed on the server while this run read it")
                     continue
                 }
                 guard response.isSuccess else {
@@ -289,15 +322,15 @@ extension PIMStore {
                     continue
                 }
                 if record.value(forKey: "source") as? String != urlText { record.setValue(urlText, forKey: "source") }
-                if record.value(forKey: "externalID") as? String != href { record.setValue(href, forKey: "externalID") }
-                sent[href] = (record, response.etag)
+                if record.value(forKey: "externalID") as? String != target { record.setValue(target, forKey: "externalID") }
+                sent[href] = (record, response.etag, Self.digest(of: own))
                 report.sent += 1
             }
-            for (href, etag) in remoteDeletes {
-                guard let url = URL(string: href, relativeTo: base)?.absoluteURL else { continue }
+            for (href, target, etag) in remoteDeletes {
+                guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
                 let response = try client.send("DELETE", url, headers: ["If-Match": etag])
                 if response.status == 412 {
-                    conflict(href, nil, "deleted here, changed on the server while this run read it")
+                    conflict(target, nil, "deleted here, changed on the server while this run read it")
                 } else if response.isSuccess || response.status == 404 {
                     known[href] = nil
                     report.removed += 1
@@ -317,15 +350,67 @@ extension PIMStore {
                 .max()?.timeIntervalSinceReferenceDate ?? now.timeIntervalSinceReferenceDate
         }
         for (href, record) in pulled.records where !record.isDeleted {
-            known[href] = SyncedResource(etag: server[href], stamp: savedStamp(record))
+            known[key(href)] = SyncedResource(etag: server[key(href)]?.etag, stamp: savedStamp(record), digest: digest(of: record, in: collection))
+        }
+        for (href, record) in inStep where known[href] != nil && !record.isDeleted && sent[href] == nil {
+            known[href]?.stamp = savedStamp(record)
         }
         for (href, _) in localDeletes { known[href] = nil }
         for (href, value) in sent {
-            known[href] = SyncedResource(etag: value.etag, stamp: savedStamp(value.record))
+            known[href] = SyncedResource(etag: value.etag, stamp: savedStamp(value.record), digest: value.digest)
         }
         collection.syncedResources = known
         if report.failure == nil { collection.lastSynced = now }
         return report
+    }
+
+    /// An href as pim compares them: its path (an absolute URL's too), percent-decoded.
+    static func hrefKey(_ href: String, base: URL) -> String {
+        URL(string: href, relativeTo: base)?.path ?? href
+    }
+
+    /// What a resource's text says, as compared between syncs: a hash of its lines without those
+    /// that change with every writing (DTSTAMP, LAST-MODIFIED, REV) and without its time zone
+    /// definitions.
+    private func digest(of record: ManagedObject, in collection: SyncCollection) -> String {
+        Self.digest(of: resourceText(of: record, in: collection))
+    }
+
+    static func digest(of text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var inZone = false
+        for line in text.split(separator: "\r\n", omittingEmptySubsequences: true) {
+            if line == "BEGIN:VTIMEZONE" { inZone = true }
+            defer { if line == "END:VTIMEZONE" { inZone = false } }
+            if inZone || line.hasPrefix("DTSTAMP:") || line.hasPrefix("LAST-MODIFIED:") || line.hasPrefix("REV:") { continue }
+            for byte in line.utf8 + [10] {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+        }
+        return String(hash, radix: 16)
+    }
+
+    /// The e-mail addresses of every contact here, lower case: an attendee of the server's with
+    /// none of them is one pim never held.
+    private func contactAddresses() throws(PIMError) -> Set<String> {
+        var request = FetchRequest<ManagedObject>(entityName: "EmailAddress")
+        request.propertiesToFetch = ["address"]
+        return Set(try fetch(request).compactMap { ($0.value(forKey: "address") as? String)?.lowercased() })
+    }
+
+    /// The server's text of the resources at `hrefs` (multiget), by href as compared.
+    private func serverTexts(of hrefs: [String], of collection: SyncCollection, client: DAVClient, base: URL) throws(PIMError) -> [String: String] {
+        var texts: [String: String] = [:]
+        var start = 0
+        while start < hrefs.count {
+            let batch = Array(hrefs[start..<min(start + 100, hrefs.count)])
+            start += 100
+            for member in try multiget(batch, of: collection, client: client, base: base).members {
+                if let data = member.data { texts[Self.hrefKey(member.href, base: base)] = data }
+            }
+        }
+        return texts
     }
 
     /// How a PUT is made conditional: on the tag the server had, or on there being nothing.
@@ -446,7 +531,6 @@ extension PIMStore {
                       report: inout SyncReport) throws(PIMError) -> (records: [String: ManagedObject], etags: [String: String]) {
         guard !hrefs.isEmpty else { return ([:], [:]) }
         let mapping = try FeedFormat.named("dav")
-        let addressBook = collection.collectionKind == .addressBook
         var etags: [String: String] = [:]
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pim-sync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -458,23 +542,13 @@ extension PIMStore {
         var files: [URL] = []
         var start = 0
         while start < hrefs.count {
-            let batch = hrefs[start..<min(start + 100, hrefs.count)]
+            let batch = Array(hrefs[start..<min(start + 100, hrefs.count)])
             start += 100
-            let method = addressBook ? "r:addressbook-multiget" : "c:calendar-multiget"
-            let data = addressBook ? "<r:address-data/>" : "<c:calendar-data/>"
-            let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
-                + #"<\#(method) xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:r="urn:ietf:params:xml:ns:carddav">"#
-                + "<d:prop><d:getetag/>\(data)</d:prop>"
-                + batch.map { "<d:href>\(Self.escaped($0))</d:href>" }.joined()
-                + "</\(method)>"
-            let response = try client.send("REPORT", base, headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
-                                           body: Data(body.utf8))
-            guard response.status == 207 else {
-                throw PIMError.server("REPORT \(base.absoluteString): the server answered \(response.statusLine)")
-            }
-            for member in try DAVMultistatus.members(of: response.body, from: base) {
+            let answer = try multiget(batch, of: collection, client: client, base: base)
+            for member in answer.members {
                 if let etag = member.etag { etags[member.href] = etag }
             }
+            let response = answer.response
             let file = folder.appendingPathComponent("answer-\(start).xml")
             do {
                 try response.body.write(to: file)
@@ -505,6 +579,25 @@ extension PIMStore {
             }
         }
         return (records, etags)
+    }
+
+    /// The resources at `hrefs` with their tags and text (calendar-multiget, addressbook-multiget).
+    private func multiget(_ hrefs: [String], of collection: SyncCollection, client: DAVClient,
+                          base: URL) throws(PIMError) -> (response: DAVResponse, members: [DAVMember]) {
+        let addressBook = collection.collectionKind == .addressBook
+        let method = addressBook ? "r:addressbook-multiget" : "c:calendar-multiget"
+        let data = addressBook ? "<r:address-data/>" : "<c:calendar-data/>"
+        let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
+            + #"<\#(method) xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:r="urn:ietf:params:xml:ns:carddav">"#
+            + "<d:prop><d:getetag/>\(data)</d:prop>"
+            + hrefs.map { "<d:href>\(Self.escaped($0))</d:href>" }.joined()
+            + "</\(method)>"
+        let response = try client.send("REPORT", base, headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
+                                       body: Data(body.utf8))
+        guard response.status == 207 else {
+            throw PIMError.server("REPORT \(base.absoluteString): the server answered \(response.statusLine)")
+        }
+        return (response, try DAVMultistatus.members(of: response.body, from: base))
     }
 
     private func reportedCounts(_ feed: FeedImportReport, into report: inout SyncReport) {

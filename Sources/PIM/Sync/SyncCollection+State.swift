@@ -1,5 +1,6 @@
 // What a sync collection remembers between runs: for each resource on the server, the entity
-// tag it had and the modification stamp its records had here when the two last agreed. A later
+// tag it had, and the modification stamp and text digest its records had here when the two last
+// agreed. A later
 // run tells from them what changed on each side since (a tag that differs: the server; a stamp
 // that differs: here) and which resources were deleted (remembered, but gone on one side).
 import Foundation
@@ -12,6 +13,9 @@ struct SyncedResource: Codable, Equatable {
     /// The latest `modified` of its records here (a series' changed occurrences included), as
     /// seconds since 2001.
     var stamp: Double
+    /// A hash of the text its records are sent as (``PIMStore/digest(of:)``): a record whose
+    /// modification time moved with no change to that text (a link to it) is not changed.
+    var digest: String?
 }
 
 /// The kinds of collection pim syncs.
