@@ -49,24 +49,28 @@ struct SyncCommand: ParsableCommand {
             if chosen.isEmpty { throw PIMError.noMatch("no collections to sync: add one with pim sync add URL") }
             let environment = ProcessInfo.processInfo.environment
             var reports: [SyncReport] = []
+            // A collection the server cannot list (or that fails part way) does not keep the
+            // others from syncing; the first failure is the run's exit status.
+            var failures: [PIMError] = []
             for collection in chosen {
-                let password = try store.syncPassword(for: collection, environment: environment)
                 let report: SyncReport
                 do {
+                    let password = try store.syncPassword(for: collection, environment: environment)
                     report = try store.synchronize(collection, prefer: prefer, password: password, dryRun: dryRun)
                 } catch {
                     store.context.rollback()
-                    try printReports(reports)
-                    throw error
+                    failures.append(error)
+                    continue
                 }
                 if dryRun { store.context.rollback() } else { try session.commit() }
                 reports.append(report)
-                if let failure = report.failure {
-                    try printReports(reports)
-                    throw failure
-                }
+                if let failure = report.failure { failures.append(failure) }
             }
             try printReports(reports)
+            if let first = failures.first {
+                if failures.count == 1 { throw first }
+                throw PIMError.server(failures.map(\.description).joined(separator: "\n"))
+            }
             let problems = reports.flatMap(\.problems)
             if !problems.isEmpty {
                 throw PIMError.server("\(problems.count) request(s) failed:\n" + problems.map { "  \($0)" }.joined(separator: "\n"))

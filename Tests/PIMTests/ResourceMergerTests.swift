@@ -44,7 +44,7 @@ final class ResourceMergerTests: XCTestCase {
     }
 
     func testAnEventKeepsItsAlarmOrganizerOtherAttendeesAndUnknownProperties() {
-        let merged = ResourceMerger(knownAddresses: ["ada@example.com", "eve@example.com"]).merged(ours, keeping: theirs)
+        let merged = ResourceMerger(removedAttendees: ["eve@example.com"]).merged(ours, keeping: theirs)
         XCTAssertTrue(merged.hasSuffix("END:VCALENDAR\r\n"))
         XCTAssertFalse(merged.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "CRLF only")
         let master = component(merged, 0)
@@ -52,7 +52,7 @@ final class ResourceMergerTests: XCTestCase {
         XCTAssertFalse(master.contains("LOCATION:Room 1"), "what pim writes comes from pim")
         XCTAssertTrue(master.contains("ORGANIZER;CN=Carol:mailto:carol@example.com"))
         XCTAssertTrue(master.contains("ATTENDEE;CN=Bob;PARTSTAT=ACCEPTED:mailto:bob@example.com"), "not a contact here: kept")
-        XCTAssertFalse(master.contains("ATTENDEE;CN=Eve:mailto:eve@example.com"), "a contact pim left out: removed")
+        XCTAssertFalse(master.contains("ATTENDEE;CN=Eve:mailto:eve@example.com"), "removed here since the last sync")
         XCTAssertTrue(master.contains("ATTENDEE;CN=Ada:mailto:ada@example.com"))
         XCTAssertTrue(master.contains("CATEGORIES:Board"))
         XCTAssertTrue(master.contains("X-MOZ-GENERATION:3"))
@@ -70,7 +70,7 @@ final class ResourceMergerTests: XCTestCase {
         let own = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:c1\r\nFN:Ada Lovelace\r\nN:Lovelace;Ada;;;\r\nEMAIL:ada@example.org\r\nEND:VCARD\r\n"
         let server = "BEGIN:VCARD\nVERSION:3.0\nUID:c1\nFN:Ada\nitem1.EMAIL:old@example.org\nitem1.X-ABLabel:_$!<Work>!$_\n"
             + "item2.X-ABRELATEDNAMES:Byron\nitem2.X-ABLabel:_$!<Father>!$_\nIMPP:xmpp:ada@example.org\nEND:VCARD\n"
-        let merged = ResourceMerger(knownAddresses: []).merged(own, keeping: server)
+        let merged = ResourceMerger().merged(own, keeping: server)
         let lines = merged.components(separatedBy: "\r\n")
         XCTAssertTrue(lines.contains("EMAIL:ada@example.org"))
         XCTAssertFalse(lines.contains("item1.EMAIL:old@example.org"))
@@ -84,6 +84,51 @@ final class ResourceMergerTests: XCTestCase {
 
     func testNothingToKeepLeavesPimsTextAsItIs() {
         let own = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:c1\r\nFN:Ada\r\nEND:VCARD\r\n"
-        XCTAssertEqual(ResourceMerger(knownAddresses: []).merged(own, keeping: "BEGIN:VCARD\nVERSION:4.0\nUID:c1\nFN:Ada L\nEND:VCARD\n"), own)
+        XCTAssertEqual(ResourceMerger().merged(own, keeping: "BEGIN:VCARD\nVERSION:4.0\nUID:c1\nFN:Ada L\nEND:VCARD\n"), own)
+    }
+
+    func testAnAttendeesReplyAndAnOccurrenceNamedInUTCAreKept() {
+        let own = [
+            "BEGIN:VCALENDAR", "BEGIN:VEVENT", "UID:s1", "DTSTART;TZID=Europe/Berlin:20261201T090000", "SUMMARY:Standup",
+            "DESCRIPTION:New agenda", "ATTENDEE;CN=Bob:mailto:bob@example.com", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:s1", "RECURRENCE-ID;TZID=Europe/Berlin:20261202T090000", "DTSTART;TZID=Europe/Berlin:20261202T100000",
+            "SUMMARY:Standup", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        let server = [
+            "BEGIN:VCALENDAR", "BEGIN:VEVENT", "UID:s1", "DTSTART;TZID=Europe/Berlin:20261201T090000", "SUMMARY:Standup",
+            "DESCRIPTION:Old agenda", "X-ALT-DESC;FMTTYPE=text/html:<p>Old agenda</p>",
+            "ATTENDEE;CN=Bob Builder;PARTSTAT=ACCEPTED:MAILTO:Bob@Example.com", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:s1", "RECURRENCE-ID:20261202T080000Z", "DTSTART:20261202T090000Z", "SUMMARY:Standup",
+            "BEGIN:VALARM", "TRIGGER:-PT5M", "ACTION:DISPLAY", "DESCRIPTION:Soon", "END:VALARM", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\n")
+        let merged = ResourceMerger().merged(own, keeping: server)
+        let master = component(merged, 0)
+        XCTAssertEqual(master.filter { $0.uppercased().hasPrefix("ATTENDEE") }, ["ATTENDEE;CN=Bob Builder;PARTSTAT=ACCEPTED:MAILTO:Bob@Example.com"],
+                       "one line for Bob, as the server wrote it")
+        XCTAssertFalse(master.contains { $0.hasPrefix("X-ALT-DESC") }, "the description changed here: its HTML form goes")
+        XCTAssertTrue(component(merged, 1).contains("BEGIN:VALARM"), "the occurrence is the same instant in another zone")
+
+        let unchanged = ResourceMerger().merged(own.replacingOccurrences(of: "New agenda", with: "Old agenda"), keeping: server)
+        XCTAssertTrue(component(unchanged, 0).contains("X-ALT-DESC;FMTTYPE=text/html:<p>Old agenda</p>"), "kept while the description is the server's")
+    }
+
+    func testACardKeepsWhatPimCannotReadAndTheLabelsOfWhatItWrites() {
+        let own = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:c1\r\nFN:Marie Curie\r\nORG:Sorbonne\r\nEMAIL;TYPE=work:marie@sorbonne.example\r\nEND:VCARD\r\n"
+        let server = "BEGIN:VCARD\nVERSION:4.0\nUID:c1\nFN:Marie Curie\nORG:Sorbonne;Physics\nBDAY:--1107\n"
+            + "PHOTO;VALUE=uri:https://photos.example/marie.jpg\nitem1.EMAIL;type=INTERNET;type=pref:marie@sorbonne.example\n"
+            + "item1.X-ABLabel:school\nEND:VCARD\n"
+        let lines = ResourceMerger().merged(own, keeping: server).components(separatedBy: "\r\n")
+        XCTAssertTrue(lines.contains("ORG:Sorbonne;Physics"), "\(lines)")
+        XCTAssertFalse(lines.contains("ORG:Sorbonne"))
+        XCTAssertTrue(lines.contains("BDAY:--1107"))
+        XCTAssertTrue(lines.contains("PHOTO;VALUE=uri:https://photos.example/marie.jpg"))
+        XCTAssertEqual(lines.filter { $0.uppercased().contains("EMAIL") }, ["item1.EMAIL;type=INTERNET;type=pref:marie@sorbonne.example"])
+        XCTAssertTrue(lines.contains("item1.X-ABLabel:school"))
+
+        let edited = own.replacingOccurrences(of: "ORG:Sorbonne", with: "ORG:Institut Curie").replacingOccurrences(of: "\r\nEND", with: "\r\nBDAY:1867-11-07\r\nEND")
+        let after = ResourceMerger().merged(edited, keeping: server).components(separatedBy: "\r\n")
+        XCTAssertTrue(after.contains("ORG:Institut Curie"))
+        XCTAssertFalse(after.contains { $0.hasPrefix("ORG:Sorbonne") }, "a new organization is pim's alone")
+        XCTAssertFalse(after.contains("BDAY:--1107"), "pim writes a birthday now")
     }
 }

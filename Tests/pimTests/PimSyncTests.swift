@@ -53,6 +53,17 @@ final class PimSyncTests: SyncTestCase {
         XCTAssertNil(task["source"] as? String)
     }
 
+    func testACollectionGoneFromTheServerKeepsNoOtherFromSyncing() throws {
+        try addCollections()
+        XCTAssertEqual(try run("contacts", "add", "Ada Lovelace").status, 0)
+        XCTAssertEqual(try server.request("DELETE", "/alice/calendar/").status, 200)
+        let partly = try run("sync")
+        XCTAssertEqual(partly.status, 10, partly.stderr)
+        XCTAssertTrue(partly.stderr.contains("PROPFIND \(calendarURL): the server answered 404"), partly.stderr)
+        XCTAssertTrue(partly.stdout.contains("\(contactsURL): 0 added, 0 updated, 0 deleted here; 1 sent"), partly.stdout)
+        XCTAssertEqual(try server.resources(in: "/alice/contacts/").count, 1)
+    }
+
     // MARK: - Two devices
 
     func testRecordsMadeOnOneStoreReachAnotherThroughTheServer() throws {

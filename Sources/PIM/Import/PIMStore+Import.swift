@@ -73,7 +73,7 @@ extension PIMStore {
             record.setValue(now, forKey: "modified")
         }
         // A UID that is the record's own UUID as pim writes it says nothing more: not kept.
-        if let kind = RecordKind(entity: record.entity), kind != .group, let uid = record.value(forKey: "uid") as? String,
+        if RecordKind(entity: record.entity) != nil, let uid = record.value(forKey: "uid") as? String,
            let uuid = record.value(forKey: "uuid") as? UUID, uid.lowercased() == uuid.uuidString.lowercased() {
             record.setValue(nil, forKey: "uid")
         }

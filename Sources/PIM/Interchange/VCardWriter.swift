@@ -21,6 +21,27 @@ public struct VCardWriter {
         return lines.text
     }
 
+    /// The group card of `group` (vCard 3.0 as Apple Contacts, iCloud and Nextcloud write them:
+    /// `X-ADDRESSBOOKSERVER-KIND:group`, each member as `X-ADDRESSBOOKSERVER-MEMBER:urn:uuid:`
+    /// and its UID), which `pim sync` sends for a group read from a CardDAV server.
+    public func groupCard(for group: Group) -> String {
+        var lines = ContentLines()
+        lines.begin("VCARD")
+        lines.add("VERSION", value: "3.0")
+        lines.add("PRODID", value: Self.productID)
+        if let uid = ICalendarWriter.uid(of: group) { lines.add("UID", text: uid) }
+        lines.add("FN", text: group.name ?? "")
+        lines.add("N", value: ContentLines.structured([group.name]))
+        lines.add("X-ADDRESSBOOKSERVER-KIND", value: "group")
+        if let notes = group.notes, !notes.isEmpty { lines.add("NOTE", text: notes) }
+        for uid in group.members.compactMap({ ICalendarWriter.uid(of: $0) }).sorted() {
+            lines.add("X-ADDRESSBOOKSERVER-MEMBER", value: "urn:uuid:" + uid)
+        }
+        if let modified = group.modified { lines.add("REV", value: ICalendarWriter.utcText(modified)) }
+        lines.end("VCARD")
+        return lines.text
+    }
+
     private func write(_ contact: Contact, to lines: inout ContentLines) {
         let person = contact as? Person
         let organization = contact as? Organization

@@ -301,11 +301,11 @@ extension PIMStore {
         var sent: [String: (record: ManagedObject, etag: String?, digest: String)] = [:]
         do {
             let theirs = try serverTexts(of: puts.filter { $0.condition != .absent }.map(\.href), of: collection, client: client, base: base)
-            let merger = ResourceMerger(knownAddresses: try contactAddresses())
             for (href, target, record, condition) in puts {
                 guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
                 let own = resourceText(of: record, in: collection)
-                let text = theirs[key(target)].map { merger.merged(own, keeping: $0) } ?? own
+                let removed = Set(known[href]?.attendees ?? []).subtracting(attendeeAddresses(of: record))
+                let text = theirs[key(target)].map { ResourceMerger(removedAttendees: removed).merged(own, keeping: $0) } ?? own
                 var headers = ["Content-Type": collection.collectionKind == .addressBook ? "text/vcard; charset=utf-8" : "text/calendar; charset=utf-8"]
                 switch condition {
                 case .ifMatch(let etag): headers["If-Match"] = etag
@@ -350,14 +350,16 @@ extension PIMStore {
                 .max()?.timeIntervalSinceReferenceDate ?? now.timeIntervalSinceReferenceDate
         }
         for (href, record) in pulled.records where !record.isDeleted {
-            known[key(href)] = SyncedResource(etag: server[key(href)]?.etag, stamp: savedStamp(record), digest: digest(of: record, in: collection))
+            known[key(href)] = SyncedResource(etag: server[key(href)]?.etag, stamp: savedStamp(record), digest: digest(of: record, in: collection),
+                                              attendees: attendeeAddresses(of: record))
         }
         for (href, record) in inStep where known[href] != nil && !record.isDeleted && sent[href] == nil {
             known[href]?.stamp = savedStamp(record)
         }
         for (href, _) in localDeletes { known[href] = nil }
         for (href, value) in sent {
-            known[href] = SyncedResource(etag: value.etag, stamp: savedStamp(value.record), digest: value.digest)
+            known[href] = SyncedResource(etag: value.etag, stamp: savedStamp(value.record), digest: value.digest,
+                                         attendees: attendeeAddresses(of: value.record))
         }
         collection.syncedResources = known
         if report.failure == nil { collection.lastSynced = now }
@@ -391,12 +393,14 @@ extension PIMStore {
         return String(hash, radix: 16)
     }
 
-    /// The e-mail addresses of every contact here, lower case: an attendee of the server's with
-    /// none of them is one pim never held.
-    private func contactAddresses() throws(PIMError) -> Set<String> {
-        var request = FetchRequest<ManagedObject>(entityName: "EmailAddress")
-        request.propertiesToFetch = ["address"]
-        return Set(try fetch(request).compactMap { ($0.value(forKey: "address") as? String)?.lowercased() })
+    /// The addresses of a resource's attendees here (lower case), every address of each: an
+    /// attendee the server's copy has that is among them at one sync and gone at the next was
+    /// removed here.
+    private func attendeeAddresses(of record: ManagedObject) -> [String] {
+        guard let event = record as? Event else { return [] }
+        let addresses = resourceRecords(event).compactMap { $0 as? Event }.flatMap(\.attendees)
+            .flatMap { $0.emailAddresses.compactMap { $0.address?.lowercased() } }
+        return Array(Set(addresses)).sorted()
     }
 
     /// The server's text of the resources at `hrefs` (multiget), by href as compared.
@@ -440,10 +444,12 @@ extension PIMStore {
         return records
     }
 
-    /// The entities a collection's resources are, each with what narrows the fetch.
+    /// The entities a collection's resources are, each with what narrows the fetch: an address
+    /// book's contacts and the groups read from it as group cards (groups made here are sent as
+    /// their members' CATEGORIES only).
     private func entityQueries(for collection: SyncCollection) -> [(String, String)] {
         switch collection.collectionKind {
-        case .addressBook: [("Contact", "")]
+        case .addressBook: [("Contact", ""), ("Group", "")]
         case .calendar: [("Event", " AND master == nil"), ("Task", "")]
         }
     }
@@ -513,6 +519,7 @@ extension PIMStore {
     private func resourceText(of record: ManagedObject, in collection: SyncCollection) -> String {
         switch record {
         case let contact as Contact: VCardWriter().cards(for: [contact])
+        case let group as Group: VCardWriter().groupCard(for: group)
         case is Event: exportText([record], kind: .event)
         default: exportText([record], kind: .task)
         }

@@ -1,62 +1,126 @@
 // What `pim sync` keeps of the server's copy of a resource it replaces: everything pim does not
 // hold. pim writes an event, to-do or card from its record, which has no place for an alarm
-// (VALARM), for an attendee who is not one of its contacts, or for the properties other programs
-// add (X-MOZ-*, X-APPLE-*, IMPP, RELATED...); sent alone, it would delete them on the server and
-// on every device. The merger copies them from the server's copy into pim's text, inside the
-// component they belong to (matched by UID and RECURRENCE-ID), as DAVx5 and Thunderbird keep the
-// properties they do not know.
+// (VALARM), an attendee's reply, an attendee who is not one of its contacts, a department, a
+// photo link, a birthday without a year, an address book's custom labels, or the properties other
+// programs add (X-MOZ-*, X-APPLE-*, IMPP, RELATED...); sent alone, it would delete them on the
+// server and on every device. The merger copies them from the server's copy into pim's text,
+// inside the component they belong to (matched by UID and the instant of RECURRENCE-ID), as DAVx5
+// and Thunderbird keep what they do not know:
+//
+// - a property pim does not write is kept; one that restates a property pim writes (an HTML
+//   description, a structured location, a formatted address label) only while that property's
+//   value is the server's;
+// - a line of pim's whose value the server's copy has too (an e-mail address, a phone, an
+//   attendee) is sent as the server wrote it, with its parameters (TYPE=pref, PARTSTAT, CN) and
+//   the lines of its group (Apple's item1.X-ABLabel);
+// - an attendee pim's text lacks is kept unless pim's record had it at the last sync (removed
+//   here); an organizer unless pim writes one;
+// - a value pim cannot read (PHOTO by URL, BDAY without a year) is kept while pim writes none;
+//   an ORG whose organization is pim's keeps its units.
 import Foundation
 
 struct ResourceMerger {
-    /// The e-mail addresses of the store's contacts (lower case): an ATTENDEE with one of them is
-    /// one pim held, and left out on purpose when pim's text lacks it.
-    var knownAddresses: Set<String>
+    /// The attendees (lower-case addresses) pim's record had at the last sync and has no longer:
+    /// removed here, so not kept from the server's copy.
+    var removedAttendees: Set<String> = []
 
     /// The properties pim writes (or reads into its records and writes back) for each component:
-    /// these come from pim's text only.
+    /// the server's lines of these are sent only where they say what pim's text says.
     static let owned: [String: Set<String>] = [
         "VEVENT": ["UID", "DTSTAMP", "CREATED", "LAST-MODIFIED", "SUMMARY", "DTSTART", "DTEND", "DURATION", "LOCATION",
                    "DESCRIPTION", "URL", "STATUS", "RRULE", "EXDATE", "RECURRENCE-ID"],
         "VTODO": ["UID", "DTSTAMP", "CREATED", "LAST-MODIFIED", "SUMMARY", "DESCRIPTION", "DTSTART", "DUE", "DURATION",
                   "COMPLETED", "PERCENT-COMPLETE", "PRIORITY", "STATUS", "RRULE", "EXDATE", "CATEGORIES", "RELATED-TO", "URL"],
         "VCARD": ["VERSION", "PRODID", "UID", "FN", "N", "NICKNAME", "ORG", "TITLE", "BDAY", "ANNIVERSARY", "EMAIL", "TEL",
-                  "ADR", "CATEGORIES", "URL", "NOTE", "PHOTO", "REV", "KIND", "X-ABSHOWAS"],
+                  "ADR", "CATEGORIES", "URL", "NOTE", "PHOTO", "REV", "KIND", "X-ABSHOWAS", "MEMBER", "X-ADDRESSBOOKSERVER-KIND",
+                  "X-ADDRESSBOOKSERVER-MEMBER"],
     ]
 
+    /// Properties that restate one pim writes: kept while that one's values are the server's.
+    static let restating: [String: String] = [
+        "X-ALT-DESC": "DESCRIPTION", "X-APPLE-STRUCTURED-LOCATION": "LOCATION", "LABEL": "ADR",
+    ]
+
+    /// Properties a line of pim's is matched with a line of the server's by value.
+    static let matchedByValue: Set<String> = ["EMAIL", "TEL", "ADR", "URL", "ATTENDEE", "ORGANIZER", "IMPP"]
+
     /// `own` (pim's text, CRLF and folded) with what `theirs` (the server's copy) holds that pim
-    /// does not, each kept line inserted before the end of its component.
+    /// does not.
     func merged(_ own: String, keeping theirs: String) -> String {
-        let kept = keptLines(of: Self.logicalLines(theirs))
-        guard !kept.isEmpty else { return own }
+        let serverObjects = Self.components(of: Self.logicalLines(theirs))
+        guard !serverObjects.isEmpty else { return own }
         let ours = Self.logicalLines(own)
-        let objects = Self.objects(in: ours)
+        let ownObjects = Self.components(of: ours)
         var output: [String] = []
-        var stack: [String] = []
-        var current: (key: ObjectKey, hasOrganizer: Bool)?
-        for line in ours {
-            let name = Self.name(of: line.text)
-            if name == "BEGIN" {
-                let type = Self.value(of: line.text).uppercased()
-                stack.append(type)
-                if stack.count <= 2, Self.owned[type] != nil, let key = objects.first(where: { $0.line == line.index })?.key {
-                    current = (key, false)
-                }
-            } else if name == "END" {
-                let type = Self.value(of: line.text).uppercased()
-                if let object = current, object.key.type == type, stack.count <= 2 {
-                    let match = kept[object.key] ?? Self.soleMatch(for: object.key, in: kept, ours: objects)
-                    for item in match ?? [] where !(item.isOrganizer && object.hasOrganizer) {
-                        output += item.physical
+        var lineIndex = 0
+        for object in ownObjects {
+            // Lines before the component (the calendar's own, time zones) as pim wrote them.
+            while lineIndex < object.begin { output += ours[lineIndex].physical; lineIndex += 1 }
+            let server = serverObjects.first { $0.key == object.key } ?? Self.soleMatch(for: object, ours: ownObjects, theirs: serverObjects)
+            guard let server else { continue }
+            var used: Set<Int> = []
+            let mine = object.properties
+            for index in object.begin..<object.end {
+                let line = ours[index]
+                if let property = mine.first(where: { $0.line.index == index }), let match = equivalent(of: property, in: server, mine: mine, used: used) {
+                    used.insert(match.line.index)
+                    output += match.line.physical
+                    for sibling in server.properties where sibling.group != nil && sibling.group == match.group && sibling.line.index != match.line.index {
+                        used.insert(sibling.line.index)
+                        output += sibling.line.physical
                     }
-                    current = nil
+                } else {
+                    output += line.physical
                 }
-                if !stack.isEmpty { stack.removeLast() }
-            } else if name == "ORGANIZER" {
-                current?.hasOrganizer = true
             }
-            output += line.physical
+            output += keptLines(of: server, mine: mine, used: used)
+            output += server.subcomponents.flatMap { $0 }
+            lineIndex = object.end
         }
+        while lineIndex < ours.count { output += ours[lineIndex].physical; lineIndex += 1 }
         return output.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// The server's line that says what pim's `property` says (the same address, number, or an
+    /// ORG whose first part is pim's organization), not yet sent.
+    private func equivalent(of property: Property, in server: Component, mine: [Property], used: Set<Int>) -> Property? {
+        if property.name == "ORG" {
+            return server.properties.first { $0.name == "ORG" && !used.contains($0.line.index)
+                && Self.firstPart(of: $0.value) == Self.firstPart(of: property.value) }
+        }
+        guard Self.matchedByValue.contains(property.name) else { return nil }
+        let value = Self.comparable(property)
+        return server.properties.first { $0.name == property.name && !used.contains($0.line.index) && Self.comparable($0) == value }
+    }
+
+    /// The server's lines pim's text does not say and are kept, in the server's order.
+    private func keptLines(of server: Component, mine: [Property], used: Set<Int>) -> [String] {
+        let names = Set(mine.map(\.name))
+        let owned = Self.owned[server.key.type] ?? []
+        // Groups of a property pim writes that was not matched: pim's line stands alone.
+        let droppedGroups = Set(server.properties.filter { owned.contains($0.name) && !used.contains($0.line.index) }.compactMap(\.group))
+        var kept: [String] = []
+        for property in server.properties where !used.contains(property.line.index) {
+            if let group = property.group, droppedGroups.contains(group) { continue }
+            let keep: Bool
+            switch property.name {
+            case "ATTENDEE":
+                keep = !removedAttendees.contains(Self.comparable(property))
+            case "ORGANIZER":
+                keep = !names.contains("ORGANIZER")
+            case "PHOTO":
+                keep = !names.contains("PHOTO") && (property.parameters.uppercased().contains("VALUE=URI") || property.value.contains("://"))
+            case "BDAY", "ANNIVERSARY":
+                keep = !names.contains(property.name) && property.value.hasPrefix("--")
+            case let name where Self.restating[name] != nil:
+                let restated = Self.restating[name] ?? ""
+                keep = Set(server.properties.filter { $0.name == restated }.map(\.value)) == Set(mine.filter { $0.name == restated }.map(\.value))
+            default:
+                keep = !owned.contains(property.name) && !property.name.hasPrefix("X-PIM-")
+            }
+            if keep { kept += property.line.physical }
+        }
+        return kept
     }
 
     // MARK: Reading content lines
@@ -68,18 +132,31 @@ struct ResourceMerger {
         var physical: [String]
     }
 
+    /// A property line of a component.
+    struct Property {
+        var line: Line
+        var name: String
+        var group: String?
+        var parameters: String
+        var value: String
+    }
+
     /// An event, to-do or card, as matched between the two texts.
-    struct ObjectKey: Hashable {
+    struct Key: Hashable {
         var type: String
         var uid: String
-        /// The digits of RECURRENCE-ID (a changed occurrence), empty for a series or a card.
+        /// The instant (or day) of RECURRENCE-ID: a changed occurrence; empty for a series or a card.
         var recurrence: String
     }
 
-    /// A kept property or subcomponent.
-    struct Kept {
-        var physical: [String]
-        var isOrganizer = false
+    /// An event, to-do or card: where it begins and ends (the END line), its properties and its
+    /// subcomponents (alarms) as physical lines.
+    struct Component {
+        var key: Key
+        var begin: Int
+        var end: Int
+        var properties: [Property]
+        var subcomponents: [[String]]
     }
 
     /// `text`'s content lines (CRLF or LF, as XML hands calendar data over), unfolded.
@@ -98,118 +175,119 @@ struct ResourceMerger {
         return lines
     }
 
-    /// A content line's property name, upper case, without its group (`item1.EMAIL` is `EMAIL`).
-    static func name(of line: String) -> String {
-        let end = line.firstIndex { $0 == ";" || $0 == ":" } ?? line.endIndex
-        let full = line[..<end].uppercased()
-        return full.split(separator: ".").last.map(String.init) ?? full
-    }
-
-    /// A content line's group (`item1` of `item1.EMAIL`), if any.
-    static func group(of line: String) -> String? {
-        let end = line.firstIndex { $0 == ";" || $0 == ":" } ?? line.endIndex
-        let full = line[..<end]
-        guard let dot = full.firstIndex(of: ".") else { return nil }
-        return full[..<dot].uppercased()
-    }
-
-    /// A content line's value: what follows the first colon outside quotes.
-    static func value(of line: String) -> String {
+    /// A content line split into its name (upper case, without its group), group, parameters
+    /// and value (what follows the first colon outside quotes).
+    static func property(_ line: Line) -> Property {
         var quoted = false
-        for index in line.indices {
-            if line[index] == "\"" { quoted.toggle() }
-            if line[index] == ":", !quoted { return String(line[line.index(after: index)...]) }
+        var colon = line.text.endIndex
+        for index in line.text.indices {
+            if line.text[index] == "\"" { quoted.toggle() }
+            if line.text[index] == ":", !quoted {
+                colon = index
+                break
+            }
         }
-        return ""
+        let head = line.text[..<colon]
+        let value = colon < line.text.endIndex ? String(line.text[line.text.index(after: colon)...]) : ""
+        let nameEnd = head.firstIndex(of: ";") ?? head.endIndex
+        let fullName = head[..<nameEnd].uppercased()
+        let dot = fullName.lastIndex(of: ".")
+        return Property(line: line, name: dot.map { String(fullName[fullName.index(after: $0)...]) } ?? fullName,
+                        group: dot.map { String(fullName[..<$0]) }, parameters: String(head[nameEnd...]), value: value)
     }
 
-    /// The events, to-dos and cards of `lines` with the line each begins on.
-    static func objects(in lines: [Line]) -> [(line: Int, key: ObjectKey)] {
-        var found: [(line: Int, key: ObjectKey)] = []
-        var open: (line: Int, type: String, uid: String, recurrence: String)?
+    /// The events, to-dos and cards of `lines`.
+    static func components(of lines: [Line]) -> [Component] {
+        var found: [Component] = []
+        var open: Component?
+        var inner: (depth: Int, lines: [String])?
         for line in lines {
-            let name = name(of: line.text)
-            if name == "BEGIN" {
-                let type = value(of: line.text).uppercased()
-                if open == nil, owned[type] != nil { open = (line.index, type, "", "") }
-            } else if name == "END" {
-                if let object = open, value(of: line.text).uppercased() == object.type {
-                    found.append((object.line, ObjectKey(type: object.type, uid: object.uid, recurrence: object.recurrence)))
-                    open = nil
+            let property = property(line)
+            if var nested = inner {
+                nested.lines += line.physical
+                if property.name == "BEGIN" { nested.depth += 1 }
+                if property.name == "END" { nested.depth -= 1 }
+                if nested.depth == 0 {
+                    open?.subcomponents.append(nested.lines)
+                    inner = nil
+                } else {
+                    inner = nested
                 }
-            } else if name == "UID", open != nil {
-                open?.uid = value(of: line.text)
-            } else if name == "RECURRENCE-ID", open != nil {
-                open?.recurrence = String(value(of: line.text).filter(\.isNumber))
+                continue
+            }
+            if property.name == "BEGIN" {
+                let type = property.value.uppercased()
+                if open == nil, owned[type] != nil {
+                    open = Component(key: Key(type: type, uid: "", recurrence: ""), begin: line.index + 1, end: line.index + 1,
+                                     properties: [], subcomponents: [])
+                } else if open != nil {
+                    inner = (1, line.physical)
+                }
+            } else if property.name == "END", var component = open, property.value.uppercased() == component.key.type {
+                component.end = line.index
+                found.append(component)
+                open = nil
+            } else if open != nil {
+                if property.name == "UID" { open?.key.uid = property.value }
+                if property.name == "RECURRENCE-ID" { open?.key.recurrence = instant(of: property) }
+                open?.properties.append(property)
             }
         }
         return found
     }
 
-    /// What the server's copy holds that pim's text will not, by the component it is in.
-    private func keptLines(of lines: [Line]) -> [ObjectKey: [Kept]] {
-        let objects = Self.objects(in: lines)
-        var kept: [ObjectKey: [Kept]] = [:]
-        var current: (key: ObjectKey, items: [Kept], ownedGroups: Set<String>, lines: [Line])?
-        var subcomponent: (depth: Int, physical: [String])?
-        for line in lines {
-            let name = Self.name(of: line.text)
-            if var inner = subcomponent {
-                inner.physical += line.physical
-                if name == "BEGIN" { inner.depth += 1 }
-                if name == "END" { inner.depth -= 1 }
-                if inner.depth == 0 {
-                    current?.items.append(Kept(physical: inner.physical))
-                    subcomponent = nil
-                } else {
-                    subcomponent = inner
-                }
-                continue
-            }
-            if name == "BEGIN" {
-                if let key = objects.first(where: { $0.line == line.index })?.key, current == nil {
-                    current = (key, [], [], [])
-                } else if current != nil {
-                    // An alarm (or any component inside the event or to-do): kept whole.
-                    subcomponent = (1, line.physical)
-                }
-                continue
-            }
-            if name == "END" {
-                if let object = current, Self.value(of: line.text).uppercased() == object.key.type {
-                    // Properties of a group pim writes (item1.EMAIL) take their labels along.
-                    let items = object.items + object.lines.filter { Self.group(of: $0.text).map { !object.ownedGroups.contains($0) } ?? true }
-                        .map { Kept(physical: $0.physical) }
-                    if !items.isEmpty { kept[object.key] = items }
-                    current = nil
-                }
-                continue
-            }
-            guard var object = current else { continue }
-            let owned = Self.owned[object.key.type] ?? []
-            if name == "ATTENDEE" {
-                // An attendee pim could hold is one of its contacts: then pim's text says it.
-                let address = Self.value(of: line.text).lowercased().replacingOccurrences(of: "mailto:", with: "")
-                // (pim writes none for a to-do or a card.)
-                if object.key.type != "VEVENT" || !knownAddresses.contains(address) { object.items.append(Kept(physical: line.physical)) }
-            } else if name == "ORGANIZER" {
-                object.items.append(Kept(physical: line.physical, isOrganizer: true))
-            } else if owned.contains(name) || name.hasPrefix("X-PIM-") {
-                if let group = Self.group(of: line.text) { object.ownedGroups.insert(group) }
-            } else {
-                object.lines.append(line)
-            }
-            current = object
-        }
-        return kept
+    /// A RECURRENCE-ID as the instant it names (seconds since 1970, in its TZID or UTC), or its
+    /// day for a date; its digits when the zone is not known here.
+    static func instant(of property: Property) -> String {
+        let digits = property.value.filter(\.isNumber)
+        guard digits.count == 14 else { return "D" + digits }
+        let zoneName = property.parameters.split(separator: ";").first { $0.uppercased().hasPrefix("TZID=") }
+            .map { String($0.dropFirst(5)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        let zone = property.value.uppercased().hasSuffix("Z") ? TimeZone(identifier: "UTC") : zoneName.flatMap(TimeZone.init(identifier:))
+        guard let zone else { return digits }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let number = { (from: Int, length: Int) -> Int in Int(digits.dropFirst(from).prefix(length)) ?? 0 }
+        let parts = DateComponents(year: number(0, 4), month: number(4, 2), day: number(6, 2), hour: number(8, 2),
+                                   minute: number(10, 2), second: number(12, 2))
+        return calendar.date(from: parts).map { String(Int($0.timeIntervalSince1970)) } ?? digits
     }
 
-    /// The kept lines of the server's only component of `key`'s type, when pim's text and the
-    /// server's each have one (a card whose UID another program changed).
-    private static func soleMatch(for key: ObjectKey, in kept: [ObjectKey: [Kept]],
-                                  ours: [(line: Int, key: ObjectKey)]) -> [Kept]? {
-        guard key.recurrence.isEmpty, ours.filter({ $0.key.type == key.type }).count == 1 else { return nil }
-        let theirs = kept.filter { $0.key.type == key.type && $0.key.recurrence.isEmpty }
-        return theirs.count == 1 ? theirs.first?.value : nil
+    /// A value as lines are matched by: an address without `mailto:`, a number's digits, lower case.
+    static func comparable(_ property: Property) -> String {
+        let value = property.value.lowercased()
+        switch property.name {
+        case "TEL": return value.filter { $0.isNumber || $0 == "+" }
+        case "ATTENDEE", "ORGANIZER", "EMAIL": return value.hasPrefix("mailto:") ? String(value.dropFirst(7)) : value
+        default: return value
+        }
+    }
+
+    /// The first of a structured value's parts (ORG's organization).
+    static func firstPart(of value: String) -> String {
+        var escaped = false
+        var part = ""
+        for character in value {
+            if escaped {
+                part.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+                part.append(character)
+            } else if character == ";" {
+                break
+            } else {
+                part.append(character)
+            }
+        }
+        return part
+    }
+
+    /// The server's only component of `object`'s type, when pim's text and the server's each
+    /// have one that is not a changed occurrence (a card whose UID another program changed).
+    private static func soleMatch(for object: Component, ours: [Component], theirs: [Component]) -> Component? {
+        guard object.key.recurrence.isEmpty, ours.filter({ $0.key.type == object.key.type }).count == 1 else { return nil }
+        let candidates = theirs.filter { $0.key.type == object.key.type && $0.key.recurrence.isEmpty }
+        return candidates.count == 1 ? candidates.first : nil
     }
 }

@@ -16,6 +16,9 @@ struct SyncedResource: Codable, Equatable {
     /// A hash of the text its records are sent as (``PIMStore/digest(of:)``): a record whose
     /// modification time moved with no change to that text (a link to it) is not changed.
     var digest: String?
+    /// The addresses of an event's attendees here: one the server's copy still has that pim's
+    /// record no longer has was removed here (not kept from the server's copy).
+    var attendees: [String]?
 }
 
 /// The kinds of collection pim syncs.
