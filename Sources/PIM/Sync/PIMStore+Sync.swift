@@ -4,9 +4,11 @@
 // what the last run left (SyncCollection.syncedResources) and with the records here, then reads
 // what changed on the server (calendar-multiget / addressbook-multiget, imported through the dav
 // feed mapping), deletes here what the server deleted, and sends what changed here (PUT with
-// If-Match, new resources with If-None-Match: *) and what was deleted here (DELETE with
-// If-Match). A resource changed on both sides is a conflict: left as it is on both unless the run
-// prefers one side. The caller saves the context as one undo group.
+// If-Match, new resources with If-None-Match: *; each with what the server's copy holds that pim
+// does not, ResourceMerger) and what was deleted here (DELETE with If-Match). A resource changed
+// on both sides is a conflict: left as it is on both unless the run prefers one side. Resources
+// are compared by path (percent-decoded); a record is changed here when its modification time
+// moved and the text it is sent as changed. The caller saves the context as one undo group.
 import FeedImport
 import Foundation
 import ObjectGraph
@@ -301,10 +303,10 @@ extension PIMStore {
         var sent: [String: (record: ManagedObject, etag: String?, digest: String)] = [:]
         do {
             let theirs = try serverTexts(of: puts.filter { $0.condition != .absent }.map(\.href), of: collection, client: client, base: base)
-            for (href, target, record, condition) in puts {
+            for (slot, target, record, condition) in puts {
                 guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
                 let own = resourceText(of: record, in: collection)
-                let removed = Set(known[href]?.attendees ?? []).subtracting(attendeeAddresses(of: record))
+                let removed = Set(known[slot]?.attendees ?? []).subtracting(attendeeAddresses(of: record))
                 let text = theirs[key(target)].map { ResourceMerger(removedAttendees: removed).merged(own, keeping: $0) } ?? own
                 var headers = ["Content-Type": collection.collectionKind == .addressBook ? "text/vcard; charset=utf-8" : "text/calendar; charset=utf-8"]
                 switch condition {
@@ -323,16 +325,16 @@ extension PIMStore {
                 }
                 if record.value(forKey: "source") as? String != urlText { record.setValue(urlText, forKey: "source") }
                 if record.value(forKey: "externalID") as? String != target { record.setValue(target, forKey: "externalID") }
-                sent[href] = (record, response.etag, Self.digest(of: own))
+                sent[slot] = (record, response.etag, Self.digest(of: own))
                 report.sent += 1
             }
-            for (href, target, etag) in remoteDeletes {
+            for (slot, target, etag) in remoteDeletes {
                 guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
                 let response = try client.send("DELETE", url, headers: ["If-Match": etag])
                 if response.status == 412 {
                     conflict(target, nil, "deleted here, changed on the server while this run read it")
                 } else if response.isSuccess || response.status == 404 {
-                    known[href] = nil
+                    known[slot] = nil
                     report.removed += 1
                 } else {
                     report.problems.append("DELETE \(url.absoluteString): the server answered \(response.statusLine)")
