@@ -43,10 +43,7 @@ final class DAVMultistatus: NSObject, XMLParserDelegate {
     /// document.
     static func members(of data: Data, from url: URL) throws(PIMError) -> [DAVMember] {
         let reader = DAVMultistatus()
-        let parser = XMLParser(data: data)
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = reader
+        let parser = reader.parser(of: data)
         guard parser.parse() else {
             let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "not well-formed"
             throw PIMError.server("\(url.absoluteString): the answer is not well-formed XML (line \(parser.lineNumber), column \(parser.columnNumber)): \(reason)")
@@ -68,11 +65,16 @@ final class DAVMultistatus: NSObject, XMLParserDelegate {
     static func hrefs(in data: Data, inside names: Set<String>) -> [String] {
         let reader = DAVMultistatus()
         reader.wantedProperties = names
+        return reader.parser(of: data).parse() ? reader.wantedHrefs : []
+    }
+
+    /// A parser of `data` reporting to this reader: namespaces resolved, no external entities.
+    private func parser(of data: Data) -> XMLParser {
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
-        parser.delegate = reader
-        return parser.parse() ? reader.wantedHrefs : []
+        parser.delegate = self
+        return parser
     }
 
     private static func name(_ element: String, _ namespace: String?) -> String { "\(namespace ?? "") \(element)" }

@@ -137,12 +137,10 @@ extension PIMStore {
     /// The hrefs inside the properties named `element` of `url` (PROPFIND, depth 0); none when the
     /// server does not answer it.
     private func hrefProperty(_ client: DAVClient, _ url: URL, _ properties: String, element names: String...) -> [String] {
-        let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
-            + #"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:r="urn:ietf:params:xml:ns:carddav"><d:prop>"#
-            + properties + "</d:prop></d:propfind>"
+        let body = Self.propfindBody(properties)
         // A server may refuse these to a user it does not know (Radicale without authentication).
         guard let response = try? client.send("PROPFIND", url, headers: ["Depth": "0", "Content-Type": "application/xml; charset=utf-8"],
-                                              body: Data(body.utf8)),
+                                              body: body),
               response.status == 207 else { return [] }
         return DAVMultistatus.hrefs(in: response.body, inside: Set(names))
     }
@@ -408,11 +406,8 @@ extension PIMStore {
     /// The server's text of the resources at `hrefs` (multiget), by href as compared.
     private func serverTexts(of hrefs: [String], of collection: SyncCollection, client: DAVClient, base: URL) throws(PIMError) -> [String: String] {
         var texts: [String: String] = [:]
-        var start = 0
-        while start < hrefs.count {
-            let batch = Array(hrefs[start..<min(start + 100, hrefs.count)])
-            start += 100
-            for member in try multiget(batch, of: collection, client: client, base: base).members {
+        for answer in try multiget(hrefs, of: collection, client: client, base: base) {
+            for member in answer.members {
                 if let data = member.data { texts[Self.hrefKey(member.href, base: base)] = data }
             }
         }
@@ -549,18 +544,13 @@ extension PIMStore {
             throw PIMError.store(path: folder.path, reason: "cannot make a folder for the server's answers: \(error.localizedDescription)")
         }
         var files: [URL] = []
-        var start = 0
-        while start < hrefs.count {
-            let batch = Array(hrefs[start..<min(start + 100, hrefs.count)])
-            start += 100
-            let answer = try multiget(batch, of: collection, client: client, base: base)
+        for (number, answer) in try multiget(hrefs, of: collection, client: client, base: base).enumerated() {
             for member in answer.members {
                 if let etag = member.etag { etags[member.href] = etag }
             }
-            let response = answer.response
-            let file = folder.appendingPathComponent("answer-\(start).xml")
+            let file = folder.appendingPathComponent("answer-\(number).xml")
             do {
-                try response.body.write(to: file)
+                try answer.response.body.write(to: file)
             } catch {
                 throw PIMError.store(path: file.path, reason: "cannot keep the server's answer: \(error.localizedDescription)")
             }
@@ -590,23 +580,31 @@ extension PIMStore {
         return (records, etags)
     }
 
-    /// The resources at `hrefs` with their tags and text (calendar-multiget, addressbook-multiget).
+    /// The resources at `hrefs` with their tags and text (calendar-multiget, addressbook-multiget),
+    /// asked for 100 at a time: one answer per request.
     private func multiget(_ hrefs: [String], of collection: SyncCollection, client: DAVClient,
-                          base: URL) throws(PIMError) -> (response: DAVResponse, members: [DAVMember]) {
+                          base: URL) throws(PIMError) -> [(response: DAVResponse, members: [DAVMember])] {
         let addressBook = collection.collectionKind == .addressBook
         let method = addressBook ? "r:addressbook-multiget" : "c:calendar-multiget"
         let data = addressBook ? "<r:address-data/>" : "<c:calendar-data/>"
-        let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
-            + #"<\#(method) xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:r="urn:ietf:params:xml:ns:carddav">"#
-            + "<d:prop><d:getetag/>\(data)</d:prop>"
-            + hrefs.map { "<d:href>\(Self.escaped($0))</d:href>" }.joined()
-            + "</\(method)>"
-        let response = try client.send("REPORT", base, headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
-                                       body: Data(body.utf8))
-        guard response.status == 207 else {
-            throw PIMError.server("REPORT \(base.absoluteString): the server answered \(response.statusLine)")
+        var answers: [(response: DAVResponse, members: [DAVMember])] = []
+        var start = 0
+        while start < hrefs.count {
+            let batch = hrefs[start..<min(start + 100, hrefs.count)]
+            start += 100
+            let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
+                + #"<\#(method) xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:r="urn:ietf:params:xml:ns:carddav">"#
+                + "<d:prop><d:getetag/>\(data)</d:prop>"
+                + batch.map { "<d:href>\(Self.escaped($0))</d:href>" }.joined()
+                + "</\(method)>"
+            let response = try client.send("REPORT", base, headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
+                                           body: Data(body.utf8))
+            guard response.status == 207 else {
+                throw PIMError.server("REPORT \(base.absoluteString): the server answered \(response.statusLine)")
+            }
+            answers.append((response, try DAVMultistatus.members(of: response.body, from: base)))
         }
-        return (response, try DAVMultistatus.members(of: response.body, from: base))
+        return answers
     }
 
     private func reportedCounts(_ feed: FeedImportReport, into report: inout SyncReport) {
@@ -620,13 +618,19 @@ extension PIMStore {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
+    /// A PROPFIND request asking for `properties` (`<d:getetag/>`; prefixes d, c and r are DAV,
+    /// CalDAV and CardDAV).
+    private static func propfindBody(_ properties: String) -> Data {
+        Data((#"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
+            + #"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:r="urn:ietf:params:xml:ns:carddav"><d:prop>"#
+            + properties + "</d:prop></d:propfind>").utf8)
+    }
+
     /// The members PROPFIND lists at `url` with `properties` (`<d:getetag/>`).
     private func propfind(_ client: DAVClient, _ url: URL, depth: String, properties: [String]) throws(PIMError) -> [DAVMember] {
-        let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
-            + #"<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:r="urn:ietf:params:xml:ns:carddav"><d:prop>"#
-            + properties.joined() + "</d:prop></d:propfind>"
+        let body = Self.propfindBody(properties.joined())
         let response = try client.send("PROPFIND", url, headers: ["Depth": depth, "Content-Type": "application/xml; charset=utf-8"],
-                                       body: Data(body.utf8))
+                                       body: body)
         guard response.status == 207 else {
             throw PIMError.server("PROPFIND \(url.absoluteString): the server answered \(response.statusLine)")
         }
