@@ -19,12 +19,26 @@ import Foundation
 /// an integer widened), an attribute that became a relationship or the reverse, a relationship
 /// whose destination is no longer the entity its source's destination maps to.
 public struct MappingModel: Sendable, CustomStringConvertible {
-    /// One mapping per destination entity (copy, transform or add) and per source entity left out
-    /// of the destination (remove).
+    /// One mapping per destination entity (copy, transform, custom or add) and per source entity
+    /// left out of the destination (remove), in the order a ``MigrationManager`` runs them.
     public var entityMappings: [EntityMapping]
+    /// The model the mapping maps from, when known: an inferred mapping's, or the one a mapping
+    /// model file was read against. A store given the mapping in
+    /// ``MigrationManager/mappingModelsOption`` is migrated with it when it opens with this model.
+    public var sourceModel: ManagedObjectModel?
+    /// The model the mapping maps to, when known.
+    public var destinationModel: ManagedObjectModel?
 
-    public init(entityMappings: [EntityMapping]) {
+    public init(entityMappings: [EntityMapping], sourceModel: ManagedObjectModel? = nil,
+                destinationModel: ManagedObjectModel? = nil) {
         self.entityMappings = entityMappings
+        self.sourceModel = sourceModel
+        self.destinationModel = destinationModel
+    }
+
+    /// The entity mapping named `name` (`SourceToDestination`, as Xcode names them), if any.
+    public func entityMapping(named name: String) -> EntityMapping? {
+        entityMappings.first { $0.name == name }
     }
 
     /// The mapping of `destination` (an entity of the destination model), if any.
@@ -70,7 +84,8 @@ public struct MappingModel: Sendable, CustomStringConvertible {
                     if let old = match as? AttributeDescription, !Self.canCarry(old.attributeType, to: attribute.attributeType) {
                         throw MigrationError(.inference, "\(attribute.qualifiedName): its type changed from \(old.attributeType.xcodeName) (\(old.qualifiedName)) to \(attribute.attributeType.xcodeName), which an inferred mapping cannot convert")
                     }
-                    attributes.append(PropertyMapping(name: attribute.name, sourceName: match?.name))
+                    attributes.append(PropertyMapping(name: attribute.name, sourceName: match?.name,
+                                                      valueExpression: match.map { Self.sourceValue($0.name) }))
                 } else if let relationship = property as? RelationshipDescription {
                     guard let match else {
                         relationships.append(PropertyMapping(name: relationship.name, sourceName: nil))
@@ -85,19 +100,38 @@ public struct MappingModel: Sendable, CustomStringConvertible {
                     guard let carried, let target = relationship.destinationEntity, carried.isKind(of: target) else {
                         throw MigrationError(.inference, "\(relationship.qualifiedName): its destination \(relationship.destinationEntityName) is not \(old.destinationEntityName) (the destination of \(old.qualifiedName)) nor an entity that objects of \(old.destinationEntityName) become")
                     }
-                    relationships.append(PropertyMapping(name: relationship.name, sourceName: old.name))
+                    relationships.append(PropertyMapping(name: relationship.name, sourceName: old.name,
+                                                         valueExpression: Self.destinationsOfRelationship(old.name)))
                 }
             }
             let type: EntityMapping.MappingType = sameHashes && entity.name == sourceName ? .copy : .transform
-            mappings.append(EntityMapping(name: sourceName + "To" + entity.name, mappingType: type, sourceEntityName: sourceName,
-                                          destinationEntityName: entity.name, attributeMappings: attributes,
-                                          relationshipMappings: relationships))
+            var mapping = EntityMapping(name: sourceName + "To" + entity.name, mappingType: type, sourceEntityName: sourceName,
+                                        destinationEntityName: entity.name, attributeMappings: attributes,
+                                        relationshipMappings: relationships)
+            mapping.sourceEntityVersionHash = sourceEntity.versionHash
+            mapping.destinationEntityVersionHash = entity.versionHash
+            mappings.append(mapping)
         }
         for entity in source.entities.sorted(by: { $0.name < $1.name }) where !mappedSources.contains(entity.name) {
             mappings.append(EntityMapping(name: "Remove" + entity.name, mappingType: .remove, sourceEntityName: entity.name,
                                           destinationEntityName: nil, attributeMappings: [], relationshipMappings: []))
         }
-        return MappingModel(entityMappings: mappings)
+        return MappingModel(entityMappings: mappings, sourceModel: source, destinationModel: destination)
+    }
+
+    /// `$source.name`: the value of the source object's property `name` (what Xcode writes for
+    /// an attribute mapped from one of the same name).
+    static func sourceValue(_ name: String) -> Expression {
+        .member(.variable(MigrationManager.sourceVariable), name)
+    }
+
+    /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
+    /// "name", $source.name)`: the objects migrated from the source object's destinations of
+    /// relationship `name`, whatever entity mapping made them (what Core Data's inferred mappings
+    /// use).
+    static func destinationsOfRelationship(_ name: String) -> Expression {
+        .method(.variable(MigrationManager.managerVariable), MigrationManager.destinationsOfRelationshipSelector,
+                [.string(name), sourceValue(name)])
     }
 
     /// The inferred mapping of a store's lightweight migration from `source` to `destination`,
@@ -147,7 +181,7 @@ extension PropertyDescription: Named {}
 
 /// How one destination entity gets its objects (Core Data's `NSEntityMapping`).
 public struct EntityMapping: Sendable, CustomStringConvertible {
-    /// Core Data's entity mapping types, those an inferred mapping uses.
+    /// Core Data's entity mapping types (`NSEntityMappingType`).
     public enum MappingType: Sendable {
         /// A new entity: no objects to carry over.
         case add
@@ -157,6 +191,11 @@ public struct EntityMapping: Sendable, CustomStringConvertible {
         case copy
         /// A changed or renamed entity: its objects are copied property by property.
         case transform
+        /// Objects made by the mapping's migration policy, from source objects or none.
+        case custom
+        /// A mapping whose kind was not set; run as a transform when it names a source and a
+        /// destination entity.
+        case undefined
     }
 
     /// `SourceToDestination`, `AddDestination` or `RemoveSource`, as Core Data names them.
@@ -168,6 +207,20 @@ public struct EntityMapping: Sendable, CustomStringConvertible {
     public var attributeMappings: [PropertyMapping]
     /// One mapping per stored relationship of the destination entity.
     public var relationshipMappings: [PropertyMapping]
+    /// Which source objects the mapping migrates: those of the source entity (not of its
+    /// sub-entities, which have mappings of their own) for which this predicate holds; nil for
+    /// all. Core Data's `sourceExpression` is a fetch of the source entity with this predicate.
+    public var sourcePredicate: Predicate?
+    /// The name of the ``EntityMigrationPolicy`` subclass that migrates the objects (Core Data's
+    /// `entityMigrationPolicyClassName`); nil for the default policy. Found by
+    /// ``EntityMigrationPolicy/register(_:as:)`` or by its Swift name (`Module.ClassName`).
+    public var entityMigrationPolicyClassName: String?
+    /// Values a custom policy can read.
+    public var userInfo: [String: String] = [:]
+    /// The version hash of the source entity the mapping was made for, when known.
+    public var sourceEntityVersionHash: Data?
+    /// The version hash of the destination entity the mapping was made for, when known.
+    public var destinationEntityVersionHash: Data?
 
     public init(name: String, mappingType: MappingType, sourceEntityName: String?, destinationEntityName: String?,
                 attributeMappings: [PropertyMapping], relationshipMappings: [PropertyMapping]) {
@@ -185,23 +238,51 @@ public struct EntityMapping: Sendable, CustomStringConvertible {
     }
 }
 
-/// Where one destination property takes its value (Core Data's `NSPropertyMapping`, whose value
-/// expression an inferred mapping always makes `$source.<name>`).
+/// Where one destination property takes its value (Core Data's `NSPropertyMapping`).
+///
+/// A ``MigrationManager`` evaluates the value expression with `$source` (the source object),
+/// `$manager`, `$entityMapping`, `$propertyMapping` and `$entityPolicy` bound; a relationship's
+/// finds the migrated objects with `FUNCTION($manager,
+/// "destinationInstancesForEntityMappingNamed:sourceInstances:", "CountryToCountry", $source.country)`.
 public struct PropertyMapping: Sendable, CustomStringConvertible {
     /// The destination property.
     public var name: String
-    /// The source property whose value it takes; nil for a new property, which starts with its
-    /// default value (attributes) or empty (relationships).
+    /// The source property whose value it takes unchanged (what lightweight migration carries
+    /// over): `x` of a value expression `$source.x`, nil for a new property, which starts with
+    /// its default value (attributes) or empty (relationships), or for a computed one.
     public var sourceName: String?
+    /// The expression giving the value; nil leaves the property at its default value.
+    public var valueExpression: Expression?
+    /// Values a custom policy can read.
+    public var userInfo: [String: String] = [:]
 
+    /// A property carried over from the source property `sourceName` (nil: a new property).
     public init(name: String, sourceName: String?) {
+        self.init(name: name, sourceName: sourceName, valueExpression: sourceName.map(MappingModel.sourceValue))
+    }
+
+    /// A property whose value `valueExpression` gives (nil: left at its default).
+    public init(name: String, valueExpression: Expression?) {
+        var carried: String?
+        if case .member(.variable(MigrationManager.sourceVariable), let key)? = valueExpression, !key.contains(".") {
+            carried = key
+        }
+        self.init(name: name, sourceName: carried, valueExpression: valueExpression)
+    }
+
+    init(name: String, sourceName: String?, valueExpression: Expression?) {
         self.name = name
         self.sourceName = sourceName
+        self.valueExpression = valueExpression
     }
 
     public var description: String {
-        guard let sourceName else { return "\(name) = default" }
-        return sourceName == name ? name : "\(name) = $source.\(sourceName)"
+        if let sourceName, valueExpression == MappingModel.sourceValue(sourceName)
+            || valueExpression == MappingModel.destinationsOfRelationship(sourceName) {
+            return sourceName == name ? name : "\(name) = $source.\(sourceName)"
+        }
+        guard let valueExpression else { return "\(name) = default" }
+        return "\(name) = \(valueExpression.expressionFormat)"
     }
 }
 
@@ -216,6 +297,11 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         case missingMappingModel
         /// The store's data does not fit the destination model (`NSMigrationError`).
         case migration
+        /// A mapping model file cannot be read, or names what its models lack; the path then
+        /// ends with the line (`xcmapping.xml:12`).
+        case mappingModelFile
+        /// A policy cancelled the migration (`NSMigrationCancelledError`).
+        case cancelled
     }
 
     public let kind: Kind
@@ -231,6 +317,7 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        (path.map { "\($0): " } ?? "") + "cannot migrate the store: " + reason
+        if kind == .mappingModelFile { return (path.map { "\($0): " } ?? "") + reason }
+        return (path.map { "\($0): " } ?? "") + "cannot migrate the store: " + reason
     }
 }

@@ -25,8 +25,12 @@ public enum MethodTable {
         methods[selector] = method
     }
 
-    /// Calls `selector` on `receiver`; throws for an unknown selector or bad arguments.
+    /// Calls `selector` on `receiver`: the receiver's own method when it is a ``MethodReceiver``
+    /// that has one, else the table's; throws for an unknown selector or bad arguments.
     public static func call(_ selector: String, on receiver: Any?, _ arguments: [Any?]) throws -> Any? {
+        if let receiver = receiver as? any MethodReceiver, let method = receiver.method(forSelector: selector) {
+            return try method(arguments.map(KeyValueAccess.normalized))
+        }
         lock.lock()
         let method = methods[selector]
         lock.unlock()
@@ -58,6 +62,12 @@ public enum MethodTable {
     }
 
     private static let builtins: [String: Method] = [
+        "valueForKey:": { r, a in
+            try KeyValueAccess.value(of: r, forKey: string(argument(a, 0, "valueForKey:"), "valueForKey:"))
+        },
+        "valueForKeyPath:": { r, a in
+            try KeyValueAccess.value(of: r, forKeyPath: string(argument(a, 0, "valueForKeyPath:"), "valueForKeyPath:"))
+        },
         "uppercase": { r, _ in try string(r, "uppercase").uppercased() },
         "uppercaseString": { r, _ in try string(r, "uppercaseString").uppercased() },
         "lowercase": { r, _ in try string(r, "lowercase").lowercased() },
@@ -95,4 +105,14 @@ public enum MethodTable {
             try BuiltinFunction.evaluate("raise:toPower:", [r, argument(a, 0, "pow:")])
         },
     ]
+}
+
+/// An object with methods of its own for `FUNCTION(receiver, "selector:", ...)` expressions,
+/// as an Objective-C object answers any selector it implements: a ``MigrationManager``
+/// (`FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", ...)`) or
+/// an ``EntityMigrationPolicy`` (`FUNCTION($entityPolicy, "mySelector:", ...)`).
+public protocol MethodReceiver: AnyObject {
+    /// The method `selector` names, taking the evaluated arguments; nil when the object has none
+    /// of that name (the ``MethodTable``'s is called then).
+    func method(forSelector selector: String) -> (([Any?]) throws -> Any?)?
 }

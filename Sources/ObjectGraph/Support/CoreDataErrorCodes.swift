@@ -32,6 +32,7 @@ public let NSPersistentStoreUnsupportedRequestTypeError = 134091
 public let NSPersistentStoreIncompatibleVersionHashError = 134100
 public let NSSQLiteError = 134180
 public let NSMigrationError = 134110
+public let NSMigrationCancelledError = 134120
 public let NSMigrationMissingSourceModelError = 134130
 public let NSMigrationMissingMappingModelError = 134140
 public let NSInferredMappingModelError = 134190
@@ -160,7 +161,8 @@ extension MigrationError: CustomNSError {
         case .inference: return NSInferredMappingModelError
         case .missingSourceModel: return NSMigrationMissingSourceModelError
         case .missingMappingModel: return NSMigrationMissingMappingModelError
-        case .migration: return NSMigrationError
+        case .migration, .mappingModelFile: return NSMigrationError
+        case .cancelled: return NSMigrationCancelledError
         }
     }
 
