@@ -1,7 +1,8 @@
 // `objectgraph store info`: what a SQLite store file holds, read without changing it: its UUID
 // and metadata, the model it was written with, rows per entity, file sizes, the SQL schema, and
-// (with --model) whether a model opens it unchanged. `objectgraph store migrate`: lightweight
-// migration of a store file to a model, in place, or (--dry-run) the mapping it would use.
+// (with --model) whether a model opens it unchanged. `objectgraph store migrate`: migration of
+// a store file to a model, in place, with an inferred mapping (lightweight) or an Xcode mapping
+// model (--mapping), or (--dry-run) the mapping it would use.
 // Man page: Man/objectgraph.1.
 import ArgumentParser
 import Foundation
@@ -15,25 +16,32 @@ struct StoreCommand: ParsableCommand {
         subcommands: [Info.self, Migrate.self]
     )
 
-    /// `objectgraph store migrate STORE --model MODEL [--dry-run]`.
+    /// `objectgraph store migrate STORE --model MODEL [--mapping MAPPING [--source-model SOURCE]] [--dry-run]`.
     struct Migrate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Migrate a SQLite, XML or binary store to a model, in place, with a mapping inferred from the store's model.",
+            abstract: "Migrate a SQLite, XML or binary store to a model, in place, with an inferred mapping or an Xcode mapping model.",
             discussion: """
-                The store's own model (kept in the store) and MODEL give the mapping, as Core Data \
-                infers one for lightweight migration: entities and properties are matched by name \
-                or by renaming identifier. The command prints the mapping, then migrates the store \
-                (a SQLite store in one transaction; an XML or binary store, known by its first \
-                bytes, is written anew and replaces the file in one rename); with --dry-run it \
-                prints the mapping and changes nothing. A store that MODEL opens unchanged is left \
-                alone.
+                Without --mapping, the store's own model (kept in the store) and MODEL give the \
+                mapping, as Core Data infers one for lightweight migration: entities and \
+                properties are matched by name or by renaming identifier. The command prints the \
+                mapping, then migrates the store (a SQLite store in one transaction; an XML or \
+                binary store, known by its first bytes, is written anew and replaces the file in \
+                one rename); with --dry-run it prints the mapping and changes nothing. A store \
+                that MODEL opens unchanged is left alone.
+
+                With --mapping, an Xcode mapping model (.xcmappingmodel or its xcmapping.xml) made \
+                between the store's model (or --source-model) and MODEL is read and run as Core \
+                Data's migration manager runs it: the store is migrated into a new file beside \
+                it, which then replaces it. Its entity mappings' policy classes cannot be loaded \
+                by this command: a mapping that names one fails (exit 1).
 
                 Exit codes: 0 migrated, or nothing to migrate; 1 no migration is possible (the \
-                reason names the entity and property; the store is as it was); 64 usage error; \
-                66 no store at STORE, or MODEL not found.
+                reason names the entity and property, or the mapping file and line; the store is \
+                as it was); 64 usage error; 66 no store at STORE, or MODEL not found.
 
-                Example:
+                Examples:
                   objectgraph store migrate ~/.local/share/pim/pim.sqlite --model Data/PIM.xcdatamodeld
+                  objectgraph store migrate moody.sqlite --model Moody.xcdatamodeld --mapping Moody_4-Moody_5.xcmappingmodel
                 """
         )
 
@@ -43,8 +51,20 @@ struct StoreCommand: ParsableCommand {
         @Option(help: "The model to migrate to (.xcdatamodeld, .xcdatamodel or contents; a bundle's current version).")
         var model: String
 
+        @Option(help: "An Xcode mapping model (.xcmappingmodel or its xcmapping.xml) to migrate with, instead of an inferred mapping.")
+        var mapping: String?
+
+        @Option(help: "The model the store was made with, for --mapping (default: the copy the store keeps).")
+        var sourceModel: String?
+
         @Flag(help: "Print the mapping and change nothing.")
         var dryRun = false
+
+        func validate() throws {
+            if sourceModel != nil, mapping == nil {
+                throw ValidationError("--source-model goes with --mapping")
+            }
+        }
 
         func run() throws {
             let url = URL(fileURLWithPath: store)
@@ -75,25 +95,46 @@ struct StoreCommand: ParsableCommand {
                 print("\(store): the model opens the store unchanged; nothing to migrate")
                 return
             }
-            guard let source else {
-                StandardError.print("objectgraph: \(store): the store holds no readable copy of the model it was made with")
+            var storeModel = source
+            if let sourceModel {
+                do {
+                    storeModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: sourceModel))
+                } catch {
+                    StandardError.print("\(error)")
+                    throw error.exitCode
+                }
+            }
+            guard let storeModel else {
+                StandardError.print("objectgraph: \(store): the store holds no readable copy of the model it was made with"
+                    + (mapping == nil ? "" : "; give it with --source-model"))
                 throw ExitCode.invalidModel
             }
-            let mapping: MappingModel
+            if mapping != nil, !fits(storeModel) {
+                StandardError.print("objectgraph: \(store): the store was not made with the mapping's source model"
+                    + (sourceModel.map { " (\($0))" } ?? ""))
+                throw ExitCode.invalidModel
+            }
+            let plan: MappingModel
             do {
-                mapping = try MappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
+                if let mapping {
+                    plan = try MappingModel(contentsOf: URL(fileURLWithPath: mapping), sourceModel: storeModel, destinationModel: destination)
+                } else {
+                    plan = try MappingModel.inferredMappingModel(forSourceModel: storeModel, destinationModel: destination)
+                }
             } catch {
-                StandardError.print("objectgraph: \(store): \(error)")
+                StandardError.print("objectgraph: \(error is MigrationError && mapping != nil ? "" : store + ": ")\(error)")
                 throw ExitCode.invalidModel
             }
             print("mapping")
-            for entity in mapping.entityMappings { print("  \(entity)") }
+            for entity in plan.entityMappings { print("  \(entity)") }
             guard !dryRun else { return }
+            var options: [String: any Sendable] = [
+                NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: mapping == nil,
+            ]
+            if mapping != nil { options[MigrationManager.mappingModelsOption] = [plan] }
             do {
                 let coordinator = PersistentStoreCoordinator(managedObjectModel: destination)
-                let migrated = try coordinator.addPersistentStore(type: type, at: url, options: [
-                    NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-                ])
+                let migrated = try coordinator.addPersistentStore(type: type, at: url, options: options)
                 try coordinator.remove(migrated)
             } catch {
                 StandardError.print("objectgraph: \(error)")

@@ -75,4 +75,30 @@ final class ReadmeExampleTests: XCTestCase {
         try context.save()
         XCTAssertFalse(context.hasChanges)
     }
+
+    func testMappingModelExample() throws {
+        let moody = Corpus.root.appendingPathComponent("xcdatamodels/objcio__core-data__Moody.xcdatamodeld")
+        let mappingURL = Corpus.root.appendingPathComponent("xcdatamodels/objcio__core-data__Moody.mappings/Moody_4-Moody_5.xcmappingmodel")
+        let version4 = try ModelFile(url: moody).load(version: "Moody 4")
+        let version5 = try ModelFile(url: moody).load(version: "Moody 5")
+        let directory = try TemporaryDirectory()
+        let oldURL = directory.url.appendingPathComponent("old.sqlite"), newURL = directory.url.appendingPathComponent("new.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: version4)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: oldURL)
+        try coordinator.remove(store)
+        let description = PersistentStoreDescription(url: oldURL)
+
+        let mapping = try MappingModel(contentsOf: mappingURL, sourceModel: version4, destinationModel: version5)
+        try MigrationManager(sourceModel: version4, destinationModel: version5)
+            .migrateStore(from: oldURL, mapping: mapping, toDestinationURL: newURL)
+        description.setOption([mapping], forKey: MigrationManager.mappingModelsOption)  // or when it opens
+
+        XCTAssertTrue(FileManager.default.fileExists(atPath: newURL.path))
+        let container = PersistentContainer(name: "Moody", managedObjectModel: version5)
+        container.persistentStoreDescriptions = [description]
+        var failure: (any Error)?
+        container.loadPersistentStores { _, error in failure = error }
+        XCTAssertNil(failure)
+        XCTAssertEqual(container.persistentStoreCoordinator.persistentStores.count, 1)
+    }
 }

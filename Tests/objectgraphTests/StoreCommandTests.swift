@@ -212,4 +212,82 @@ final class StoreCommandTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: store), before)
         XCTAssertEqual(try objectgraph(["store", "migrate", directory.appendingPathComponent("none.sqlite").path, "--model", retyped.path]).status, 66)
     }
+
+    // MARK: Migrating with an Xcode mapping model
+
+    private var moody: URL {
+        repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/xcdatamodels")
+    }
+
+    private func moodyModel(_ version: Int) -> URL {
+        moody.appendingPathComponent("objcio__core-data__Moody.xcdatamodeld/Moody \(version).xcdatamodel")
+    }
+
+    private func moodyMapping(_ from: Int) -> URL {
+        moody.appendingPathComponent("objcio__core-data__Moody.mappings/Moody_\(from)-Moody_\(from + 1).xcmappingmodel")
+    }
+
+    /// A Moody 4 store: Europe (150) with Germany, Africa (2) with Algeria, a mood in each.
+    private func makeMoody4Store() throws -> URL {
+        let url = directory.appendingPathComponent("moody.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: moodyModel(4)))
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        for (continentCode, countryCode) in [(Int16(150), Int16(276)), (2, 12)] {
+            let continent = context.insertNewObject(forEntityName: "Continent")
+            continent.setValuesForKeys(["numericISO3166Code": continentCode, "updatedAt": Date()])
+            let country = context.insertNewObject(forEntityName: "Country")
+            country.setValuesForKeys(["numericISO3166Code": countryCode, "updatedAt": Date(), "continent": continent])
+            let mood = context.insertNewObject(forEntityName: "Mood")
+            mood.setValuesForKeys(["date": Date(), "country": country, "continent": continent])
+        }
+        try context.save()
+        return url
+    }
+
+    func testMigrateWithAMappingModelRunsItsExpressions() throws {
+        let store = try makeMoody4Store()
+        let arguments = ["store", "migrate", store.path, "--model", moodyModel(5).path, "--mapping", moodyMapping(4).path]
+        let dry = try objectgraph(arguments + ["--dry-run"])
+        XCTAssertEqual(dry.status, 0, dry.stderr)
+        XCTAssertTrue(dry.stdout.contains("CountryToCountry (transform): "), dry.stdout)
+        XCTAssertTrue(dry.stdout.contains("isoContinent = $source.continent.numericISO3166Code"), dry.stdout)
+        let run = try objectgraph(arguments)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.hasSuffix("migrated\n"), run.stdout)
+
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: moodyModel(5)))
+        try coordinator.addPersistentStore(type: .sqlite, at: store)
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        var request = FetchRequest<ManagedObject>(entityName: "Country")
+        request.sortDescriptors = [SortDescriptor(key: "numericISO3166Code")]
+        XCTAssertEqual(try context.fetch(request).map { $0.value(forKey: "isoContinent") as? Int16 }, [2, 150])
+    }
+
+    func testMigrateWithAMappingModelItCannotRunExitsOneAndChangesNothing() throws {
+        let store = try makeMoody4Store()
+        let before = try Data(contentsOf: store)
+        // Moody 5 to 6 names a policy class this command cannot load (its entities are also
+        // Moody 4's, so it reads against the store's own model).
+        let policy = try objectgraph(["store", "migrate", store.path, "--model", moodyModel(6).path, "--mapping", moodyMapping(5).path])
+        XCTAssertEqual(policy.status, 1)
+        XCTAssertTrue(policy.stderr.contains("entity mapping CountryToCountry: no migration policy class Migrations.Country5ToCountry6Policy"),
+                      policy.stderr)
+        let wrongSource = try objectgraph(["store", "migrate", store.path, "--model", moodyModel(6).path, "--mapping", moodyMapping(5).path,
+                                           "--source-model", moodyModel(5).path])
+        XCTAssertEqual(wrongSource.status, 1)
+        XCTAssertTrue(wrongSource.stderr.contains("the store was not made with the mapping's source model"), wrongSource.stderr)
+        let broken = directory.appendingPathComponent("Broken.xcmappingmodel")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        try "<database>\n<object type=\"XDDEVMAPPINGMODEL\" id=\"z1\">\n<relationship name=\"entitymappings\" idrefs=\"z9\"/>\n</object>\n</database>\n"
+            .write(to: broken.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+        let unreadable = try objectgraph(["store", "migrate", store.path, "--model", moodyModel(5).path, "--mapping", broken.path])
+        XCTAssertEqual(unreadable.status, 1)
+        XCTAssertTrue(unreadable.stderr.contains("Broken.xcmappingmodel/xcmapping.xml:2: XDDEVMAPPINGMODEL z1 refers to z9, which the file does not hold"),
+                      unreadable.stderr)
+        XCTAssertEqual(try Data(contentsOf: store), before)
+        XCTAssertEqual(try objectgraph(["store", "migrate", store.path, "--model", moodyModel(5).path, "--source-model", moodyModel(4).path]).status, 64)
+    }
 }

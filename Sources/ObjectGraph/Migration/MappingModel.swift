@@ -234,7 +234,8 @@ public struct EntityMapping: Sendable, CustomStringConvertible {
 
     public var description: String {
         let properties = (attributeMappings + relationshipMappings).map(\.description)
-        return "\(name) (\(mappingType))" + (properties.isEmpty ? "" : ": " + properties.joined(separator: ", "))
+        let policy = entityMigrationPolicyClassName.map { ", policy \($0)" } ?? ""
+        return "\(name) (\(mappingType)\(policy))" + (properties.isEmpty ? "" : ": " + properties.joined(separator: ", "))
     }
 }
 
