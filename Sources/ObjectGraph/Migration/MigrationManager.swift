@@ -241,6 +241,12 @@ public final class MigrationManager: MethodReceiver {
         request.includesSubentities = false
         request.predicate = mapping.sourcePredicate
         request.returnsObjectsAsFaults = false
+        // The relationships the expressions follow from `$source` are read with the objects, a
+        // query per relationship instead of one per object.
+        if let entity = sourceModel.entitiesByName[name] {
+            let keys = (mapping.attributeMappings + mapping.relationshipMappings).compactMap { Self.sourceKey(of: $0.valueExpression) }
+            request.relationshipKeyPathsForPrefetching = Array(Set(keys.filter { entity.relationshipsByName[$0] != nil })).sorted()
+        }
         do {
             return try context.fetch(request)
         } catch {

@@ -9,13 +9,14 @@ extension PersistentStoreCoordinator {
     /// Migrates the store at `url` with the first mapping model of
     /// ``MigrationManager/mappingModelsOption`` whose source model the store opens with and
     /// whose destination is this coordinator's model, when the options ask for automatic
-    /// migration. Does nothing otherwise (a store of this model, or one no mapping is for).
+    /// migration, and answers the UUID of the store it replaced. Does nothing otherwise (a store
+    /// of this model, or one no mapping is for) and answers nil.
     func migrateWithMappingModels(type: StoreType, configuration: String?, at url: URL?,
-                                  options: [String: any Sendable]) throws {
+                                  options: [String: any Sendable]) throws -> String? {
         guard let url, let mappings = options[MigrationManager.mappingModelsOption] as? [MappingModel], !mappings.isEmpty,
               SQLiteStore.flag(options[SQLiteStore.migratesAutomaticallyOption]),
               !SQLiteStore.flag(options[SQLiteStore.readOnlyOption]),
-              FileManager.default.fileExists(atPath: url.path) else { return }
+              FileManager.default.fileExists(atPath: url.path) else { return nil }
         let plain = MigrationManager.plainOptions(options)
         var probe = plain
         probe[SQLiteStore.readOnlyOption] = true
@@ -27,8 +28,9 @@ extension PersistentStoreCoordinator {
             guard let store = try? sourceCoordinator.addPersistentStore(type: type, at: url, options: probe) else { continue }
             try sourceCoordinator.remove(store)
             try replaceByMigration(storeAt: url, type: type, with: mapping, from: sourceCoordinator, options: plain)
-            return
+            return store.identifier
         }
+        return nil
     }
 
     /// Migrates the store at `url` into a file beside it and puts that file in its place.

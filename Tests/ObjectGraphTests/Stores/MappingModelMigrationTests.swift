@@ -299,6 +299,43 @@ final class MappingModelMigrationTests: MigrationTestCase {
         }
     }
 
+    func testExternalRecordsOfAStoreMigratedWhenAddedAreWrittenForTheNewStore() throws {
+        let version1 = ManagedObjectModel {
+            Entity("Person") { Attribute("name", .string).indexedBySpotlight() }
+        }
+        let version2 = ManagedObjectModel {
+            Entity("Person") {
+                Attribute("name", .string).indexedBySpotlight()
+                Attribute("shout", .string).indexedBySpotlight()
+            }
+        }
+        let records = directory.url.appendingPathComponent("records", isDirectory: true)
+        let recordOptions: [String: any Sendable] = [NSExternalRecordsDirectoryOption: records.path,
+                                                     NSExternalRecordExtensionOption: "person"]
+        let people = try context(version1, at: url, options: recordOptions)
+        for name in ["Ada", "Alan"] { people.insertNewObject(forEntityName: "Person").setValue(name, forKey: "name") }
+        try people.save()
+        let oldIdentifier = try XCTUnwrap(people.persistentStoreCoordinator?.persistentStores.first).identifier
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: records.appendingPathComponent(oldIdentifier).appendingPathComponent("Person").path).count, 2)
+        contexts = []
+
+        var mapping = try MappingModel.inferredMappingModel(forSourceModel: version1, destinationModel: version2)
+        let shout = try XCTUnwrap(mapping.entityMappings[0].attributeMappings.firstIndex { $0.name == "shout" })
+        mapping.entityMappings[0].attributeMappings[shout].valueExpression = try Expression(format: "FUNCTION($source.name, 'uppercase')")
+        var options = Self.migrating.merging(recordOptions) { first, _ in first }
+        options[MigrationManager.mappingModelsOption] = [mapping]
+        let migrated = try context(version2, at: url, options: options)
+        let store = try XCTUnwrap(migrated.persistentStoreCoordinator?.persistentStores.first)
+        XCTAssertNotEqual(store.identifier, oldIdentifier, "a heavyweight migration makes a new store")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: records.appendingPathComponent(oldIdentifier).path),
+                       "the old store's records go")
+        let folder = records.appendingPathComponent(store.identifier).appendingPathComponent("Person")
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        XCTAssertEqual(written.count, 2, "\(written)")
+        let texts = try written.map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+        XCTAssertTrue(texts.contains { $0.contains("ADA") }, "\(texts)")
+    }
+
     func testAFailedMigrationLeavesTheStoreAsItWasAndNoFilesBeside() throws {
         try fillMoody4(at: url)
         let before = try Data(contentsOf: url)
