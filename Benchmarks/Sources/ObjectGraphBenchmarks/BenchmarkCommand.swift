@@ -2,7 +2,8 @@
 // (`--json`); `--quick` for a smoke run at N = 10,000; `--single` is the child process that
 // measures one variant's peak memory; `--floor` times what W2's objects cost with no store;
 // `--stores` times saving and opening each file store (SQLite, XML, binary); `--records` times
-// external record files; `--feed` times importing an XML feed.
+// external record files; `--feed` times importing an XML feed; `--migration` times migrating a
+// store to a new model version, lightweight and with a mapping model.
 import ArgumentParser
 import Foundation
 
@@ -50,6 +51,9 @@ struct BenchmarkCommand: ParsableCommand {
     @Flag(help: "Time importing an XML feed of N contacts instead of the workloads: libxml2's reader alone, a raw import (reader, XPath, SQLite C API), FeedImport into a new store, and again into the store holding them.")
     var feed = false
 
+    @Flag(help: "Time migrating a store of N persons to a new model version instead of the workloads: lightweight in place, the migration manager with an inferred mapping and with a computed value, and raw SQLite's INSERT ... SELECT.")
+    var migration = false
+
     func run() throws {
         var scale = quick ? Scale.quick : Scale.full
         if let rows { scale = scale.withRows(rows) }
@@ -74,6 +78,10 @@ struct BenchmarkCommand: ParsableCommand {
         }
         if records {
             print(RecordFiles.report(try RecordFiles.measure(harness), rows: scale.rows))
+            return
+        }
+        if migration {
+            print(Migrations.report(try Migrations.measure(harness), rows: scale.rows))
             return
         }
         if feed {
