@@ -125,6 +125,38 @@ public struct MappingModel: Sendable, CustomStringConvertible {
         .member(.variable(MigrationManager.sourceVariable), name)
     }
 
+    /// The key paths `expression` applies to `$source` (`continent.numericISO3166Code` of
+    /// `$source.continent.numericISO3166Code`), wherever they are in it.
+    static func sourcePaths(in expression: Expression?) -> [String] {
+        guard let expression else { return [] }
+        switch expression {
+        case .member(.variable(MigrationManager.sourceVariable), let path): return [path]
+        case .member(let base, _): return sourcePaths(in: base)
+        case .dynamicMember(let base, let key): return sourcePaths(in: base) + sourcePaths(in: key)
+        case .subscripted(let base, .index(let index)): return sourcePaths(in: base) + sourcePaths(in: index)
+        case .subscripted(let base, _): return sourcePaths(in: base)
+        case .aggregate(let elements), .function(_, let elements): return elements.flatMap { sourcePaths(in: $0) }
+        case .method(let receiver, _, let arguments): return sourcePaths(in: receiver) + arguments.flatMap { sourcePaths(in: $0) }
+        case .subquery(let collection, _, _): return sourcePaths(in: collection)
+        case .conditional(_, let a, let b), .setOperation(_, let a, let b): return sourcePaths(in: a) + sourcePaths(in: b)
+        case .constant, .evaluatedObject, .variable, .keyPath: return []
+        }
+    }
+
+    /// What is wrong with `path` as a key path of objects of `entity` (a key its entity does not
+    /// have), or nil. A collection operator (`@distinctUnionOfSets`) passes the next key to the
+    /// elements; past an attribute the values are not objects, and are not checked.
+    static func keyPathProblem(_ path: String, from entity: EntityDescription) -> String? {
+        var current: EntityDescription? = entity
+        for key in path.split(separator: ".").map(String.init) where !key.hasPrefix("@") {
+            guard let entity = current else { return nil }
+            if ["self", "objectID", "entity"].contains(key) { continue }
+            guard let property = entity.propertiesByName[key] else { return "\(entity.name) has no property \(key)" }
+            current = (property as? RelationshipDescription)?.destinationEntity
+        }
+        return nil
+    }
+
     /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
     /// "name", $source.name)`: the objects migrated from the source object's destinations of
     /// relationship `name`, whatever entity mapping made them (what Core Data's inferred mappings

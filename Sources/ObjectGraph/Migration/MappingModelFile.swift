@@ -122,6 +122,7 @@ private struct MappingModelFileReader {
             for attributeObject in try referenced(object, "attributemappings", type: "XDDEVATTRIBUTEMAPPING") {
                 let property = try propertyName(of: attributeObject, in: destinationEntity, relationship: false)
                 var expression = try archivedExpression(of: attributeObject)
+                try checkSourcePaths(of: expression, attributeObject, "valueexpressiondata", sourceEntity)
                 if expression == nil, autogenerates, sourceEntity?.attributesByName[property] != nil {
                     expression = MappingModel.sourceValue(property)
                 }
@@ -130,10 +131,12 @@ private struct MappingModelFileReader {
             for relationshipObject in try referenced(object, "relationshipmappings", type: "XDDEVRELATIONSHIPMAPPING") {
                 let property = try propertyName(of: relationshipObject, in: destinationEntity, relationship: true)
                 var expression = try archivedExpression(of: relationshipObject)
+                try checkSourcePaths(of: expression, relationshipObject, "valueexpressiondata", sourceEntity)
                 if expression == nil {
                     expression = try generatedExpression(of: relationshipObject, property: property, sourceEntity: sourceEntity,
                                                          autogenerates: autogenerates || relationshipObject.string("autogenerateexpression") == "1",
                                                          mappingNames: names, heads: heads.map(\.mapping))
+                    try checkSourcePaths(of: expression, relationshipObject, "sourcekeypath", sourceEntity)
                 }
                 mapping.relationshipMappings.append(PropertyMapping(name: property, valueExpression: expression))
             }
@@ -212,6 +215,18 @@ private struct MappingModelFileReader {
             throw failure("\(entity.name) in the destination model has no \(relationship ? "relationship" : "attribute") \(name)", line: object.line(of: "name"))
         }
         return name
+    }
+
+    /// Throws, naming the line of `attribute`, when `expression` follows a key from `$source`
+    /// that the source entity's objects do not have.
+    func checkSourcePaths(of expression: Expression?, _ object: Object, _ attribute: String, _ sourceEntity: EntityDescription?) throws {
+        guard let sourceEntity else { return }
+        for path in MappingModel.sourcePaths(in: expression) {
+            if let problem = MappingModel.keyPathProblem(path, from: sourceEntity) {
+                throw failure("the value of \(object.string("name") ?? object.id) follows $source.\(path): \(problem) in the source model",
+                              line: object.line(of: attribute))
+            }
+        }
     }
 
     /// The value expression Xcode archived in a property mapping, if any.

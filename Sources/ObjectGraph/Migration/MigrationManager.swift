@@ -57,14 +57,18 @@ public final class MigrationManager: MethodReceiver {
     /// The store file being migrated, for messages.
     private var sourcePath: String?
     private var cancellation: (any Error)?
-    /// The objects each entity mapping made, in the order it made them.
+    /// The objects each entity mapping made, in the order it made them, each once.
     private var destinationsByMapping: [String: [ManagedObject]] = [:]
     /// Each entity mapping's destination objects by source object.
     private var destinationsBySource: [String: [ObjectID: [ManagedObject]]] = [:]
-    /// Each entity mapping's source object by destination object.
-    private var sourceByDestination: [String: [ObjectIdentifier: ManagedObject]] = [:]
+    /// Each entity mapping's source objects by destination object (several when a policy
+    /// merged them into one).
+    private var sourcesByDestination: [String: [ObjectIdentifier: [ManagedObject]]] = [:]
     /// The destination objects of each source object, whatever mapping made them.
     private var allDestinations: [ObjectID: [ManagedObject]] = [:]
+    /// The relationship whose value expression is being evaluated, if any: the objects of a
+    /// source relationship's destinations are those of its destination entity.
+    private var evaluatedRelationship: RelationshipDescription?
 
     public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel) {
         self.sourceModel = sourceModel
@@ -143,8 +147,9 @@ public final class MigrationManager: MethodReceiver {
         currentEntityMapping = nil
         destinationsByMapping = [:]
         destinationsBySource = [:]
-        sourceByDestination = [:]
+        sourcesByDestination = [:]
         allDestinations = [:]
+        evaluatedRelationship = nil
         cancellation = nil
     }
 
@@ -196,10 +201,36 @@ public final class MigrationManager: MethodReceiver {
         currentEntityMapping = nil
         do {
             try destinationContext?.save()
+        } catch StoreError.uniquenessViolation(let entity, let properties, _) {
+            throw failure("the migrated objects could not be saved: " + duplicates(of: entity, on: properties))
         } catch {
             throw failure("the migrated objects could not be saved: \(error)")
         }
         migrationProgress = 1
+    }
+
+    /// Which migrated objects share the values of a uniqueness constraint of `entity` on
+    /// `properties`: the values, and the entity mappings and source objects they were made from.
+    private func duplicates(of entity: String, on properties: [String]) -> String {
+        let constraint = "the uniqueness constraint (\(properties.joined(separator: ", "))) of \(entity)"
+        var groups: [[String]: [(mapping: String, object: ManagedObject)]] = [:]
+        var order: [[String]] = []
+        for (name, objects) in destinationsByMapping.sorted(by: { $0.key < $1.key }) {
+            for object in objects where object.entity.name == entity || object.entity.isKind(of: destinationModel.entitiesByName[entity] ?? object.entity) {
+                let key = properties.map { ValueComparison.describe(object.value(forKey: $0)) }
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: []].append((name, object))
+            }
+        }
+        guard let key = order.first(where: { (groups[$0]?.count ?? 0) > 1 }), let group = groups[key] else {
+            return "\(constraint) is broken"
+        }
+        let values = zip(properties, key).map { "\($0) = \($1)" }.joined(separator: ", ")
+        let made = group.prefix(3).map { entry in
+            let sources = sourceInstances(forEntityMappingName: entry.mapping, destinationInstances: [entry.object])
+            return "entity mapping \(entry.mapping) from " + (sources.map { $0.objectID.uriRepresentation.absoluteString }.first ?? "no source object")
+        }
+        return "\(constraint) is broken: \(group.count) objects have \(values) (\(made.joined(separator: "; ")))"
     }
 
     /// Runs a policy's stage, naming the mapping and the stage in an error that does not.
@@ -244,8 +275,13 @@ public final class MigrationManager: MethodReceiver {
         // The relationships the expressions follow from `$source` are read with the objects, a
         // query per relationship instead of one per object.
         if let entity = sourceModel.entitiesByName[name] {
-            let keys = (mapping.attributeMappings + mapping.relationshipMappings).compactMap { Self.sourceKey(of: $0.valueExpression) }
-            request.relationshipKeyPathsForPrefetching = Array(Set(keys.filter { entity.relationshipsByName[$0] != nil })).sorted()
+            var keys: Set<String> = []
+            for propertyMapping in mapping.attributeMappings + mapping.relationshipMappings {
+                for path in MappingModel.sourcePaths(in: propertyMapping.valueExpression) {
+                    if let key = path.split(separator: ".").first.map(String.init), entity.relationshipsByName[key] != nil { keys.insert(key) }
+                }
+            }
+            request.relationshipKeyPathsForPrefetching = keys.sorted()
         }
         do {
             return try context.fetch(request)
@@ -271,33 +307,19 @@ public final class MigrationManager: MethodReceiver {
             guard let destination = destinationModel.entitiesByName[name] else {
                 throw failure("\(label): the destination model has no entity \(name)")
             }
-            if entityMapping.mappingType != .remove, destination.isAbstract, source != nil,
-               entityMapping.entityMigrationPolicyClassName?.isEmpty ?? true {
-                throw failure("\(label): \(name) is abstract in the destination model, so no object of it can be made")
-            }
             for (mappings, kind) in [(entityMapping.attributeMappings, "attribute"), (entityMapping.relationshipMappings, "relationship")] {
                 for propertyMapping in mappings {
                     let property = destination.propertiesByName[propertyMapping.name]
                     let fits = kind == "attribute" ? property is AttributeDescription : property is RelationshipDescription
                     guard fits else { throw failure("\(label): \(name) has no \(kind) \(propertyMapping.name)") }
-                    if let source, let key = Self.sourceKey(of: propertyMapping.valueExpression),
-                       source.propertiesByName[key] == nil, !["self", "objectID", "entity"].contains(key) {
-                        throw failure("\(label), \(name).\(propertyMapping.name): the source entity \(source.name) has no property \(key) ($source.\(key))")
+                    guard let source else { continue }
+                    for path in MappingModel.sourcePaths(in: propertyMapping.valueExpression) {
+                        if let problem = MappingModel.keyPathProblem(path, from: source) {
+                            throw failure("\(label), \(name).\(propertyMapping.name): $source.\(path): \(problem)")
+                        }
                     }
                 }
             }
-        }
-    }
-
-    /// The first key of a `$source.key...` expression, where the expression starts with one.
-    private static func sourceKey(of expression: Expression?) -> String? {
-        switch expression {
-        case .member(.variable(sourceVariable), let path)?:
-            return path.split(separator: ".").first.map(String.init)
-        case .method(let receiver, _, let arguments)?:
-            return sourceKey(of: receiver) ?? arguments.lazy.compactMap { sourceKey(of: $0) }.first
-        default:
-            return nil
         }
     }
 
@@ -309,10 +331,16 @@ public final class MigrationManager: MethodReceiver {
     public func associate(sourceInstance source: ManagedObject, withDestinationInstance destination: ManagedObject,
                           for entityMapping: EntityMapping) {
         let name = entityMapping.name
-        destinationsByMapping[name, default: []].append(destination)
+        let key = ObjectIdentifier(destination)
+        var sources = sourcesByDestination[name, default: [:]][key] ?? []
+        if sources.isEmpty { destinationsByMapping[name, default: []].append(destination) }
+        guard !sources.contains(where: { $0 === source }) else { return }
+        sources.append(source)
+        sourcesByDestination[name, default: [:]][key] = sources
         destinationsBySource[name, default: [:]][source.objectID, default: []].append(destination)
-        sourceByDestination[name, default: [:]][ObjectIdentifier(destination)] = source
-        allDestinations[source.objectID, default: []].append(destination)
+        if !(allDestinations[source.objectID]?.contains { $0 === destination } ?? false) {
+            allDestinations[source.objectID, default: []].append(destination)
+        }
     }
 
     /// The objects the entity mapping named `name` made from `sources` (nil: every object it
@@ -320,15 +348,28 @@ public final class MigrationManager: MethodReceiver {
     public func destinationInstances(forEntityMappingName name: String, sourceInstances sources: [ManagedObject]?) -> [ManagedObject] {
         guard let sources else { return destinationsByMapping[name] ?? [] }
         let table = destinationsBySource[name] ?? [:]
-        return sources.flatMap { table[$0.objectID] ?? [] }
+        return Self.distinct(sources.flatMap { table[$0.objectID] ?? [] })
     }
 
     /// The source objects the entity mapping named `name` made `destinations` from (nil: the
     /// sources of every object it made).
     public func sourceInstances(forEntityMappingName name: String, destinationInstances destinations: [ManagedObject]?) -> [ManagedObject] {
-        let table = sourceByDestination[name] ?? [:]
+        let table = sourcesByDestination[name] ?? [:]
         let destinations = destinations ?? destinationsByMapping[name] ?? []
-        return destinations.compactMap { table[ObjectIdentifier($0)] }
+        return Self.distinct(destinations.flatMap { table[ObjectIdentifier($0)] ?? [] })
+    }
+
+    /// `objects` without repeats, in order.
+    private static func distinct(_ objects: [ManagedObject]) -> [ManagedObject] {
+        var seen: Set<ObjectIdentifier> = []
+        return objects.filter { seen.insert(ObjectIdentifier($0)).inserted }
+    }
+
+    /// The objects made from `source` that a relationship to `entity` may hold.
+    private func destinations(of source: ManagedObject, kindOf entity: EntityDescription?) -> [ManagedObject] {
+        let all = allDestinations[source.objectID] ?? []
+        guard let entity else { return all }
+        return all.filter { $0.entity.isKind(of: entity) }
     }
 
     /// Inserts an object of `entityName` into the destination context.
@@ -347,6 +388,9 @@ public final class MigrationManager: MethodReceiver {
             Self.sourceVariable: source, Self.managerVariable: self, "entityMapping": mapping,
             "propertyMapping": propertyMapping, "entityPolicy": policy,
         ]
+        evaluatedRelationship = mapping.destinationEntityName
+            .flatMap { destinationModel.entitiesByName[$0]?.relationshipsByName[propertyMapping.name] }
+        defer { evaluatedRelationship = nil }
         do {
             return try expression.expressionValue(with: source, context: variables)
         } catch {
@@ -355,13 +399,23 @@ public final class MigrationManager: MethodReceiver {
     }
 
     /// Sets the attribute of a property mapping to `value`, checking its type.
+    /// Sets the attribute of a property mapping to `value` (nil too, as Core Data's default
+    /// policy sets it), checking its type; a number goes into an integer attribute as an
+    /// integer (its fraction dropped, as `NSNumber`'s `int64Value` does).
     func setAttribute(_ value: Any?, of destination: ManagedObject, _ propertyMapping: PropertyMapping, _ mapping: EntityMapping) throws {
-        guard let value = KeyValueAccess.normalized(value) else { return }
         guard let attribute = destination.entity.attributesByName[propertyMapping.name] else {
             throw failure("entity mapping \(mapping.name): \(destination.entity.name) has no attribute \(propertyMapping.name)")
         }
+        guard var value = KeyValueAccess.normalized(value) else {
+            destination.setValue(nil, forKey: propertyMapping.name)
+            return
+        }
         if value is ManagedObject || (KeyValueAccess.collectionElements(value)?.contains { $0 is ManagedObject } ?? false) {
             throw failure("entity mapping \(mapping.name), \(attribute.qualifiedName): the value expression gave objects, and \(attribute.name) is an attribute")
+        }
+        if [.integer16, .integer32, .integer64].contains(attribute.attributeType), !(value is Bool), !(value is any BinaryInteger),
+           let integer = Number(value)?.integerValue {
+            value = integer
         }
         destination.setValue(value, forKey: propertyMapping.name)
     }
@@ -398,7 +452,7 @@ public final class MigrationManager: MethodReceiver {
             if object.managedObjectContext === destinationContext {
                 found = [object]
             } else if object.managedObjectContext === sourceContext {
-                found = allDestinations[object.objectID] ?? []
+                found = destinations(of: object, kindOf: relationship.destinationEntity)
             } else {
                 throw failure("entity mapping \(mapping.name), \(relationship.qualifiedName): its value expression gave an object of neither the source nor the destination store")
             }
@@ -419,26 +473,31 @@ public final class MigrationManager: MethodReceiver {
         case Self.destinationsOfMappingSelector:
             return { [unowned self] arguments in
                 // A nil source (an empty to-one) has no destinations, not all of the mapping's.
-                let name = try Self.mappingName(arguments, selector)
+                let name = try self.mappingName(arguments, selector)
                 return self.destinationInstances(forEntityMappingName: name, sourceInstances: try Self.objects(arguments, selector) ?? [])
             }
         case Self.sourcesOfMappingSelector:
             return { [unowned self] arguments in
-                let name = try Self.mappingName(arguments, selector)
+                let name = try self.mappingName(arguments, selector)
                 return self.sourceInstances(forEntityMappingName: name, destinationInstances: try Self.objects(arguments, selector) ?? [])
             }
         case Self.destinationsOfRelationshipSelector:
             return { [unowned self] arguments in
-                (try Self.objects(arguments, selector) ?? []).flatMap { self.allDestinations[$0.objectID] ?? [] }
+                let entity = self.evaluatedRelationship?.destinationEntity
+                return Self.distinct((try Self.objects(arguments, selector) ?? []).flatMap { self.destinations(of: $0, kindOf: entity) })
             }
         default:
             return nil
         }
     }
 
-    private static func mappingName(_ arguments: [Any?], _ selector: String) throws -> String {
+    /// The entity mapping a manager method's first argument names, which the mapping must have.
+    private func mappingName(_ arguments: [Any?], _ selector: String) throws -> String {
         guard let name = arguments.first.flatMap({ $0 }) as? String else {
             throw PredicateError(.evaluation, "\(selector) needs an entity mapping name first")
+        }
+        guard mappingModel?.entityMapping(named: name) != nil else {
+            throw PredicateError(.evaluation, "\(selector): the mapping model has no entity mapping \(name)")
         }
         return name
     }

@@ -36,10 +36,14 @@ extension PersistentStoreCoordinator {
     /// Migrates the store at `url` into a file beside it and puts that file in its place.
     private func replaceByMigration(storeAt url: URL, type: StoreType, with mapping: MappingModel,
                                     from sourceCoordinator: PersistentStoreCoordinator, options: [String: any Sendable]) throws {
+        // Names of their own before the extension: a store's support folder (external binary
+        // data) is named after the file name without its extension.
         let directory = url.deletingLastPathComponent()
         let unique = UUID().uuidString
-        let migrated = directory.appendingPathComponent(".\(url.lastPathComponent).migrated-\(unique)")
-        let original = directory.appendingPathComponent(".\(url.lastPathComponent).premigration-\(unique)")
+        let base = url.deletingPathExtension().lastPathComponent
+        let suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
+        let migrated = directory.appendingPathComponent(".\(base)-migrated-\(unique)\(suffix)")
+        let original = directory.appendingPathComponent(".\(base)-premigration-\(unique)\(suffix)")
         let manager = MigrationManager(sourceModel: sourceCoordinator.managedObjectModel, destinationModel: managedObjectModel)
         try manager.migrateStore(from: url, type: type, options: options, mapping: mapping, toDestinationURL: migrated,
                                  destinationType: type, destinationOptions: options)

@@ -50,4 +50,37 @@ class MigrationTestCase: XCTestCase {
     func strings(_ objects: [ManagedObject], _ key: String) -> [String] {
         objects.map { $0.value(forKey: key) as? String ?? "nil" }
     }
+
+    /// The file a heavyweight migration writes, beside ``url``.
+    var migratedURL: URL { directory.url.appendingPathComponent("migrated.sqlite") }
+
+    /// A context on a new coordinator of `model` with the store of `type` at `url` (no migration
+    /// unless `options` ask), kept alive for the test.
+    func context(_ model: ManagedObjectModel, at url: URL, type: StoreType = .sqlite,
+                 options: [String: any Sendable] = [:]) throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: type, at: url, options: options)
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        contexts.append(context)
+        return context
+    }
+
+    // MARK: objc.io's Moody models and mapping models (the corpus)
+
+    static let moody = Corpus.models.appendingPathComponent("objcio__core-data__Moody.xcdatamodeld")
+    static let moodyMappings = Corpus.models.appendingPathComponent("objcio__core-data__Moody.mappings")
+
+    /// Version `version` of Moody's model.
+    static func moody(_ version: Int) throws -> ManagedObjectModel {
+        let model = try ModelFile(url: moody).load(version: "Moody \(version)")
+        model.freeze()
+        return model
+    }
+
+    /// Moody's mapping model from version `from` to the next, read against both.
+    static func moodyMapping(_ from: Int) throws -> MappingModel {
+        try MappingModel(contentsOf: moodyMappings.appendingPathComponent("Moody_\(from)-Moody_\(from + 1).xcmappingmodel"),
+                         sourceModel: moody(from), destinationModel: moody(from + 1))
+    }
 }
