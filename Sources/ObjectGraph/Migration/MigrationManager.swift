@@ -234,13 +234,13 @@ public final class MigrationManager: MethodReceiver {
     }
 
     /// Runs a policy's stage, naming the mapping and the stage in an error that does not.
-    private func stage(_ mapping: EntityMapping, _ what: String, _ body: () throws -> Void) throws {
+    private func stage(_ mapping: EntityMapping, _ what: @autoclosure () -> String, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as MigrationError {
             throw error
         } catch {
-            throw failure("entity mapping \(mapping.name), \(what): \(error)")
+            throw failure("entity mapping \(mapping.name), \(what()): \(error)")
         }
     }
 
@@ -384,12 +384,18 @@ public final class MigrationManager: MethodReceiver {
     /// The value of a mapping's expression for `source`.
     func evaluate(_ expression: Expression, source: ManagedObject?, mapping: EntityMapping, propertyMapping: PropertyMapping,
                   policy: EntityMigrationPolicy) throws -> Any? {
+        // The common case, `$source.name` (what Xcode generates for most attributes): the
+        // source's value, without building the variables.
+        if let source, case .member(.variable(Self.sourceVariable), let key) = expression, !key.contains("."), !key.hasPrefix("@"),
+           source.entity.propertiesByName[key] is AttributeDescription {
+            return source.value(forKey: key)
+        }
         let variables: [String: Any?] = [
             Self.sourceVariable: source, Self.managerVariable: self, "entityMapping": mapping,
             "propertyMapping": propertyMapping, "entityPolicy": policy,
         ]
         evaluatedRelationship = mapping.destinationEntityName
-            .flatMap { destinationModel.entitiesByName[$0]?.relationshipsByName[propertyMapping.name] }
+            .flatMap { destinationModel.entitiesByName[$0]?.propertiesByName[propertyMapping.name] as? RelationshipDescription }
         defer { evaluatedRelationship = nil }
         do {
             return try expression.expressionValue(with: source, context: variables)
@@ -403,14 +409,14 @@ public final class MigrationManager: MethodReceiver {
     /// policy sets it), checking its type; a number goes into an integer attribute as an
     /// integer (its fraction dropped, as `NSNumber`'s `int64Value` does).
     func setAttribute(_ value: Any?, of destination: ManagedObject, _ propertyMapping: PropertyMapping, _ mapping: EntityMapping) throws {
-        guard let attribute = destination.entity.attributesByName[propertyMapping.name] else {
+        guard let attribute = destination.entity.propertiesByName[propertyMapping.name] as? AttributeDescription else {
             throw failure("entity mapping \(mapping.name): \(destination.entity.name) has no attribute \(propertyMapping.name)")
         }
         guard var value = KeyValueAccess.normalized(value) else {
             destination.setValue(nil, forKey: propertyMapping.name)
             return
         }
-        if value is ManagedObject || (KeyValueAccess.collectionElements(value)?.contains { $0 is ManagedObject } ?? false) {
+        if value is ManagedObject || value is Set<ManagedObject> || value is [ManagedObject] || value is OrderedSet<ManagedObject> {
             throw failure("entity mapping \(mapping.name), \(attribute.qualifiedName): the value expression gave objects, and \(attribute.name) is an attribute")
         }
         if [.integer16, .integer32, .integer64].contains(attribute.attributeType), !(value is Bool), !(value is any BinaryInteger),
@@ -423,7 +429,7 @@ public final class MigrationManager: MethodReceiver {
     /// Sets the relationship of a property mapping to the objects `value` holds, source objects
     /// standing for the objects migrated from them.
     func setRelationship(_ value: Any?, of destination: ManagedObject, _ propertyMapping: PropertyMapping, _ mapping: EntityMapping) throws {
-        guard let relationship = destination.entity.relationshipsByName[propertyMapping.name] else {
+        guard let relationship = destination.entity.propertiesByName[propertyMapping.name] as? RelationshipDescription else {
             throw failure("entity mapping \(mapping.name): \(destination.entity.name) has no relationship \(propertyMapping.name)")
         }
         let objects = try destinationObjects(from: value, for: relationship, mapping)
