@@ -33,7 +33,8 @@ struct StoreCommand: ParsableCommand {
                 between the store's model (or --source-model) and MODEL is read and run as Core \
                 Data's migration manager runs it: the store is migrated into a new file beside \
                 it, which then replaces it. Its entity mappings' policy classes cannot be loaded \
-                by this command: a mapping that names one fails (exit 1).
+                by this command: a mapping that names one fails (exit 1), --dry-run too. Of a \
+                bundle given with --source-model, the version the store was made with is used.
 
                 Exit codes: 0 migrated, or nothing to migrate; 1 no migration is possible (the \
                 reason names the entity and property, or the mapping file and line; the store is \
@@ -54,7 +55,7 @@ struct StoreCommand: ParsableCommand {
         @Option(help: "An Xcode mapping model (.xcmappingmodel or its xcmapping.xml) to migrate with, instead of an inferred mapping.")
         var mapping: String?
 
-        @Option(help: "The model the store was made with, for --mapping (default: the copy the store keeps).")
+        @Option(help: "The model the store was made with, for --mapping (default: the copy the store keeps; of a bundle, the store's version).")
         var sourceModel: String?
 
         @Flag(help: "Print the mapping and change nothing.")
@@ -98,7 +99,7 @@ struct StoreCommand: ParsableCommand {
             var storeModel = source
             if let sourceModel {
                 do {
-                    storeModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: sourceModel))
+                    storeModel = try Self.model(at: sourceModel, fitting: fits)
                 } catch {
                     StandardError.print("\(error)")
                     throw error.exitCode
@@ -127,6 +128,16 @@ struct StoreCommand: ParsableCommand {
             }
             print("mapping")
             for entity in plan.entityMappings { print("  \(entity)") }
+            // A policy class is the application's code, which this command does not have.
+            let missing = plan.entityMappings.compactMap { mapping -> String? in
+                guard let name = mapping.entityMigrationPolicyClassName, !name.isEmpty,
+                      EntityMigrationPolicy.policyClass(named: name) == nil else { return nil }
+                return "entity mapping \(mapping.name): no migration policy class \(name) (the application's code; this command cannot run it)"
+            }
+            if !missing.isEmpty {
+                StandardError.print("objectgraph: \(store): cannot migrate the store: " + missing.joined(separator: "; "))
+                throw ExitCode.invalidModel
+            }
             guard !dryRun else { return }
             var options: [String: any Sendable] = [
                 NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: mapping == nil,
@@ -144,6 +155,23 @@ struct StoreCommand: ParsableCommand {
         }
     }
 
+}
+
+extension StoreCommand.Migrate {
+    /// The model at `path`: of a bundle (`.xcdatamodeld`), the version `fits` accepts (the one
+    /// the store was made with), else its current version.
+    static func model(at path: String, fitting fits: (ManagedObjectModel) -> Bool) throws(ModelError) -> ManagedObjectModel {
+        let url = URL(fileURLWithPath: path)
+        if url.pathExtension == "xcdatamodeld", let file = try? ModelFile(url: url) {
+            for name in file.versionNames {
+                if let version = try? file.load(version: name), fits(version) { return version }
+            }
+        }
+        return try ManagedObjectModel(contentsOf: url)
+    }
+}
+
+extension StoreCommand {
     /// `objectgraph store info STORE [--model MODEL] [--json]`.
     struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -215,35 +215,8 @@ final class StoreCommandTests: XCTestCase {
 
     // MARK: Migrating with an Xcode mapping model
 
-    private var moody: URL {
-        repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/xcdatamodels")
-    }
-
-    private func moodyModel(_ version: Int) -> URL {
-        moody.appendingPathComponent("objcio__core-data__Moody.xcdatamodeld/Moody \(version).xcdatamodel")
-    }
-
-    private func moodyMapping(_ from: Int) -> URL {
-        moody.appendingPathComponent("objcio__core-data__Moody.mappings/Moody_\(from)-Moody_\(from + 1).xcmappingmodel")
-    }
-
-    /// A Moody 4 store: Europe (150) with Germany, Africa (2) with Algeria, a mood in each.
     private func makeMoody4Store() throws -> URL {
-        let url = directory.appendingPathComponent("moody.sqlite")
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: moodyModel(4)))
-        try coordinator.addPersistentStore(type: .sqlite, at: url)
-        let context = ManagedObjectContext(concurrencyType: .mainQueue)
-        context.persistentStoreCoordinator = coordinator
-        for (continentCode, countryCode) in [(Int16(150), Int16(276)), (2, 12)] {
-            let continent = context.insertNewObject(forEntityName: "Continent")
-            continent.setValuesForKeys(["numericISO3166Code": continentCode, "updatedAt": Date()])
-            let country = context.insertNewObject(forEntityName: "Country")
-            country.setValuesForKeys(["numericISO3166Code": countryCode, "updatedAt": Date(), "continent": continent])
-            let mood = context.insertNewObject(forEntityName: "Mood")
-            mood.setValuesForKeys(["date": Date(), "country": country, "continent": continent])
-        }
-        try context.save()
-        return url
+        try makeMoody4Store(at: directory.appendingPathComponent("moody.sqlite"))
     }
 
     func testMigrateWithAMappingModelRunsItsExpressions() throws {

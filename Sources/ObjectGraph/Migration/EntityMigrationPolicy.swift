@@ -107,9 +107,10 @@ open class EntityMigrationPolicy: MethodReceiver {
         lock.withLock { registered[name ?? String(reflecting: type)] = type }
     }
 
-    /// The policy class `name` names: a registered one, else the program's Swift class of that
-    /// name (`Module.ClassName`) when it is a subclass of this one.
-    static func policyType(named name: String) -> EntityMigrationPolicy.Type? {
+    /// The policy class `name` names (Core Data finds it with `NSClassFromString`): a registered
+    /// one, else the program's Swift class of that name (`Module.ClassName`) when it is a
+    /// subclass of this one; nil when there is none.
+    public static func policyClass(named name: String) -> EntityMigrationPolicy.Type? {
         if let type = lock.withLock({ registered[name] }) { return type }
         return _typeByName(name) as? EntityMigrationPolicy.Type
     }

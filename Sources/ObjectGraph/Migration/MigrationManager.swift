@@ -87,6 +87,13 @@ public final class MigrationManager: MethodReceiver {
         guard !FileManager.default.fileExists(atPath: destinationURL.path) else {
             throw MigrationError(.migration, "a file is already there: a store is migrated into a new file", path: destinationURL.path)
         }
+        // The folders the new store makes, removed with it when the migration fails.
+        var madeFolders: [URL] = []
+        var folder = destinationURL.deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.path), folder.path != "/" {
+            madeFolders.append(folder)
+            folder = folder.deletingLastPathComponent()
+        }
         sourcePath = sourceURL.path
         try check(mapping)
         var readOptions = Self.plainOptions(options)
@@ -100,8 +107,18 @@ public final class MigrationManager: MethodReceiver {
         }
         defer { try? sourceCoordinator.remove(sourceStore) }
         let destinationCoordinator = PersistentStoreCoordinator(managedObjectModel: destinationModel)
-        let destinationStore = try destinationCoordinator.addPersistentStore(type: destinationType, at: destinationURL,
+        let destinationStore: any PersistentStore
+        do {
+            destinationStore = try destinationCoordinator.addPersistentStore(type: destinationType, at: destinationURL,
                                                                              options: Self.plainOptions(destinationOptions))
+        } catch {
+            Self.remove(madeFolders)
+            throw error
+        }
+        // The application's own metadata (a sync token, say) goes with the objects.
+        var metadata = destinationCoordinator.metadata(for: destinationStore)
+        for (key, value) in sourceCoordinator.metadata(for: sourceStore) where metadata[key] == nil { metadata[key] = value }
+        destinationCoordinator.setMetadata(metadata, for: destinationStore)
         let source = ManagedObjectContext(concurrencyType: .privateQueue)
         source.persistentStoreCoordinator = sourceCoordinator
         let destination = ManagedObjectContext(concurrencyType: .privateQueue)
@@ -119,6 +136,7 @@ public final class MigrationManager: MethodReceiver {
             try? destinationCoordinator.remove(destinationStore)
             try? destinationCoordinator.destroyPersistentStore(at: destinationURL, type: destinationType,
                                                                options: Self.plainOptions(destinationOptions))
+            Self.remove(madeFolders)
             throw error
         }
         try? destinationCoordinator.remove(destinationStore)
@@ -128,6 +146,13 @@ public final class MigrationManager: MethodReceiver {
     /// throws (Core Data's `cancelMigrationWithError(_:)`).
     public func cancelMigrationWithError(_ error: any Error) {
         cancellation = error
+    }
+
+    /// Removes `folders` (innermost first) where they are empty.
+    private static func remove(_ folders: [URL]) {
+        for folder in folders where ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? ["?"]).isEmpty {
+            try? FileManager.default.removeItem(at: folder)
+        }
     }
 
     /// Options for a store the manager opens itself: no migration of its own, no external
@@ -158,7 +183,8 @@ public final class MigrationManager: MethodReceiver {
         let mappings = mapping.entityMappings
         var policies: [String: EntityMigrationPolicy] = [:]
         for entityMapping in mappings { policies[entityMapping.name] = try policy(for: entityMapping) }
-        let steps = Float(max(1, 3 * mappings.count))
+        // Three stages per mapping, and the save: 1 only once the new store is written.
+        let steps = Float(3 * mappings.count + 1)
         var done: Float = 0
         func advance() {
             done += 1
@@ -168,6 +194,7 @@ public final class MigrationManager: MethodReceiver {
         for entityMapping in mappings {
             currentEntityMapping = entityMapping
             let policy = policies[entityMapping.name]!
+            try checkCancelled()
             try stage(entityMapping, "begin") { try policy.begin(entityMapping, with: self) }
             for source in try sourceObjects(of: entityMapping) {
                 try checkCancelled()
@@ -175,6 +202,7 @@ public final class MigrationManager: MethodReceiver {
                     try policy.createDestinationInstances(forSource: source, in: entityMapping, manager: self)
                 }
             }
+            try checkCancelled()
             try stage(entityMapping, "endInstanceCreation") { try policy.endInstanceCreation(forMapping: entityMapping, manager: self) }
             advance()
         }
@@ -187,13 +215,16 @@ public final class MigrationManager: MethodReceiver {
                     try policy.createRelationships(forDestination: destination, in: entityMapping, manager: self)
                 }
             }
+            try checkCancelled()
             try stage(entityMapping, "endRelationshipCreation") { try policy.endRelationshipCreation(forMapping: entityMapping, manager: self) }
             advance()
         }
         for entityMapping in mappings {
             currentEntityMapping = entityMapping
             let policy = policies[entityMapping.name]!
+            try checkCancelled()
             try stage(entityMapping, "validation") { try policy.performCustomValidation(forMapping: entityMapping, manager: self) }
+            try checkCancelled()
             try stage(entityMapping, "end") { try policy.end(entityMapping, manager: self) }
             advance()
         }
@@ -257,7 +288,7 @@ public final class MigrationManager: MethodReceiver {
     /// The policy of `mapping`: its class's, or the default one.
     private func policy(for mapping: EntityMapping) throws -> EntityMigrationPolicy {
         guard let name = mapping.entityMigrationPolicyClassName, !name.isEmpty else { return EntityMigrationPolicy() }
-        guard let type = EntityMigrationPolicy.policyType(named: name) else {
+        guard let type = EntityMigrationPolicy.policyClass(named: name) else {
             throw failure("entity mapping \(mapping.name): no migration policy class \(name) (register it with EntityMigrationPolicy.register(_:as:))")
         }
         return type.init()
@@ -386,8 +417,8 @@ public final class MigrationManager: MethodReceiver {
                   policy: EntityMigrationPolicy) throws -> Any? {
         // The common case, `$source.name` (what Xcode generates for most attributes): the
         // source's value, without building the variables.
-        if let source, case .member(.variable(Self.sourceVariable), let key) = expression, !key.contains("."), !key.hasPrefix("@"),
-           source.entity.propertiesByName[key] is AttributeDescription {
+        if let source, case .member(.variable(Self.sourceVariable), let key) = expression,
+           !key.utf8.contains(UInt8(ascii: ".")), source.entity.propertiesByName[key] is AttributeDescription {
             return source.value(forKey: key)
         }
         let variables: [String: Any?] = [
@@ -416,12 +447,18 @@ public final class MigrationManager: MethodReceiver {
             destination.setValue(nil, forKey: propertyMapping.name)
             return
         }
-        if value is ManagedObject || value is Set<ManagedObject> || value is [ManagedObject] || value is OrderedSet<ManagedObject> {
-            throw failure("entity mapping \(mapping.name), \(attribute.qualifiedName): the value expression gave objects, and \(attribute.name) is an attribute")
+        if value is ManagedObject {
+            throw failure("entity mapping \(mapping.name), \(attribute.qualifiedName): the value expression gave an object, and \(attribute.name) is an attribute")
         }
-        if [.integer16, .integer32, .integer64].contains(attribute.attributeType), !(value is Bool), !(value is any BinaryInteger),
-           let integer = Number(value)?.integerValue {
-            value = integer
+        switch attribute.attributeType {
+        case .integer16, .integer32, .integer64:
+            let type = Swift.type(of: value)
+            if type == Double.self || type == Float.self || type == Decimal.self || type == NSNumber.self,
+               let integer = Number(value)?.integerValue {
+                value = integer
+            }
+        default:
+            break
         }
         destination.setValue(value, forKey: propertyMapping.name)
     }

@@ -360,7 +360,9 @@ final class SQLiteSaveTests: XCTestCase {
         for (notesType, tagsType) in pairs {
             for clashIn in ["Note", "Tag"] {
                 let label = "notes \(notesType), tags \(tagsType), clash in \(clashIn)"
-                let (context, _, _, _) = try twoStores(notesType, tagsType)
+                // The folder lives as long as the stores: a store whose file is gone saves nothing.
+                let (context, _, _, directory) = try twoStores(notesType, tagsType)
+                defer { withExtendedLifetime(directory) {} }
                 let note = context.insertNewObject(forEntityName: "Note")
                 note.setValue("a", forKey: "text")
                 let tag = context.insertNewObject(forEntityName: "Tag")

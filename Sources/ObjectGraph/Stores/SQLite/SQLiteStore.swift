@@ -83,6 +83,9 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// Whether the store's URL is `/dev/null`: a SQLite database in memory (as Core Data's
     /// SQLite store takes that URL), gone with the store.
     let isInMemory: Bool
+    /// The device and inode of the file the connection opened: a file put in its place since
+    /// (a migration by another coordinator or process) is not the file the connection writes.
+    let openedFile: (device: UInt64, inode: UInt64)?
     /// Whether a save's transaction is open (``prepareSave(_:)``), and whether the metadata
     /// needed writing when it began (restored if it rolls back).
     var hasPreparedSave = false
@@ -125,6 +128,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         }
         connection = try SQLiteConnection(path: isInMemory ? ":memory:" : url.path, busyTimeout: timeout, readOnly: isReadOnly, writeAheadLog: false)
         connection.setExternalDataDirectory(externalData.directory)
+        openedFile = isInMemory ? nil : FileStamp(of: url).map { ($0.device, $0.inode) }
         busyTimeout = timeout
         let stored = try Self.readMetadata(connection)
         let identifier = stored?[Self.uuidKey] as? String ?? options["identifier"] as? String ?? UUID().uuidString
@@ -352,9 +356,11 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         }
     }
 
-    /// Throws when the store was opened read-only: `what` (a save, a batch update...) would write.
+    /// Throws when the store was opened read-only, or its file was replaced since: `what` (a
+    /// save, a batch update...) would write.
     func refuseWritingIfReadOnly(_ what: String) throws {
         if isReadOnly { throw StoreError.io(path: fileURL.path, reason: "the store is read-only (\(Self.readOnlyOption)): \(what) cannot write to it") }
+        try refuseWritingIfReplaced()
     }
 
     /// Throws ``StoreError/incompatibleModel(path:differences:)`` when the version hashes in
@@ -526,6 +532,20 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
             } catch {
                 throw StoreError.io(path: path, reason: "cannot remove: \(error.localizedDescription)")
             }
+        }
+    }
+}
+
+extension SQLiteStore {
+    /// Throws when another file now stands at the store's path (another coordinator or process
+    /// migrated the store into a new file): what this connection wrote would be in no file.
+    func refuseWritingIfReplaced() throws {
+        guard let openedFile else { return }
+        let now = FileStamp(of: fileURL)
+        guard let now, now.device == openedFile.device, now.inode == openedFile.inode else {
+            throw StoreError.io(path: fileURL.path, reason: now == nil
+                ? "the store file is gone since the store was added: nothing can be saved into it"
+                : "another file took the store's place since it was added (a migration?): add the store again to save into it")
         }
     }
 }
