@@ -60,12 +60,12 @@ public final class MigrationManager: MethodReceiver {
     /// The objects each entity mapping made, in the order it made them, each once.
     private var destinationsByMapping: [String: [ManagedObject]] = [:]
     /// Each entity mapping's destination objects by source object.
-    private var destinationsBySource: [String: [ObjectID: [ManagedObject]]] = [:]
+    private var destinationsBySource: [String: ObjectTable<ObjectID>] = [:]
     /// Each entity mapping's source objects by destination object (several when a policy
     /// merged them into one).
-    private var sourcesByDestination: [String: [ObjectIdentifier: [ManagedObject]]] = [:]
+    private var sourcesByDestination: [String: ObjectTable<ObjectIdentifier>] = [:]
     /// The destination objects of each source object, whatever mapping made them.
-    private var allDestinations: [ObjectID: [ManagedObject]] = [:]
+    private var allDestinations = ObjectTable<ObjectID>()
     /// The relationship whose value expression is being evaluated, if any: the objects of a
     /// source relationship's destinations are those of its destination entity.
     private var evaluatedRelationship: RelationshipDescription?
@@ -173,7 +173,7 @@ public final class MigrationManager: MethodReceiver {
         destinationsByMapping = [:]
         destinationsBySource = [:]
         sourcesByDestination = [:]
-        allDestinations = [:]
+        allDestinations = ObjectTable()
         evaluatedRelationship = nil
         cancellation = nil
     }
@@ -363,31 +363,27 @@ public final class MigrationManager: MethodReceiver {
                           for entityMapping: EntityMapping) {
         let name = entityMapping.name
         let key = ObjectIdentifier(destination)
-        var sources = sourcesByDestination[name, default: [:]][key] ?? []
-        if sources.isEmpty { destinationsByMapping[name, default: []].append(destination) }
-        guard !sources.contains(where: { $0 === source }) else { return }
-        sources.append(source)
-        sourcesByDestination[name, default: [:]][key] = sources
-        destinationsBySource[name, default: [:]][source.objectID, default: []].append(destination)
-        if !(allDestinations[source.objectID]?.contains { $0 === destination } ?? false) {
-            allDestinations[source.objectID, default: []].append(destination)
-        }
+        let first = !(sourcesByDestination[name]?.contains(key) ?? false)
+        guard sourcesByDestination[name, default: ObjectTable()].add(source, for: key) else { return }
+        if first { destinationsByMapping[name, default: []].append(destination) }
+        destinationsBySource[name, default: ObjectTable()].add(destination, for: source.objectID)
+        allDestinations.add(destination, for: source.objectID)
     }
 
     /// The objects the entity mapping named `name` made from `sources` (nil: every object it
     /// made), in their order.
     public func destinationInstances(forEntityMappingName name: String, sourceInstances sources: [ManagedObject]?) -> [ManagedObject] {
         guard let sources else { return destinationsByMapping[name] ?? [] }
-        let table = destinationsBySource[name] ?? [:]
-        return Self.distinct(sources.flatMap { table[$0.objectID] ?? [] })
+        let table = destinationsBySource[name] ?? ObjectTable()
+        return Self.distinct(sources.flatMap { table.objects(for: $0.objectID) })
     }
 
     /// The source objects the entity mapping named `name` made `destinations` from (nil: the
     /// sources of every object it made).
     public func sourceInstances(forEntityMappingName name: String, destinationInstances destinations: [ManagedObject]?) -> [ManagedObject] {
-        let table = sourcesByDestination[name] ?? [:]
+        let table = sourcesByDestination[name] ?? ObjectTable()
         let destinations = destinations ?? destinationsByMapping[name] ?? []
-        return Self.distinct(destinations.flatMap { table[ObjectIdentifier($0)] ?? [] })
+        return Self.distinct(destinations.flatMap { table.objects(for: ObjectIdentifier($0)) })
     }
 
     /// `objects` without repeats, in order.
@@ -398,7 +394,7 @@ public final class MigrationManager: MethodReceiver {
 
     /// The objects made from `source` that a relationship to `entity` may hold.
     private func destinations(of source: ManagedObject, kindOf entity: EntityDescription?) -> [ManagedObject] {
-        let all = allDestinations[source.objectID] ?? []
+        let all = allDestinations.objects(for: source.objectID)
         guard let entity else { return all }
         return all.filter { $0.entity.isKind(of: entity) }
     }
@@ -554,5 +550,31 @@ public final class MigrationManager: MethodReceiver {
             throw PredicateError(.evaluation, "\(selector) needs objects, got \(ValueComparison.describe(value))")
         }
         return items.compactMap { $0 as? ManagedObject }
+    }
+}
+
+/// Objects by key, most keys having one (a source and the object made from it): the first
+/// object of a key is kept without an array of its own.
+struct ObjectTable<Key: Hashable> {
+    private var first: [Key: ManagedObject] = [:]
+    private var more: [Key: [ManagedObject]] = [:]
+
+    func contains(_ key: Key) -> Bool { first[key] != nil }
+
+    /// Adds `object` under `key`; false when it is there already.
+    @discardableResult
+    mutating func add(_ object: ManagedObject, for key: Key) -> Bool {
+        guard let existing = first[key] else {
+            first[key] = object
+            return true
+        }
+        if existing === object || (more[key]?.contains { $0 === object } ?? false) { return false }
+        more[key, default: []].append(object)
+        return true
+    }
+
+    func objects(for key: Key) -> [ManagedObject] {
+        guard let object = first[key] else { return [] }
+        return [object] + (more[key] ?? [])
     }
 }

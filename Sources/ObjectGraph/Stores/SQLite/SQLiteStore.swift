@@ -83,9 +83,10 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// Whether the store's URL is `/dev/null`: a SQLite database in memory (as Core Data's
     /// SQLite store takes that URL), gone with the store.
     let isInMemory: Bool
-    /// The device and inode of the file the connection opened: a file put in its place since
-    /// (a migration by another coordinator or process) is not the file the connection writes.
-    let openedFile: (device: UInt64, inode: UInt64)?
+    /// The path and the device and inode of the file the connection opened: a file put in its
+    /// place since (a migration by another coordinator or process) is not the file the
+    /// connection writes.
+    let openedFile: (path: String, device: UInt64, inode: UInt64)?
     /// Whether a save's transaction is open (``prepareSave(_:)``), and whether the metadata
     /// needed writing when it began (restored if it rolls back).
     var hasPreparedSave = false
@@ -128,7 +129,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         }
         connection = try SQLiteConnection(path: isInMemory ? ":memory:" : url.path, busyTimeout: timeout, readOnly: isReadOnly, writeAheadLog: false)
         connection.setExternalDataDirectory(externalData.directory)
-        openedFile = isInMemory ? nil : FileStamp(of: url).map { ($0.device, $0.inode) }
+        openedFile = isInMemory ? nil : FileStamp(of: url).map { (url.path, $0.device, $0.inode) }
         busyTimeout = timeout
         let stored = try Self.readMetadata(connection)
         let identifier = stored?[Self.uuidKey] as? String ?? options["identifier"] as? String ?? UUID().uuidString
@@ -541,9 +542,11 @@ extension SQLiteStore {
     /// migrated the store into a new file): what this connection wrote would be in no file.
     func refuseWritingIfReplaced() throws {
         guard let openedFile else { return }
-        let now = FileStamp(of: fileURL)
-        guard let now, now.device == openedFile.device, now.inode == openedFile.inode else {
-            throw StoreError.io(path: fileURL.path, reason: now == nil
+        // A stat of the path kept as a string: one system call per save.
+        var info = stat()
+        let found = stat(openedFile.path, &info) == 0
+        guard found, UInt64(info.st_dev) == openedFile.device, UInt64(info.st_ino) == openedFile.inode else {
+            throw StoreError.io(path: fileURL.path, reason: !found
                 ? "the store file is gone since the store was added: nothing can be saved into it"
                 : "another file took the store's place since it was added (a migration?): add the store again to save into it")
         }
