@@ -91,7 +91,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             throw StoreError.unknownStore("the model has no configuration \"\(configuration)\"")
         }
         let records = try ExternalRecordsConfiguration(options: options)
-        let replaced = try migrateWithMappingModels(type: type, configuration: configuration, at: url, options: options)
+        let replaced = try migrateWithMappingModels(type: type, at: url, options: options)
         let store = try registration.factory(configuration, url, options)
         try addPersistentStore(store)
         if let records {

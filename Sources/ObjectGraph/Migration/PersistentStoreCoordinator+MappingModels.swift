@@ -10,9 +10,9 @@ extension PersistentStoreCoordinator {
     /// ``MigrationManager/mappingModelsOption`` whose source model the store opens with and
     /// whose destination is this coordinator's model, when the options ask for automatic
     /// migration, and answers the UUID of the store it replaced. Does nothing otherwise (a store
-    /// of this model, or one no mapping is for) and answers nil.
-    func migrateWithMappingModels(type: StoreType, configuration: String?, at url: URL?,
-                                  options: [String: any Sendable]) throws -> String? {
+    /// of this model, or one no mapping is for) and answers nil. The store is opened with the
+    /// source model whole (no configuration), as the migration manager opens it.
+    func migrateWithMappingModels(type: StoreType, at url: URL?, options: [String: any Sendable]) throws -> String? {
         guard let url, let mappings = options[MigrationManager.mappingModelsOption] as? [MappingModel], !mappings.isEmpty,
               SQLiteStore.flag(options[SQLiteStore.migratesAutomaticallyOption]),
               !SQLiteStore.flag(options[SQLiteStore.readOnlyOption]),
