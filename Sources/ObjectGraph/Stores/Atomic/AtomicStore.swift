@@ -460,8 +460,14 @@ struct FileStamp: Equatable {
 
     /// The stamp of the file at `url`; nil when there is none.
     init?(of url: URL) {
+        self.init(path: url.path)
+    }
+
+    /// The stamp of the file at `path` (one system call: for paths kept as strings on hot paths);
+    /// nil when there is none.
+    init?(path: String) {
         var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)

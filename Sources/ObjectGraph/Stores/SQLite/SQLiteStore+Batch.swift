@@ -23,7 +23,7 @@ extension SQLiteStore {
     }
 
     private func execute(_ request: BatchUpdateRequest, rehearsing: Bool) throws -> BatchResult {
-        try refuseWritingIfReadOnly("a batch update")
+        try checkWritable("a batch update")
         return try lock.withLock {
             let entity = request.entity
             guard schema.holds(entity) else { throw unheld(entity) }
@@ -206,7 +206,7 @@ extension SQLiteStore {
     }
 
     private func execute(_ request: BatchDeleteRequest, rehearsing: Bool) throws -> BatchResult {
-        try refuseWritingIfReadOnly("a batch delete")
+        try checkWritable("a batch delete")
         if request.deletesNothing { return BatchResult(request.resultType, []) }
         let request = try request.resolved(in: model)
         return try lock.withLock {
@@ -336,7 +336,7 @@ extension SQLiteStore {
     /// wrong type or a missing required value; uniqueness constraints hold as in a save, or
     /// resolve rows that collide as the request's ``BatchInsertRequest/mergePolicy`` says.
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
-        try refuseWritingIfReadOnly("a batch insert")
+        try checkWritable("a batch insert")
         let entity = request.entity
         try lock.withLock {
             guard schema.holds(entity), !entity.isAbstract else { throw unheld(entity) }

@@ -46,7 +46,7 @@ extension SQLiteStore {
     /// Begins the save's transaction and writes `request`; on failure rolls back. Lock held.
     private func prepare(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         precondition(!hasPreparedSave, "a save was prepared in \(identifier) and neither committed nor rolled back")
-        try refuseWritingIfReadOnly("a save")
+        try checkWritable("a save")
         try checkOwnership(of: request)
         externalFilesWritten = []
         externalFilesReplaced = []

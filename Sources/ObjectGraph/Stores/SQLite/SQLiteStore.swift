@@ -359,7 +359,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
 
     /// Throws when the store was opened read-only, or its file was replaced since: `what` (a
     /// save, a batch update...) would write.
-    func refuseWritingIfReadOnly(_ what: String) throws {
+    func checkWritable(_ what: String) throws {
         if isReadOnly { throw StoreError.io(path: fileURL.path, reason: "the store is read-only (\(Self.readOnlyOption)): \(what) cannot write to it") }
         try refuseWritingIfReplaced()
     }
@@ -437,7 +437,7 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
     /// `Z_PRIMARYKEY`, committed at once so that other coordinators never hand out the same.
     /// IDs that are already permanent come back unchanged.
     public func obtainPermanentIDs(for temporaryIDs: [ObjectID]) throws -> [ObjectID] {
-        if isReadOnly, temporaryIDs.contains(where: \.isTemporaryID) { try refuseWritingIfReadOnly("new objects") }
+        if isReadOnly, temporaryIDs.contains(where: \.isTemporaryID) { try checkWritable("new objects") }
         return try lock.withLock {
             // Per table (root entity), how many keys it hands out; then the first of them. IDs
             // come in runs of one entity: each run looks its table up once, by the entity's
@@ -542,11 +542,10 @@ extension SQLiteStore {
     /// migrated the store into a new file): what this connection wrote would be in no file.
     func refuseWritingIfReplaced() throws {
         guard let openedFile else { return }
-        // A stat of the path kept as a string: one system call per save.
-        var info = stat()
-        let found = stat(openedFile.path, &info) == 0
-        guard found, UInt64(info.st_dev) == openedFile.device, UInt64(info.st_ino) == openedFile.inode else {
-            throw StoreError.io(path: fileURL.path, reason: !found
+        // The path kept as a string: one system call per save, no URL conversion.
+        let now = FileStamp(path: openedFile.path)
+        guard let now, now.device == openedFile.device, now.inode == openedFile.inode else {
+            throw StoreError.io(path: fileURL.path, reason: now == nil
                 ? "the store file is gone since the store was added: nothing can be saved into it"
                 : "another file took the store's place since it was added (a migration?): add the store again to save into it")
         }
