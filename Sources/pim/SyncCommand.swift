@@ -14,7 +14,8 @@ struct SyncCommand: ParsableCommand {
         discussion: """
             pim sync add URL names a calendar or address book collection; pim sync (or pim sync \
             run) then syncs each both ways: what changed on the server is read here, what changed \
-            here is sent, deletions go both ways. Contacts made here go to the first address book \
+            here is sent, deletions go both ways. A server that keeps sync tokens (RFC 6578) is \
+            asked only for what changed since the last run. Contacts made here go to the first address book \
             added; events to the calendar collection whose pim calendar they are in; tasks to the \
             first calendar that holds to-dos. Records imported from files or feeds stay here.
 
@@ -92,9 +93,17 @@ struct SyncCommand: ParsableCommand {
             guard !reports.isEmpty else { return }
             if global.json {
                 let objects: [[String: Any]] = reports.map { report in
-                    ["collection": report.collection, "added": report.added, "updated": report.updated, "deleted": report.deleted,
-                     "sent": report.sent, "removed": report.removed, "conflicts": report.conflicts, "problems": report.problems,
-                     "refused": report.refused]
+                    var object: [String: Any] = [
+                        "collection": report.collection, "added": report.added, "updated": report.updated, "deleted": report.deleted,
+                        "sent": report.sent, "removed": report.removed, "conflicts": report.conflicts, "problems": report.problems,
+                        "refused": report.refused]
+                    switch report.listing {
+                    case .whole: object["listing"] = "whole"
+                    case .changes(let count):
+                        object["listing"] = "changes"
+                        object["listedChanges"] = count
+                    }
+                    return object
                 }
                 Console.print(RecordPresenter.json(objects))
             } else {
@@ -188,6 +197,7 @@ private func printCollections(_ collections: [SyncCollection], session: Session)
             if let name = collection.displayName { object["name"] = name }
             if let user = collection.user { object["user"] = user }
             if let synced = collection.lastSynced { object["synced"] = OutputFormat.echo(synced, timeZone: session.store.timeZone) }
+            if let token = collection.syncToken { object["syncToken"] = token }
             return object
         }
         try session.print(RecordPresenter.json(objects))

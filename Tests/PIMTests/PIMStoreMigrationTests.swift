@@ -1,5 +1,5 @@
 // Stores written with earlier versions of the PIM model (Data/PIM.xcdatamodeld/PIM.xcdatamodel,
-// PIM 2.xcdatamodel, PIM 3.xcdatamodel) opened by the current pim: migrated in place (lightweight migration), every
+// PIM 2.xcdatamodel, PIM 3.xcdatamodel, PIM 4.xcdatamodel) opened by the current pim: migrated in place (lightweight migration), every
 // record kept under its number, and the new version's fields usable at once.
 import Foundation
 import ObjectGraph
@@ -17,25 +17,32 @@ final class PIMStoreMigrationTests: PIMStoreTestCase {
         return model
     }
 
+    /// Writes a SQLite store of `model` at `url` holding what `fill` inserts, and closes it.
+    private func writeStore(of model: ManagedObjectModel, at url: URL, _ fill: (ManagedObjectContext) throws -> Void) throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(concurrencyType: .mainQueue)
+        context.persistentStoreCoordinator = coordinator
+        try fill(context)
+        try context.save()
+        try coordinator.remove(store)
+    }
+
     func testAStoreOfTheFirstModelVersionOpensMigratedWithItsRecords() throws {
         let url = folder.appendingPathComponent("pim.sqlite")
         let old = try firstVersion()
         XCTAssertNil(old.entitiesByName["Task"]?.propertiesByName["recurrenceRule"], "set-up: version 1 has no task rule")
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: old)
-        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-        let context = ManagedObjectContext(concurrencyType: .mainQueue)
-        context.persistentStoreCoordinator = coordinator
-        for (number, title) in [(1, "Water plants"), (2, "Pay rent")] {
-            let task = context.insertNewObject(forEntityName: "Task")
-            task.setValue(title, forKey: "title")
-            task.setValue(Int64(number), forKey: "number")
-            task.setValue(UUID(), forKey: "uuid")
-            task.setValue(now, forKey: "created")
-            task.setValue(now, forKey: "modified")
-            task.setValue(now.addingTimeInterval(86_400), forKey: "due")
+        try writeStore(of: old, at: url) { context in
+            for (number, title) in [(1, "Water plants"), (2, "Pay rent")] {
+                let task = context.insertNewObject(forEntityName: "Task")
+                task.setValue(title, forKey: "title")
+                task.setValue(Int64(number), forKey: "number")
+                task.setValue(UUID(), forKey: "uuid")
+                task.setValue(now, forKey: "created")
+                task.setValue(now, forKey: "modified")
+                task.setValue(now.addingTimeInterval(86_400), forKey: "due")
+            }
         }
-        try context.save()
-        try coordinator.remove(store)
 
         let pim = try open()
         XCTAssertEqual(try titles(pim), ["Water plants", "Pay rent"])
@@ -52,22 +59,18 @@ final class PIMStoreMigrationTests: PIMStoreTestCase {
         let url = folder.appendingPathComponent("pim.sqlite")
         let old = try firstVersion("PIM 2.xcdatamodel")
         XCTAssertNil(old.entitiesByName["Event"]?.propertiesByName["uid"], "set-up: version 2 keeps no UID")
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: old)
-        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-        let context = ManagedObjectContext(concurrencyType: .mainQueue)
-        context.persistentStoreCoordinator = coordinator
-        let event = context.insertNewObject(forEntityName: "Event")
-        event.setValue("Dentist", forKey: "title")
-        event.setValue(Int64(1), forKey: "number")
-        event.setValue(UUID(), forKey: "uuid")
-        event.setValue(now, forKey: "created")
-        event.setValue(now, forKey: "modified")
-        event.setValue(now, forKey: "start")
-        event.setValue(now.addingTimeInterval(3600), forKey: "end")
-        event.setValue("google", forKey: "source")
-        event.setValue("7kukuqrfedlm2f9t8sqf2f5ab4@google.com", forKey: "externalID")
-        try context.save()
-        try coordinator.remove(store)
+        try writeStore(of: old, at: url) { context in
+            let event = context.insertNewObject(forEntityName: "Event")
+            event.setValue("Dentist", forKey: "title")
+            event.setValue(Int64(1), forKey: "number")
+            event.setValue(UUID(), forKey: "uuid")
+            event.setValue(now, forKey: "created")
+            event.setValue(now, forKey: "modified")
+            event.setValue(now, forKey: "start")
+            event.setValue(now.addingTimeInterval(3600), forKey: "end")
+            event.setValue("google", forKey: "source")
+            event.setValue("7kukuqrfedlm2f9t8sqf2f5ab4@google.com", forKey: "externalID")
+        }
 
         let pim = try open()
         let migrated = try XCTUnwrap(RecordResolver(store: pim).resolve("1", as: .event) as? Event)
@@ -84,19 +87,15 @@ final class PIMStoreMigrationTests: PIMStoreTestCase {
         let url = folder.appendingPathComponent("pim.sqlite")
         let old = try firstVersion("PIM 3.xcdatamodel")
         XCTAssertNil(old.entitiesByName["SyncCollection"], "set-up: version 3 has no sync collections")
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: old)
-        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-        let context = ManagedObjectContext(concurrencyType: .mainQueue)
-        context.persistentStoreCoordinator = coordinator
-        let contact = context.insertNewObject(forEntityName: "Person")
-        contact.setValue("Ada Lovelace", forKey: "name")
-        contact.setValue(Int64(1), forKey: "number")
-        contact.setValue(UUID(), forKey: "uuid")
-        contact.setValue(now, forKey: "created")
-        contact.setValue(now, forKey: "modified")
-        contact.setValue("ada-1", forKey: "uid")
-        try context.save()
-        try coordinator.remove(store)
+        try writeStore(of: old, at: url) { context in
+            let contact = context.insertNewObject(forEntityName: "Person")
+            contact.setValue("Ada Lovelace", forKey: "name")
+            contact.setValue(Int64(1), forKey: "number")
+            contact.setValue(UUID(), forKey: "uuid")
+            contact.setValue(now, forKey: "created")
+            contact.setValue(now, forKey: "modified")
+            contact.setValue("ada-1", forKey: "uid")
+        }
 
         let pim = try open()
         let migrated = try XCTUnwrap(RecordResolver(store: pim).resolve("1", as: .contact) as? Person)
@@ -109,5 +108,28 @@ final class PIMStoreMigrationTests: PIMStoreTestCase {
         try pim.commit(command: "sync add https://dav.example.com/alice/contacts/")
         let reopened = try open()
         XCTAssertEqual(try reopened.syncCollections().map(\.url), ["https://dav.example.com/alice/contacts/"])
+    }
+
+    func testAStoreOfTheFourthModelVersionKeepsItsCollectionsAndListsThemWholeOnce() throws {
+        let url = folder.appendingPathComponent("pim.sqlite")
+        let old = try firstVersion("PIM 4.xcdatamodel")
+        XCTAssertNil(old.entitiesByName["SyncCollection"]?.propertiesByName["syncToken"], "set-up: version 4 keeps no sync token")
+        try writeStore(of: old, at: url) { context in
+            let collection = context.insertNewObject(forEntityName: "SyncCollection")
+            collection.setValue("https://dav.example.com/alice/calendar/", forKey: "url")
+            collection.setValue(SyncCollectionKind.calendar.rawValue, forKey: "kind")
+            collection.setValue("personal", forKey: "calendar")
+            collection.setValue(now, forKey: "added")
+            let resources = Data(#"{"\/alice\/calendar\/a.ics":{"etag":"\"1\"","stamp":1}}"#.utf8)
+            collection.setValue(resources, forKey: "resources")
+        }
+
+        let pim = try open()
+        let migrated = try XCTUnwrap(try pim.syncCollections().first)
+        XCTAssertEqual(migrated.url, "https://dav.example.com/alice/calendar/")
+        XCTAssertEqual(migrated.syncedResourceCount, 1, "what the last sync left is kept")
+        XCTAssertNil(migrated.syncToken, "no token yet: the next sync lists the collection whole")
+        XCTAssertNil(migrated.listing)
+        XCTAssertFalse(migrated.syncTokensRefused)
     }
 }

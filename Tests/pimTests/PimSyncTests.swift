@@ -44,7 +44,7 @@ final class PimSyncTests: SyncTestCase {
         server.stop()
         let failed = try run("sync")
         XCTAssertEqual(failed.status, 10, failed.stderr)
-        XCTAssertTrue(failed.stderr.contains("PROPFIND \(calendarURL)"), failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("REPORT \(calendarURL)"), failed.stderr)
         let listed = try run("sync", "list", "--json")
         let collections = try XCTUnwrap(listed.json() as? [[String: Any]])
         XCTAssertNil(collections[0]["synced"], "a failed sync is not a sync")
@@ -59,7 +59,7 @@ final class PimSyncTests: SyncTestCase {
         XCTAssertEqual(try server.request("DELETE", "/alice/calendar/").status, 200)
         let partly = try run("sync")
         XCTAssertEqual(partly.status, 10, partly.stderr)
-        XCTAssertTrue(partly.stderr.contains("PROPFIND \(calendarURL): the server answered 404"), partly.stderr)
+        XCTAssertTrue(partly.stderr.contains("REPORT \(calendarURL) (sync-collection): the server answered 404"), partly.stderr)
         XCTAssertTrue(partly.stdout.contains("\(contactsURL): 0 added, 0 updated, 0 deleted here; 1 sent"), partly.stdout)
         XCTAssertEqual(try server.resources(in: "/alice/contacts/").count, 1)
     }

@@ -18,8 +18,11 @@ final class RadicaleServer {
     var root: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
     /// Starts Radicale with its storage under `folder`: no authentication, or Basic
-    /// authentication of `users` (name to password) when given.
-    init(folder: URL, users: [String: String]? = nil) throws {
+    /// authentication of `users` (name to password) when given. With `logRequests`, the server
+    /// logs every request it receives (``requestCount(_:)`` reads them). Without `syncTokens`,
+    /// Radicale's storage is extended (a storage plugin, Radicale's own way) to refuse every
+    /// sync-collection report, as a server without RFC 6578 does.
+    init(folder: URL, users: [String: String]? = nil, logRequests: Bool = false, syncTokens: Bool = true) throws {
         guard let python = Self.python() else {
             if ProcessInfo.processInfo.environment["PIM_TESTS_REQUIRE_RADICALE"] == "1" {
                 XCTFail("Radicale is not installed for python3 (python3 -m pip install radicale)")
@@ -35,6 +38,22 @@ final class RadicaleServer {
             try Data(users.map { "\($0.key):\($0.value)\n" }.joined().utf8).write(to: htpasswd)
             auth = "type = htpasswd\nhtpasswd_filename = \(htpasswd.path)\nhtpasswd_encryption = plain"
         }
+        var storageType = ""
+        if !syncTokens {
+            try Data("""
+                # Radicale's file storage, refusing sync-collection reports (a server without RFC 6578).
+                from radicale.storage import multifilesystem
+
+                class Collection(multifilesystem.Collection):
+                    def sync(self, old_token=""):
+                        raise ValueError("this server keeps no sync tokens")
+
+                class Storage(multifilesystem.Storage):
+                    _collection_class = Collection
+
+                """.utf8).write(to: home.appendingPathComponent("notokens.py"))
+            storageType = "type = notokens\n"
+        }
         let configuration = home.appendingPathComponent("config")
         try Data("""
             [server]
@@ -42,15 +61,20 @@ final class RadicaleServer {
             [auth]
             \(auth)
             [storage]
-            filesystem_folder = \(home.appendingPathComponent("collections").path)
+            \(storageType)filesystem_folder = \(home.appendingPathComponent("collections").path)
             [logging]
-            level = warning
+            level = \(logRequests ? "info" : "warning")
             """.utf8).write(to: configuration)
         log = home.appendingPathComponent("log")
         try Data().write(to: log)
         process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-m", "radicale", "--config", configuration.path]
+        if !syncTokens {
+            var environment = ProcessInfo.processInfo.environment
+            environment["PYTHONPATH"] = home.path + (environment["PYTHONPATH"].map { ":" + $0 } ?? "")
+            process.environment = environment
+        }
         process.standardInput = FileHandle.nullDevice
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
@@ -60,6 +84,13 @@ final class RadicaleServer {
     }
 
     deinit { stop() }
+
+    /// How many `method` requests the server has received so far, by its log (Radicale logs
+    /// each request before it answers it; needs `logRequests`).
+    func requestCount(_ method: String) throws -> Int {
+        let text = try String(contentsOf: log, encoding: .utf8)
+        return text.components(separatedBy: "\n").filter { $0.contains("] \(method) request for ") }.count
+    }
 
     func stop() {
         guard process.isRunning else { return }

@@ -12,9 +12,15 @@ class SyncTestCase: PimTestCase {
     var calendarURL: String { server.root.absoluteString + "alice/calendar/" }
     var contactsURL: String { server.root.absoluteString + "alice/contacts/" }
 
+    /// Whether the server logs the requests it receives (``RadicaleServer/requestCount(_:)``).
+    class var logsRequests: Bool { false }
+    /// Whether the server keeps sync tokens (RFC 6578), as Radicale does; without, it refuses
+    /// every sync-collection report.
+    class var serverKeepsSyncTokens: Bool { true }
+
     override func setUpWithError() throws {
         try super.setUpWithError()
-        server = try RadicaleServer(folder: folder)
+        server = try RadicaleServer(folder: folder, logRequests: Self.logsRequests, syncTokens: Self.serverKeepsSyncTokens)
         try server.makeCalendar("/alice/calendar/", name: "Personal")
         try server.makeAddressBook("/alice/contacts/")
     }

@@ -1,7 +1,7 @@
-// A PROPFIND answer (207 Multi-Status, RFC 4918 13) read into its members: each href with the
-// properties pim asks for (entity tag, resource type, display name, calendar components). The
-// calendar and address data of a REPORT are not read here: they go through FeedImport's dav
-// mapping, as an imported feed does.
+// A PROPFIND or REPORT answer (207 Multi-Status, RFC 4918 13) read into its members: each href
+// with the properties pim asks for (entity tag, resource type, display name, calendar components),
+// and a sync-collection report's new sync token (RFC 6578 3.2). The calendar and address data of
+// a multiget are kept as text: they go through FeedImport's dav mapping, as an imported feed does.
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -42,6 +42,12 @@ final class DAVMultistatus: NSObject, XMLParserDelegate {
     /// The members of `data`; throws, naming `url` and the line, when it is not a multi-status
     /// document.
     static func members(of data: Data, from url: URL) throws(PIMError) -> [DAVMember] {
+        try read(data, from: url).members
+    }
+
+    /// The members of `data` and the sync token it ends with (a sync-collection report's; nil in
+    /// other answers); throws as ``members(of:from:)`` does.
+    static func read(_ data: Data, from url: URL) throws(PIMError) -> (members: [DAVMember], syncToken: String?) {
         let reader = DAVMultistatus()
         let parser = reader.parser(of: data)
         guard parser.parse() else {
@@ -51,8 +57,11 @@ final class DAVMultistatus: NSObject, XMLParserDelegate {
         guard reader.sawMultistatus else {
             throw PIMError.server("\(url.absoluteString): the answer is not a WebDAV multi-status document")
         }
-        return reader.members
+        return (reader.members, reader.syncToken)
     }
+
+    /// The `sync-token` element of the multi-status (RFC 6578 6.2).
+    private(set) var syncToken: String?
 
     private var sawMultistatus = false
     /// With ``hrefs(in:inside:)``: the local names of the properties whose hrefs are wanted.
@@ -113,6 +122,7 @@ final class DAVMultistatus: NSObject, XMLParserDelegate {
         switch name {
         case "DAV: href" where parent == "DAV: response": member?.href = value
         case "DAV: status" where parent == "DAV: response": member?.status = Self.statusCode(value)
+        case "DAV: sync-token" where parent == "DAV: multistatus": syncToken = value
         case "DAV: status" where parent == "DAV: propstat": propstatStatus = Self.statusCode(value)
         case "DAV: getetag": pending.etag = value
         case "DAV: displayname": pending.displayName = value.isEmpty ? nil : value

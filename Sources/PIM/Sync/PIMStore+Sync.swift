@@ -1,6 +1,7 @@
 // `pim sync`: two-way sync of the store with CalDAV calendars and CardDAV address books.
 //
-// Each run lists the collection (PROPFIND, the entity tag of every resource), compares it with
+// Each run lists the collection (the entity tag of every resource: only what changed since the
+// last run where the server keeps sync tokens, PIMStore+Listing.swift), compares it with
 // what the last run left (SyncCollection.syncedResources) and with the records here, then reads
 // what changed on the server (calendar-multiget / addressbook-multiget, imported through the dav
 // feed mapping), deletes here what the server deleted, and sends what changed here (PUT with
@@ -43,6 +44,8 @@ public struct SyncReport: Sendable {
     public var refused: [String] = []
     /// The failure that stopped the run part way; what was done before it is kept.
     public var failure: PIMError?
+    /// How the server listed the collection: whole, or only what changed since the last run.
+    public var listing = SyncListing.whole
 }
 
 extension PIMStore {
@@ -185,11 +188,9 @@ extension PIMStore {
 
         // What each side has, by href as compared (the path, percent-decoded): the server's
         // resources with their tags and hrefs as it writes them, the records bound to them here.
-        var server: [String: (href: String, etag: String)] = [:]
-        for member in try propfind(client, base, depth: "1", properties: ["<d:getetag/>", "<d:resourcetype/>"])
-        where !member.isCollection && (member.status ?? 200) < 300 {
-            server[key(member.href)] = (member.href, member.etag ?? "")
-        }
+        let listed = try listResources(of: collection, client: client, base: base)
+        var server = listed.resources.mapValues { (href: $0.href, etag: $0.etag) }
+        report.listing = listed.listing
         var known = collection.syncedResources
         var local: [String: ManagedObject] = [:]
         for (href, record) in try syncedRecords(of: collection) {
@@ -595,7 +596,7 @@ extension PIMStore {
             let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
                 + #"<\#(method) xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:r="urn:ietf:params:xml:ns:carddav">"#
                 + "<d:prop><d:getetag/>\(data)</d:prop>"
-                + batch.map { "<d:href>\(Self.escaped($0))</d:href>" }.joined()
+                + batch.map { "<d:href>\(Self.escapedText($0))</d:href>" }.joined()
                 + "</\(method)>"
             let response = try client.send("REPORT", base, headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
                                            body: Data(body.utf8))
@@ -614,7 +615,7 @@ extension PIMStore {
     }
 
     /// Text as XML character data.
-    private static func escaped(_ text: String) -> String {
+    static func escapedText(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
@@ -627,7 +628,7 @@ extension PIMStore {
     }
 
     /// The members PROPFIND lists at `url` with `properties` (`<d:getetag/>`).
-    private func propfind(_ client: DAVClient, _ url: URL, depth: String, properties: [String]) throws(PIMError) -> [DAVMember] {
+    func propfind(_ client: DAVClient, _ url: URL, depth: String, properties: [String]) throws(PIMError) -> [DAVMember] {
         let body = Self.propfindBody(properties.joined())
         let response = try client.send("PROPFIND", url, headers: ["Depth": depth, "Content-Type": "application/xml; charset=utf-8"],
                                        body: body)

@@ -44,15 +44,22 @@ extension SyncCollection {
 
     /// The resources of the last sync, by href.
     var syncedResources: [String: SyncedResource] {
-        get {
-            guard let data = resources else { return [:] }
-            return (try? JSONDecoder().decode([String: SyncedResource].self, from: data)) ?? [:]
-        }
-        set {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            resources = try? encoder.encode(newValue)
-        }
+        get { Self.decodedState(resources) }
+        set { resources = Self.encodedState(newValue) }
+    }
+
+    /// Resources by href kept in a binary attribute, as JSON; none when there is nothing or it
+    /// cannot be read.
+    static func decodedState<Resource: Decodable>(_ data: Data?) -> [String: Resource] {
+        guard let data else { return [:] }
+        return (try? JSONDecoder().decode([String: Resource].self, from: data)) ?? [:]
+    }
+
+    /// Resources by href as a binary attribute keeps them: JSON with sorted keys.
+    static func encodedState<Resource: Encodable>(_ resources: [String: Resource]) -> Data? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return try? encoder.encode(resources)
     }
 
     /// How many resources the last sync left in step.
