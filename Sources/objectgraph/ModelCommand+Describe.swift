@@ -16,7 +16,9 @@ extension ModelCommand {
                 then the properties it declares: attributes with their type, optionality, default \
                 value and validation rules; relationships with their destination, cardinality, \
                 inverse and delete rule; fetched properties; then its uniqueness constraints and \
-                fetch indexes. Fetch request templates and configurations follow the entities:
+                fetch indexes. Fetch request templates and configurations follow the entities. \
+                The first lines name the version and its checksum (what a staged migration's \
+                stages name versions by):
 
                   entity Task (class Task)
                     attributes:
@@ -26,8 +28,8 @@ extension ModelCommand {
 
                 --json prints the same content as one JSON object with sorted keys, every key \
                 always present (null when unset); dates are ISO 8601 strings, decimal numbers are \
-                JSON numbers, binary default values are base64 strings, and each entity carries \
-                its version hash in hex.
+                JSON numbers, binary default values are base64 strings, versionChecksum is the \
+                version's checksum, and each entity carries its version hash in hex.
 
                 Examples:
                   objectgraph model describe Data/Organizer.xcdatamodeld
@@ -58,7 +60,8 @@ extension ModelCommand {
         /// The text form of `model`, read from `path`.
         static func text(describing model: ManagedObjectModel, path: String) -> String {
             var lines = ["model \(path) (version \(model.versionName ?? "none")): "
-                + counted(model.entities.count, "entity", plural: "entities")]
+                + counted(model.entities.count, "entity", plural: "entities"),
+                         "version checksum \(model.versionChecksum)"]
             for entity in model.entities {
                 lines.append("")
                 lines += entityLines(entity)

@@ -73,6 +73,9 @@ struct ModelDocument: Encodable {
     var path: String
     @Nullable var version: String?
     var versionIdentifiers: [String]
+    /// The version's checksum (``ManagedObjectModel/versionChecksum``), which staged migration
+    /// stages name versions by.
+    var versionChecksum: String
     var entities: [EntityDocument]
     var fetchRequestTemplates: [FetchRequestDocument]
     var configurations: [ConfigurationDocument]
@@ -83,6 +86,7 @@ struct ModelDocument: Encodable {
         self.path = path
         version = model.versionName
         versionIdentifiers = model.versionIdentifiers.sorted()
+        versionChecksum = model.versionChecksum
         entities = model.entities.map(EntityDocument.init)
         fetchRequestTemplates = model.fetchRequestTemplates.map(FetchRequestDocument.init)
         configurations = model.configurations.map(ConfigurationDocument.init)

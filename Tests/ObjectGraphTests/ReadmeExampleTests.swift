@@ -101,4 +101,47 @@ final class ReadmeExampleTests: XCTestCase {
         XCTAssertNil(failure)
         XCTAssertEqual(container.persistentStoreCoordinator.persistentStores.count, 1)
     }
+
+    func testStagedMigrationExample() throws {
+        let version1 = ManagedObjectModel { Entity("Person") { Attribute("name", .string) } }
+        let version2 = ManagedObjectModel {
+            Entity("Person") { Attribute("name", .string); Attribute("firstName", .string); Attribute("lastName", .string) }
+        }
+        let version3 = ManagedObjectModel { Entity("Person") { Attribute("firstName", .string); Attribute("lastName", .string) } }
+        let directory = try TemporaryDirectory()
+        let storeURL = directory.url.appendingPathComponent("people.sqlite")
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: version1)
+            let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
+            let context = ManagedObjectContext(concurrencyType: .mainQueue)
+            context.persistentStoreCoordinator = coordinator
+            context.insertNewObject(forEntityName: "Person").setValue("Ada King Lovelace", forKey: "name")
+            try context.save()
+            try coordinator.remove(store)
+        }
+        let description = PersistentStoreDescription(url: storeURL)
+
+        let split = CustomMigrationStage(migratingFrom: ManagedObjectModelReference(model: version2),
+                                         to: ManagedObjectModelReference(model: version3))
+        split.willMigrateHandler = { manager, _ in
+            let context = manager.container!.newBackgroundContext()
+            try context.performAndWait {
+                for person in try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")) {
+                    let parts = (person.value(forKey: "name") as? String ?? "").split(separator: " ")
+                    person.setValue(parts.dropLast().joined(separator: " "), forKey: "firstName")
+                    person.setValue(parts.last.map(String.init), forKey: "lastName")
+                }
+                try context.save()
+            }
+        }
+        let stages = StagedMigrationManager([LightweightMigrationStage(models: [version1, version2]), split])
+        description.setOption(stages, forKey: StagedMigrationManager.option)
+
+        let container = PersistentContainer(name: "People", managedObjectModel: version3)
+        container.persistentStoreDescriptions = [description]
+        try container.loadPersistentStores()
+        let people = try container.viewContext.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+        XCTAssertEqual(people.map { "\($0.value(forKey: "firstName") as? String ?? "") | \($0.value(forKey: "lastName") as? String ?? "")" },
+                       ["Ada King | Lovelace"])
+    }
 }

@@ -213,9 +213,14 @@ final class ModelCommandTests: XCTestCase {
     }
 
     func testDescribeJSONNamesEveryPartOfTheModel() throws {
-        let json = try describeJSON(try writeLibraryModel())
+        let library = try writeLibraryModel()
+        let json = try describeJSON(library)
         XCTAssertEqual(Set(json.keys), ["compositeTypes", "configurations", "entities", "fetchRequestTemplates",
-                                        "path", "version", "versionIdentifiers"])
+                                        "path", "version", "versionChecksum", "versionIdentifiers"])
+        let checksum = try XCTUnwrap(json["versionChecksum"] as? String)
+        XCTAssertEqual(Data(base64Encoded: checksum)?.count, 32, "a Base64 SHA-256: \(checksum)")
+        let text = try objectgraph("model", "describe", library.path)
+        XCTAssertEqual(text.stdout.split(separator: "\n").dropFirst().first.map(String.init), "version checksum \(checksum)")
         let book = try XCTUnwrap(entity("Book", in: json))
         XCTAssertEqual(Set(book.keys), ["attributes", "className", "compoundIndexes", "fetchIndexes",
                                         "fetchedProperties", "isAbstract", "name", "parent", "relationships",
@@ -313,7 +318,7 @@ final class ModelCommandTests: XCTestCase {
         let topLevelKeys = result.stdoutLines.filter { $0.hasPrefix("  \"") }
             .map { $0.dropFirst(3).prefix { $0 != "\"" } }
         XCTAssertEqual(topLevelKeys, topLevelKeys.sorted())
-        XCTAssertEqual(topLevelKeys.count, 7)
+        XCTAssertEqual(topLevelKeys.count, 8)
     }
 
     // MARK: graph

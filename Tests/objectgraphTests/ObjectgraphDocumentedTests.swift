@@ -94,7 +94,7 @@ final class ObjectgraphDocumentedTests: XCTestCase {
             guard let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
                 XCTFail("\(name): not a JSON object"); continue
             }
-            XCTAssertEqual(Set(object.keys), ["path", "version", "versionIdentifiers", "entities", "fetchRequestTemplates",
+            XCTAssertEqual(Set(object.keys), ["path", "version", "versionChecksum", "versionIdentifiers", "entities", "fetchRequestTemplates",
                                               "configurations", "compositeTypes"], name)
             for entity in object["entities"] as? [[String: Any]] ?? [] {
                 XCTAssertEqual(Set(entity.keys), entityKeys, name)

@@ -91,15 +91,19 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             throw StoreError.unknownStore("the model has no configuration \"\(configuration)\"")
         }
         let records = try ExternalRecordsConfiguration(options: options)
+        let staged = try migrateWithStages(type: type, at: url, options: options)
         let replaced = try migrateWithMappingModels(type: type, at: url, options: options)
         let store = try registration.factory(configuration, url, options)
         try addPersistentStore(store)
         if let records {
             keepExternalRecords(of: store, records)
             // A store migrated with a mapping model is a new store, with a UUID of its own: its
-            // objects' records are written anew, and the old store's go.
+            // objects' records are written anew, and the old store's go. One migrated through
+            // stages keeps its UUID, but handlers may have changed any of its objects.
             if let replaced {
                 ExternalRecordsSynchronizer.removeFolder(records.directory.appendingPathComponent(replaced, isDirectory: true))
+                resynchronizeExternalRecords(of: store)
+            } else if staged {
                 resynchronizeExternalRecords(of: store)
             }
         }

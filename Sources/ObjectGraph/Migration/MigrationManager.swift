@@ -160,6 +160,7 @@ public final class MigrationManager: MethodReceiver {
     static func plainOptions(_ options: [String: any Sendable]) -> [String: any Sendable] {
         var options = options
         options[mappingModelsOption] = nil
+        options[StagedMigrationManager.option] = nil
         options[SQLiteStore.migratesAutomaticallyOption] = false
         options[SQLiteStore.infersMappingModelOption] = false
         options[NSExternalRecordsDirectoryOption] = nil
