@@ -198,6 +198,7 @@ private func printCollections(_ collections: [SyncCollection], session: Session)
             if let user = collection.user { object["user"] = user }
             if let synced = collection.lastSynced { object["synced"] = OutputFormat.echo(synced, timeZone: session.store.timeZone) }
             if let token = collection.syncToken { object["syncToken"] = token }
+            if collection.syncTokensRefused { object["syncTokensRefused"] = true }
             return object
         }
         try session.print(RecordPresenter.json(objects))

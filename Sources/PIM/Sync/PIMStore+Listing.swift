@@ -5,9 +5,9 @@
 // resources added or changed, with their new tags, and those removed. Applied to the listing the
 // last run kept (SyncCollection.listing), that gives what a full listing would, so the rest of
 // the sync works the same either way; an unchanged collection costs one small request. The first
-// run asks with no token and gets every resource. A token the server no longer knows
-// (valid-sync-token refused) is dropped and the collection listed whole again; a server that
-// refuses the report itself is listed with PROPFIND (depth 1) from then on.
+// run asks with no token and gets every resource. A token the server no longer takes (refused
+// as not a valid sync token, or any client error) is dropped and the collection listed whole
+// again; a server that refuses the report itself is listed with PROPFIND (depth 1) from then on.
 import Foundation
 
 /// A resource of a collection as the server last listed it.
@@ -71,13 +71,14 @@ extension PIMStore {
             let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
                 + #"<d:sync-collection xmlns:d="DAV:">"#
                 + (token.isEmpty ? "<d:sync-token/>" : "<d:sync-token>\(Self.escapedText(token))</d:sync-token>")
-                + "<d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"
+                + "<d:sync-level>1</d:sync-level><d:prop><d:getetag/><d:resourcetype/></d:prop></d:sync-collection>"
             let response = try client.send("REPORT", base, headers: ["Depth": "0", "Content-Type": "application/xml; charset=utf-8"],
                                            body: Data(body.utf8))
             guard response.status == 207 else {
-                if !token.isEmpty, [403, 409].contains(response.status),
-                   String(decoding: response.body, as: UTF8.self).contains("valid-sync-token") {
-                    // The server has forgotten the token: list everything again.
+                if !token.isEmpty, [400, 403, 409, 410, 412, 422].contains(response.status) {
+                    // The server no longer takes the token (RFC 6578's valid-sync-token; some
+                    // servers answer 409 or 410 without naming it): list everything again, and
+                    // judge the report itself by that answer.
                     token = ""
                     resources = [:]
                     whole = true
