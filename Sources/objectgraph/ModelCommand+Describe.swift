@@ -12,13 +12,13 @@ extension ModelCommand {
         static let configuration = CommandConfiguration(
             abstract: "Describe a model's entities, properties, templates and configurations.",
             discussion: """
-                The text form lists each entity (its parent, whether it is abstract, its class), \
-                then the properties it declares: attributes with their type, optionality, default \
-                value and validation rules; relationships with their destination, cardinality, \
-                inverse and delete rule; fetched properties; then its uniqueness constraints and \
-                fetch indexes. Fetch request templates and configurations follow the entities. \
-                The first lines name the version and its checksum (what a staged migration's \
-                stages name versions by):
+                The text form starts with two lines naming the version and its checksum (what a \
+                staged migration's stages name versions by), then lists each entity (its parent, \
+                whether it is abstract, its class), then the properties it declares: attributes \
+                with their type, optionality, default value and validation rules; relationships \
+                with their destination, cardinality, inverse and delete rule; fetched properties; \
+                then its uniqueness constraints and fetch indexes. Fetch request templates and \
+                configurations follow the entities:
 
                   entity Task (class Task)
                     attributes:

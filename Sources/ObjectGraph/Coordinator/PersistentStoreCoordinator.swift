@@ -91,7 +91,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             throw StoreError.unknownStore("the model has no configuration \"\(configuration)\"")
         }
         let records = try ExternalRecordsConfiguration(options: options)
-        let staged = try migrateWithStages(type: type, at: url, options: options)
+        let staged = try migrateWithStages(type: type, configuration: configuration, at: url, options: options)
         let replaced = try migrateWithMappingModels(type: type, at: url, options: options)
         let store = try registration.factory(configuration, url, options)
         try addPersistentStore(store)
@@ -215,12 +215,25 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             throw StoreError.io(path: source.path, reason: "there is no store to replace \(destination.path) with")
         }
         // Checked read-only first: opening a file that holds no store must not write one into it.
+        // A store made for one of the model's configurations holds only its entities.
         var checkOptions = options
         checkOptions[SQLiteStore.readOnlyOption] = true
-        let check = try registration.factory(String?.none, source, checkOptions)
-        defer { check.unload() }
-        try check.load(model: managedObjectModel)
-        let sourceStore = try registration.factory(String?.none, source, options)
+        var configuration: String?
+        var failure: (any Error)?
+        for candidate in [nil] + managedObjectModel.configurations.map(\.name) {
+            let check = try registration.factory(candidate, source, checkOptions)
+            defer { check.unload() }
+            do {
+                try check.load(model: managedObjectModel)
+                configuration = candidate
+                failure = nil
+                break
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        let sourceStore = try registration.factory(configuration, source, options)
         defer { sourceStore.unload() }
         try sourceStore.load(model: managedObjectModel)
         guard let copier = sourceStore as? any StoreCopying else {

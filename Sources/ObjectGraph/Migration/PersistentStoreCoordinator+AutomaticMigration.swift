@@ -39,32 +39,39 @@ extension PersistentStoreCoordinator {
         return nil
     }
 
-    /// Migrates the store at `url` through the stages of ``StagedMigrationManager/option``, when
-    /// the options ask for automatic migration and the store is at one of the stages' versions
-    /// other than the last, and answers whether it did. The stages run on a copy of the store,
-    /// which then takes its place (keeping the store's UUID).
-    func migrateWithStages(type: StoreType, at url: URL?, options: [String: any Sendable]) throws -> Bool {
+    /// Migrates the store at `url` (added for `configuration`) through the stages of
+    /// ``StagedMigrationManager/option``, when the options ask for automatic migration and the
+    /// store is at one of the stages' versions, and answers whether it did. The stages run on a
+    /// copy of the store, read from it read-only, which then takes its place (keeping the
+    /// store's UUID). Errors name the store.
+    func migrateWithStages(type: StoreType, configuration: String?, at url: URL?, options: [String: any Sendable]) throws -> Bool {
         guard let url, let manager = options[StagedMigrationManager.option] as? StagedMigrationManager,
               SQLiteStore.flag(options[SQLiteStore.migratesAutomaticallyOption]),
               !SQLiteStore.flag(options[SQLiteStore.readOnlyOption]),
               FileManager.default.fileExists(atPath: url.path) else { return false }
-        let steps = try manager.steps(to: managedObjectModel)
         let plain = MigrationManager.plainOptions(options)
-        var probe = plain
-        probe[SQLiteStore.readOnlyOption] = true
+        var readOnly = plain
+        readOnly[SQLiteStore.readOnlyOption] = true
         func opens(with model: ManagedObjectModel) -> Bool {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-            guard let store = try? coordinator.addPersistentStore(type: type, at: url, options: probe) else { return false }
+            let within = StagedMigrationManager.configuration(configuration, in: model)
+            guard let store = try? coordinator.addPersistentStore(type: type, configuration: within, at: url, options: readOnly) else { return false }
             try? coordinator.remove(store)
             return true
         }
-        // A store already at the last version (the usual case) is found with one open.
-        guard !steps.isEmpty, !opens(with: managedObjectModel),
-              let start = steps.firstIndex(where: { opens(with: $0.from) }) else { return false }
-        try replaceByMigration(storeAt: url, type: type, sourceModel: steps[start].from, options: plain) { copy in
-            try PersistentStoreCoordinator(managedObjectModel: steps[start].from)
-                .replacePersistentStore(at: copy, withPersistentStoreFrom: url, type: type, options: plain)
-            try manager.run(Array(steps[start...]), type: type, at: copy, options: plain)
+        do {
+            let steps = try manager.steps(to: managedObjectModel)
+            // A store already at the last version (the usual case) is found with one open.
+            guard !steps.isEmpty, !opens(with: managedObjectModel),
+                  let start = steps.firstIndex(where: { opens(with: $0.from) }) else { return false }
+            try replaceByMigration(storeAt: url, type: type, sourceModel: steps[start].from, options: plain) { copy in
+                try PersistentStoreCoordinator(managedObjectModel: steps[start].from)
+                    .replacePersistentStore(at: copy, withPersistentStoreFrom: url, type: type, options: readOnly)
+                try manager.run(Array(steps[start...]), type: type, configuration: configuration, at: copy, options: plain)
+            }
+        } catch var error as MigrationError {
+            error.path = error.path ?? url.path
+            throw error
         }
         return true
     }
@@ -86,7 +93,12 @@ extension PersistentStoreCoordinator {
         let migratedCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
         defer { try? migratedCoordinator.destroyPersistentStore(at: migrated, type: type, options: options) }
         try migrate(migrated)
-        try sourceCoordinator.replacePersistentStore(at: original, withPersistentStoreFrom: url, type: type, options: options)
+        // The store is only read until the new file takes its place (opening it for writing
+        // could analyze or vacuum it); the new file gets its permissions.
+        var readOnly = options
+        readOnly[SQLiteStore.readOnlyOption] = true
+        let permissions = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.posixPermissions]
+        try sourceCoordinator.replacePersistentStore(at: original, withPersistentStoreFrom: url, type: type, options: readOnly)
         do {
             try migratedCoordinator.replacePersistentStore(at: url, withPersistentStoreFrom: migrated, type: type, options: options)
         } catch {
@@ -97,5 +109,6 @@ extension PersistentStoreCoordinator {
             throw MigrationError(.migration, "the migrated store could not replace the store: \(error)", path: url.path)
         }
         try? sourceCoordinator.destroyPersistentStore(at: original, type: type, options: options)
+        if let permissions { try? FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: url.path) }
     }
 }

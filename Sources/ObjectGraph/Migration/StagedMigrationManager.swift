@@ -5,8 +5,9 @@
 // step between them. A change no single inferred mapping can make (splitting an attribute,
 // turning values into objects, deduplicating before a uniqueness constraint) becomes a few
 // small steps, with no mapping model and without loading every object, as a heavyweight
-// migration does. The whole chain runs on a copy of the store, which replaces it only at the
-// end: a failure at any stage leaves the store as it was.
+// migration does. The whole chain runs on a copy of the store (read from the store read-only),
+// which replaces it only at the end: a failure at any stage leaves the store as it was. The
+// handlers' container holds that copy, not the store's own file.
 import Foundation
 
 /// A model version named by its checksum (Core Data's `NSManagedObjectModelReference`).
@@ -45,15 +46,18 @@ public class MigrationStage: @unchecked Sendable {
     init() {}
 }
 
-/// Model versions a store is migrated through one after the other, each step inferred (Core
-/// Data's `NSLightweightMigrationStage`).
+/// Model versions a store is migrated from by inference (Core Data's
+/// `NSLightweightMigrationStage`): a store at one of them is migrated to the version after it,
+/// which is the next version the stage names, else the first version of the next stage, else,
+/// after the last stage, the coordinator's model.
 ///
 /// ```swift
-/// let early = LightweightMigrationStage([v1.versionChecksum, v2.versionChecksum, v3.versionChecksum])
+/// let early = LightweightMigrationStage([v1.versionChecksum])   // version 1 to the next stage's first
 /// ```
 public final class LightweightMigrationStage: MigrationStage, @unchecked Sendable {
     /// The versions, in order, by checksum: found among the models of the manager (its `models`,
-    /// its custom stages' references and the coordinator's model).
+    /// its custom stages' references and the coordinator's model). The last may also be the
+    /// version the next (custom) stage starts from.
     public let versionChecksums: [String]
 
     /// A stage through the versions with `versionChecksums`, in order.
@@ -117,9 +121,10 @@ public final class CustomMigrationStage: MigrationStage, @unchecked Sendable {
 /// Migrates a store through its stages when the store is added (Core Data's
 /// `NSStagedMigrationManager`): set it as a store's ``option`` (with automatic migration, on by
 /// default in a container's descriptions). The store's version is found among the stages'
-/// versions, and the store taken through every stage from there to the last version, which
-/// must be the coordinator's model. A store of a version no stage names is left to the other
-/// migrations (a mapping model, then inference).
+/// versions (by opening it read-only with each), and the store taken through every stage from
+/// there to the coordinator's model (inferred after the last stage, if that ends short of it).
+/// A store of a version no stage names is left to the other migrations (a mapping model, then
+/// inference).
 ///
 /// ```swift
 /// let manager = StagedMigrationManager([LightweightMigrationStage(models: [v1, v2]), split])
@@ -165,8 +170,23 @@ public final class StagedMigrationManager: @unchecked Sendable {
         return "stage \(position) (\(stage is CustomMigrationStage ? "custom" : "lightweight"))"
     }
 
-    /// The steps of every stage, in order, ending at `destination`; throws naming the stage
-    /// whose versions cannot be found, do not follow the stage before, or repeat.
+    /// What takes a version of the stages to the next one.
+    private enum Exit {
+        /// Inferred: the version is one a lightweight stage names.
+        case inferred(MigrationStage)
+        /// A custom stage starts at the version.
+        case custom(CustomMigrationStage)
+        /// Nothing yet: a custom stage ends at the version.
+        case end
+    }
+
+    /// The steps of every stage, in order, ending at `destination`. As in Core Data, a
+    /// lightweight stage names the versions it migrates from: each is inferred to the version
+    /// after it (the next one the stages name, or after the last stage the coordinator's model);
+    /// a custom stage goes from its first version to its second. A custom stage may also start
+    /// at the last version of the lightweight stage before it (that stage then ends there).
+    /// Throws naming the stage whose versions cannot be found, repeat, or leave a gap after a
+    /// custom stage.
     func steps(to destination: ManagedObjectModel) throws -> [Step] {
         var known: [String: ManagedObjectModel] = [:]
         for model in models + [destination] { known[model.versionChecksum] = known[model.versionChecksum] ?? model }
@@ -183,66 +203,98 @@ public final class StagedMigrationManager: @unchecked Sendable {
                 for model in lightweight.models { known[model.versionChecksum] = known[model.versionChecksum] ?? model }
             }
         }
-        var steps: [Step] = []
-        var versions: [ManagedObjectModel] = []
+        // The versions in order, each with what takes it on.
+        var versions: [(model: ManagedObjectModel, checksum: String, exit: Exit, stageName: String)] = []
+        func add(_ model: ManagedObjectModel, _ exit: Exit, stage: MigrationStage, stageName: String) throws {
+            let checksum = model.versionChecksum
+            if let last = versions.last, last.checksum == checksum {
+                // A stage starting where the one before it ends.
+                switch (last.exit, exit) {
+                case (.end, _), (.inferred, .custom):
+                    versions[versions.count - 1].exit = exit
+                    versions[versions.count - 1].stageName = stageName
+                    return
+                default: break
+                }
+            }
+            guard !versions.contains(where: { $0.checksum == checksum }) else {
+                throw MigrationError(.migration, "\(stageName): version \(checksum) comes twice in the stages")
+            }
+            if let last = versions.last, case .end = last.exit {
+                throw MigrationError(.migration, "\(stageName) starts at version \(checksum), but the stage before it ends at \(last.checksum)")
+            }
+            versions.append((model, checksum, exit, stageName))
+        }
         for stage in stages {
             let stageName = name(of: stage)
-            let models: [ManagedObjectModel]
             if let custom = stage as? CustomMigrationStage {
-                models = [custom.currentModel.resolvedModel, custom.nextModel.resolvedModel]
+                try add(custom.currentModel.resolvedModel, .custom(custom), stage: stage, stageName: stageName)
+                try add(custom.nextModel.resolvedModel, .end, stage: stage, stageName: stageName)
             } else if let lightweight = stage as? LightweightMigrationStage {
-                models = try lightweight.versionChecksums.map { checksum in
+                for checksum in lightweight.versionChecksums {
                     guard let model = known[checksum] else {
                         throw MigrationError(.missingSourceModel, "\(stageName): no model has the version checksum \(checksum) (give it in the manager's models)")
                     }
-                    return model
+                    try add(model, .inferred(stage), stage: stage, stageName: stageName)
                 }
             } else {
                 throw MigrationError(.migration, "\(stageName): not a lightweight or custom stage")
             }
-            guard let first = models.first else { continue }
-            if let last = versions.last, last.versionChecksum != first.versionChecksum {
-                throw MigrationError(.migration, "\(stageName) starts at version \(first.versionChecksum), but the stage before it ends at \(last.versionChecksum)")
-            }
-            for model in versions.isEmpty ? models : Array(models.dropFirst()) {
-                guard !versions.contains(where: { $0.versionChecksum == model.versionChecksum }) else {
-                    throw MigrationError(.migration, "\(stageName): version \(model.versionChecksum) comes twice in the stages")
-                }
-                if let previous = versions.last { steps.append(Step(from: previous, to: model, stage: stage, stageName: stageName)) }
-                versions.append(model)
-            }
         }
-        if let last = versions.last, last.versionChecksum != destination.versionChecksum {
-            throw MigrationError(.migration, "the last stage ends at version \(last.versionChecksum), not at the coordinator's model (\(destination.versionChecksum))")
+        let target = destination.versionChecksum
+        if let index = versions.firstIndex(where: { $0.checksum == target }), index < versions.count - 1 {
+            throw MigrationError(.migration, "\(versions[index].stageName) migrates from version \(target), the coordinator's model: the stages must end there")
+        }
+        var steps: [Step] = []
+        for (index, version) in versions.enumerated() {
+            let next = index + 1 < versions.count ? versions[index + 1].model : destination
+            guard next.versionChecksum != version.checksum else { continue }
+            switch version.exit {
+            case .custom(let custom): steps.append(Step(from: version.model, to: next, stage: custom, stageName: version.stageName))
+            case .inferred(let stage): steps.append(Step(from: version.model, to: next, stage: stage, stageName: version.stageName))
+            case .end:
+                // After a custom stage that ends short of the coordinator's model, the rest is inferred.
+                steps.append(Step(from: version.model, to: next, stage: LightweightMigrationStage([version.checksum, next.versionChecksum]),
+                                  stageName: "after \(version.stageName)"))
+            }
         }
         return steps
     }
 
-    /// Runs `steps` on the store at `url` (a copy), calling the custom stages' handlers.
-    func run(_ steps: [Step], type: StoreType, at url: URL, options: [String: any Sendable]) throws {
+    /// `name` when `model` has that configuration, else nil (the whole model).
+    static func configuration(_ name: String?, in model: ManagedObjectModel) -> String? {
+        name.flatMap { model.entities(forConfigurationName: $0) == nil ? nil : $0 }
+    }
+
+    /// Runs `steps` on the store at `url` (a copy; added for `configuration`), calling the custom
+    /// stages' handlers.
+    func run(_ steps: [Step], type: StoreType, configuration: String?, at url: URL, options: [String: any Sendable]) throws {
         for step in steps {
             guard let custom = step.stage as? CustomMigrationStage else {
-                try migrate(step, type: type, at: url, options: options)
+                try migrate(step, type: type, configuration: configuration, at: url, options: options)
                 continue
             }
             if let handler = custom.willMigrateHandler {
-                try runHandler(handler, "willMigrateHandler", of: custom, step: step, model: step.from, type: type, at: url, options: options)
+                try runHandler(handler, "willMigrateHandler", of: custom, step: step, model: step.from, type: type,
+                               configuration: configuration, at: url, options: options)
             }
-            try migrate(step, type: type, at: url, options: options)
+            try migrate(step, type: type, configuration: configuration, at: url, options: options)
             if let handler = custom.didMigrateHandler {
-                try runHandler(handler, "didMigrateHandler", of: custom, step: step, model: step.to, type: type, at: url, options: options)
+                try runHandler(handler, "didMigrateHandler", of: custom, step: step, model: step.to, type: type,
+                               configuration: configuration, at: url, options: options)
             }
         }
     }
 
     /// One inferred step: the store opened at the step's later version, migrating.
-    private func migrate(_ step: Step, type: StoreType, at url: URL, options: [String: any Sendable]) throws {
+    private func migrate(_ step: Step, type: StoreType, configuration: String?, at url: URL, options: [String: any Sendable]) throws {
         var migrating = options
         migrating[SQLiteStore.migratesAutomaticallyOption] = true
         migrating[SQLiteStore.infersMappingModelOption] = true
         let coordinator = PersistentStoreCoordinator(managedObjectModel: step.to)
         do {
-            try coordinator.remove(try coordinator.addPersistentStore(type: type, at: url, options: migrating))
+            try coordinator.remove(try coordinator.addPersistentStore(type: type, configuration: Self.configuration(configuration, in: step.to),
+                                                                      at: url, options: migrating))
         } catch let error as MigrationError {
             throw MigrationError(error.kind, "\(step.stageName), from version \(step.from.versionChecksum) to \(step.to.versionChecksum): \(error.reason)")
         } catch {
@@ -252,9 +304,11 @@ public final class StagedMigrationManager: @unchecked Sendable {
 
     /// A handler run with the store open at `model` in ``container``.
     private func runHandler(_ handler: CustomMigrationStage.Handler, _ handlerName: String, of stage: CustomMigrationStage, step: Step,
-                            model: ManagedObjectModel, type: StoreType, at url: URL, options: [String: any Sendable]) throws {
+                            model: ManagedObjectModel, type: StoreType, configuration: String?, at url: URL,
+                            options: [String: any Sendable]) throws {
         let container = PersistentContainer(name: "StagedMigration", managedObjectModel: model)
-        container.persistentStoreDescriptions = [PersistentStoreDescription(type: type, url: url, options: options)]
+        container.persistentStoreDescriptions = [PersistentStoreDescription(type: type, url: url, configuration: Self.configuration(configuration, in: model),
+                                                                            options: options)]
         try container.loadPersistentStores()
         lock.withLock { currentContainer = container }
         defer {

@@ -509,6 +509,10 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
                 throw StoreError.io(path: url.path, reason: "cannot create the copy: \(String(cString: strerror(errno)))")
             }
             Foundation.close(fd)
+            // A read-only store copies too: query_only refuses VACUUM INTO, which writes only
+            // the new file.
+            if isReadOnly { try connection.execute("PRAGMA query_only = OFF") }
+            defer { if isReadOnly { try? connection.execute("PRAGMA query_only = ON") } }
             try connection.execute("VACUUM INTO ?", [.text(url.path)])
             let files = FileManager.default
             guard files.fileExists(atPath: externalData.directory.path) else { return }
