@@ -51,7 +51,7 @@ struct BenchmarkCommand: ParsableCommand {
     @Flag(help: "Time importing an XML feed of N contacts instead of the workloads: libxml2's reader alone, a raw import (reader, XPath, SQLite C API), FeedImport into a new store, and again into the store holding them.")
     var feed = false
 
-    @Flag(help: "Time migrating a store of N persons to a new model version instead of the workloads: lightweight in place, the migration manager with an inferred mapping and with a computed value, and raw SQLite's INSERT ... SELECT.")
+    @Flag(help: "Time migrating a store of N persons to a new model version instead of the workloads: lightweight in place, the migration manager with an inferred mapping and with a computed value, a staged migration computing it in a custom stage, and raw SQLite's INSERT ... SELECT.")
     var migration = false
 
     func run() throws {
