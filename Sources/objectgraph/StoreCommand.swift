@@ -177,7 +177,9 @@ extension StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a SQLite, XML or binary store's metadata, stored model, row counts and schema.",
             discussion: """
-                The store is opened read-only and never created or changed. With --model, the \
+                The store is opened read-only and never created or changed. It names the version \
+                checksum of the model the store was written with (the one model describe prints, \
+                by which a staged migration's stages name versions). With --model, the \
                 command also says whether that model opens the store unchanged, and if not, which \
                 entities and properties differ and whether a lightweight migration (store migrate) \
                 can carry the store over. For an XML store (a file whose first element is \
@@ -260,6 +262,7 @@ extension StoreCommand {
             print("store \(info.path)")
             print("  uuid  \(info.identifier ?? "unknown")")
             print("  type  \(info.metadata["StoreType"].map { "\($0)" } ?? "SQLite")")
+            if let model = info.model { print("  version checksum  \(model.versionChecksum)") }
             for (file, size) in info.fileSizes.sorted(by: { $0.key < $1.key }) {
                 print("  file  \(file)  \(size) bytes")
             }
@@ -326,12 +329,14 @@ extension StoreCommand {
                 ]
                 if let problem { object["differences"] = problem.map { [$0] } ?? [] }
                 if let migration { object["migration"] = migration }
+                if let model = info.model { object["versionChecksum"] = model.versionChecksum }
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
                 print("store \(info.path)")
                 print("  uuid  \(info.identifier ?? "unknown")")
                 print("  type  \(info.type)")
+                if let model = info.model { print("  version checksum  \(model.versionChecksum)") }
                 print("  file  \((info.path as NSString).lastPathComponent)  \(info.fileSize) bytes")
                 if !userKeys.isEmpty {
                     print("metadata")
@@ -367,6 +372,7 @@ extension StoreCommand {
             ]
             if let differences { object["differences"] = differences }
             if let migration { object["migration"] = migration }
+            if let model = info.model { object["versionChecksum"] = model.versionChecksum }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         }

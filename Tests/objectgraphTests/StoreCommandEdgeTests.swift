@@ -109,7 +109,7 @@ final class StoreCommandEdgeTests: XCTestCase {
         let run = try objectgraph(["store", "info", store.path, "--json", "--model", organizer.path])
         XCTAssertEqual(run.status, 0, run.stderr)
         let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
-        XCTAssertEqual(Set(json?.keys.map { $0 } ?? []), ["path", "uuid", "files", "metadata", "entities", "rows", "schema", "differences"])
+        XCTAssertEqual(Set(json?.keys.map { $0 } ?? []), ["path", "uuid", "versionChecksum", "files", "metadata", "entities", "rows", "schema", "differences"])
         let metadata = json?["metadata"] as? [String: Any] ?? [:]
         XCTAssertEqual(Set(metadata.keys), ["Owner", "Count", "Ratio", "Since", "Tags", "Blob"], "\(metadata)")
         XCTAssertEqual(json?["differences"] as? [String], [])

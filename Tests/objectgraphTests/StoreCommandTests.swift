@@ -46,6 +46,20 @@ final class StoreCommandTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("CREATE TABLE \"ZPERSON\""), run.stdout)
     }
 
+    func testInfoNamesTheVersionChecksumOfTheStoresModel() throws {
+        let store = try makeStore()
+        let checksum = try ManagedObjectModel(contentsOf: organizer).versionChecksum
+        let text = try objectgraph(["store", "info", store.path])
+        XCTAssertTrue(text.stdout.contains("\n  version checksum  \(checksum)\n"), text.stdout)
+        let json = try objectgraph(["store", "info", store.path, "--json"])
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["versionChecksum"] as? String, checksum)
+        let described = try objectgraph(["model", "describe", organizer.path, "--json"])
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(described.stdout.utf8)) as? [String: Any])?["versionChecksum"] as? String,
+                       checksum, "model describe names the same version")
+        let binary = try objectgraph(["store", "info", try makeStore(.binary, name: "organizer.binary").path, "--json"])
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(binary.stdout.utf8)) as? [String: Any])?["versionChecksum"] as? String, checksum)
+    }
+
     func testInfoWithTheStoresOwnModelSaysItFits() throws {
         let store = try makeStore()
         let run = try objectgraph(["store", "info", store.path, "--model", organizer.path])
