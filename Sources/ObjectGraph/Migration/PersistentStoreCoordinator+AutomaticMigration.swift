@@ -15,26 +15,21 @@ extension PersistentStoreCoordinator {
     /// of this model, or one no mapping is for) and answers nil. The store is opened with the
     /// source model whole (no configuration), as the migration manager opens it.
     func migrateWithMappingModels(type: StoreType, at url: URL?, options: [String: any Sendable]) throws -> String? {
-        guard let url, let mappings = options[MigrationManager.mappingModelsOption] as? [MappingModel], !mappings.isEmpty,
-              SQLiteStore.flag(options[SQLiteStore.migratesAutomaticallyOption]),
-              !SQLiteStore.flag(options[SQLiteStore.readOnlyOption]),
-              FileManager.default.fileExists(atPath: url.path) else { return nil }
+        guard let url = Self.migratableFile(url, options: options),
+              let mappings = options[MigrationManager.mappingModelsOption] as? [MappingModel], !mappings.isEmpty else { return nil }
         let plain = MigrationManager.plainOptions(options)
-        var probe = plain
-        probe[SQLiteStore.readOnlyOption] = true
         let hashes = managedObjectModel.entityVersionHashesByName
         for mapping in mappings {
             guard let sourceModel = mapping.sourceModel, sourceModel.entityVersionHashesByName != hashes,
-                  (mapping.destinationModel?.entityVersionHashesByName ?? hashes) == hashes else { continue }
-            let sourceCoordinator = PersistentStoreCoordinator(managedObjectModel: sourceModel)
-            guard let store = try? sourceCoordinator.addPersistentStore(type: type, at: url, options: probe) else { continue }
-            try sourceCoordinator.remove(store)
+                  (mapping.destinationModel?.entityVersionHashesByName ?? hashes) == hashes,
+                  let identifier = Self.identifier(ofStoreAt: url, type: type, configuration: nil, openingWith: sourceModel, options: plain)
+            else { continue }
             try replaceByMigration(storeAt: url, type: type, sourceModel: sourceModel, options: plain) { migrated in
                 let manager = MigrationManager(sourceModel: sourceModel, destinationModel: managedObjectModel)
                 try manager.migrateStore(from: url, type: type, options: plain, mapping: mapping, toDestinationURL: migrated,
                                          destinationType: type, destinationOptions: plain)
             }
-            return store.identifier
+            return identifier
         }
         return nil
     }
@@ -45,19 +40,14 @@ extension PersistentStoreCoordinator {
     /// copy of the store, read from it read-only, which then takes its place (keeping the
     /// store's UUID). Errors name the store.
     func migrateWithStages(type: StoreType, configuration: String?, at url: URL?, options: [String: any Sendable]) throws -> Bool {
-        guard let url, let manager = options[StagedMigrationManager.option] as? StagedMigrationManager,
-              SQLiteStore.flag(options[SQLiteStore.migratesAutomaticallyOption]),
-              !SQLiteStore.flag(options[SQLiteStore.readOnlyOption]),
-              FileManager.default.fileExists(atPath: url.path) else { return false }
+        guard let url = Self.migratableFile(url, options: options),
+              let manager = options[StagedMigrationManager.option] as? StagedMigrationManager else { return false }
         let plain = MigrationManager.plainOptions(options)
         var readOnly = plain
         readOnly[SQLiteStore.readOnlyOption] = true
         func opens(with model: ManagedObjectModel) -> Bool {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-            let within = StagedMigrationManager.configuration(configuration, in: model)
-            guard let store = try? coordinator.addPersistentStore(type: type, configuration: within, at: url, options: readOnly) else { return false }
-            try? coordinator.remove(store)
-            return true
+            Self.identifier(ofStoreAt: url, type: type, configuration: StagedMigrationManager.configuration(configuration, in: model),
+                            openingWith: model, options: plain) != nil
         }
         do {
             let steps = try manager.steps(to: managedObjectModel)
@@ -74,6 +64,27 @@ extension PersistentStoreCoordinator {
             throw error
         }
         return true
+    }
+
+    /// `url` when it is a store file an automatic migration may rewrite: it exists, and the
+    /// options ask for automatic migration and do not open it read-only; nil otherwise.
+    private static func migratableFile(_ url: URL?, options: [String: any Sendable]) -> URL? {
+        guard let url, SQLiteStore.flag(options[SQLiteStore.migratesAutomaticallyOption]),
+              !SQLiteStore.flag(options[SQLiteStore.readOnlyOption]),
+              FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return url
+    }
+
+    /// The UUID of the store at `url` when it opens unchanged with `model` (read-only: nothing is
+    /// written), nil when it does not.
+    private static func identifier(ofStoreAt url: URL, type: StoreType, configuration: String?, openingWith model: ManagedObjectModel,
+                                   options: [String: any Sendable]) -> String? {
+        var readOnly = options
+        readOnly[SQLiteStore.readOnlyOption] = true
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        guard let store = try? coordinator.addPersistentStore(type: type, configuration: configuration, at: url, options: readOnly) else { return nil }
+        try? coordinator.remove(store)
+        return store.identifier
     }
 
     /// Makes the migrated store with `migrate`, into a file beside the store at `url` (of
