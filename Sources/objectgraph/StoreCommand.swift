@@ -32,7 +32,11 @@ struct StoreCommand: ParsableCommand {
                 With --mapping, an Xcode mapping model (.xcmappingmodel or its xcmapping.xml) made \
                 between the store's model (or --source-model) and MODEL is read and run as Core \
                 Data's migration manager runs it: the store is migrated into a new file beside \
-                it, which then replaces it. Its entity mappings' policy classes cannot be loaded \
+                it, which is then renamed over it, so that the command killed at any moment \
+                leaves the old store or the new one, whole (the next migration removes what it \
+                left beside it); a SQLite store whose log another process keeps from being \
+                emptied is left as it was (exit 1). Migrations of the stores of one folder take \
+                turns. Its entity mappings' policy classes cannot be loaded \
                 by this command: a mapping that names one fails (exit 1), --dry-run too. Of a \
                 bundle given with --source-model, the version the store was made with is used.
 

@@ -20,9 +20,18 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Removes the files of a store of a type at a URL.
     public typealias StoreDestroyer = @Sendable (_ url: URL, _ options: [String: any Sendable]) throws -> Void
 
+    /// Puts a complete store file of a type (the first URL, closed) in place of the store at the
+    /// second URL in one atomic step, with the store's options, calling the last argument at
+    /// named points (for crash tests).
+    typealias StoreSwapper = @Sendable (_ replacement: URL, _ url: URL, _ options: [String: any Sendable],
+                                        _ crashPoint: (String) -> Void) throws -> Void
+
     private struct Registration: Sendable {
         var factory: StoreFactory
         var destroy: StoreDestroyer?
+        /// How a migrated file takes the store's place; nil: it is copied over it, the original
+        /// copied aside until then (a type registered by the application).
+        var swap: StoreSwapper? = nil
     }
 
     /// The registered store types; the in-memory, SQLite, XML and binary stores are always there.
@@ -33,20 +42,31 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         .sqlite: Registration(factory: { configuration, url, options in
             guard let url else { throw StoreError.unknownStore("a SQLite store needs a file URL") }
             return try SQLiteStore(configurationName: configuration, url: url, options: options)
-        }, destroy: { url, _ in try SQLiteStore.destroy(at: url) }),
+        }, destroy: { url, _ in try SQLiteStore.destroy(at: url) }, swap: { replacement, url, options, crashPoint in
+            try SQLiteStore.swap(replacement, into: url, options: options, crashPoint: crashPoint)
+        }),
         .xml: Registration(factory: { configuration, url, options in
             guard let url else { throw StoreError.unknownStore("an XML store needs a file URL") }
             return try XMLStore(configurationName: configuration, url: url, options: options)
-        }, destroy: { url, _ in try AtomicStore.destroy(.xml, at: url) }),
+        }, destroy: { url, _ in try AtomicStore.destroy(.xml, at: url) }, swap: { replacement, url, _, crashPoint in
+            try AtomicStore.swap(replacement, into: url, crashPoint: crashPoint)
+        }),
         .binary: Registration(factory: { configuration, url, options in
             guard let url else { throw StoreError.unknownStore("a binary store needs a file URL") }
             return try BinaryStore(configurationName: configuration, url: url, options: options)
-        }, destroy: { url, _ in try AtomicStore.destroy(.binary, at: url) }),
+        }, destroy: { url, _ in try AtomicStore.destroy(.binary, at: url) }, swap: { replacement, url, _, crashPoint in
+            try AtomicStore.swap(replacement, into: url, crashPoint: crashPoint)
+        }),
     ])
 
     /// Registers how to make stores of `type`, for ``addPersistentStore(type:configuration:at:options:)``.
     public static func registerStoreType(_ type: StoreType, factory: @escaping StoreFactory, destroy: StoreDestroyer? = nil) {
         registry.withLock { $0[type] = Registration(factory: factory, destroy: destroy) }
+    }
+
+    /// How a migrated store file of `type` takes a store's place (nil: by copying).
+    static func swapper(for type: StoreType) -> StoreSwapper? {
+        registry.withLock { $0[type]?.swap }
     }
 
     /// The model; frozen when the coordinator is made.
@@ -91,8 +111,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             throw StoreError.unknownStore("the model has no configuration \"\(configuration)\"")
         }
         let records = try ExternalRecordsConfiguration(options: options)
-        let staged = try migrateWithStages(type: type, configuration: configuration, at: url, options: options)
-        let replaced = try migrateWithMappingModels(type: type, at: url, options: options)
+        let (staged, replaced) = try migrateIntoNewFile(type: type, configuration: configuration, at: url, options: options)
         let store = try registration.factory(configuration, url, options)
         try addPersistentStore(store)
         if let records {

@@ -2,12 +2,30 @@
 // store itself makes: through the stages of a staged migration manager (Core Data's
 // NSStagedMigrationManager), then with a mapping model (Core Data's automatic migration with a
 // mapping model found in the app's bundles, which it prefers to an inferred one). Either way the
-// store is migrated into a file beside it, which then takes its place. The original is copied
-// aside first and put back if the new one cannot be put in place, so that a failure at any step
-// leaves the store as it was.
+// store is migrated into a file beside it, which is then renamed over it: at every moment the
+// store's path holds the old store or the new one, whole, so that a failure or a crash at any
+// step leaves a store that opens. Processes migrate a folder's stores one at a time (a lock on
+// the folder), and a migration first removes what a crashed one left.
 import Foundation
 
 extension PersistentStoreCoordinator {
+    /// The staged and mapping-model migrations of the store at `url`, when its options ask for
+    /// one, holding the lock of the store's folder: another process migrating a store there
+    /// finishes first, and the store is then probed as it has become. Answers whether stages ran
+    /// and the UUID of the store a mapping model replaced.
+    func migrateIntoNewFile(type: StoreType, configuration: String?, at url: URL?,
+                            options: [String: any Sendable]) throws -> (staged: Bool, replaced: String?) {
+        guard let file = Self.migratableFile(url, options: options),
+              options[StagedMigrationManager.option] != nil || (options[MigrationManager.mappingModelsOption] as? [MappingModel])?.isEmpty == false
+        else { return (false, nil) }
+        return try Self.withMigrationLock(of: file) {
+            Self.removeLeftovers(of: file)
+            let staged = try migrateWithStages(type: type, configuration: configuration, at: file, options: options)
+            let replaced = try migrateWithMappingModels(type: type, at: file, options: options)
+            return (staged, replaced)
+        }
+    }
+
     /// Migrates the store at `url` with the first mapping model of
     /// ``MigrationManager/mappingModelsOption`` whose source model the store opens with and
     /// whose destination is this coordinator's model, when the options ask for automatic
@@ -88,27 +106,32 @@ extension PersistentStoreCoordinator {
     }
 
     /// Makes the migrated store with `migrate`, into a file beside the store at `url` (of
-    /// `sourceModel`), and puts that file in its place. The original is copied aside first and
-    /// put back if the new file cannot take its place; a failure leaves no file behind.
+    /// `sourceModel`), and puts that file in its place: renamed over it, for the built-in store
+    /// types (see ``SQLiteStore/swap(_:into:options:crashPoint:)``); for a type registered by the
+    /// application, copied over it, the original copied aside first and put back if the copy
+    /// fails. A failure leaves no file behind.
     private func replaceByMigration(storeAt url: URL, type: StoreType, sourceModel: ManagedObjectModel, options: [String: any Sendable],
                                     migrate: (URL) throws -> Void) throws {
-        // Names of their own before the extension: a store's support folder (external binary
-        // data) is named after the file name without its extension.
-        let directory = url.deletingLastPathComponent()
-        let unique = UUID().uuidString
-        let base = url.deletingPathExtension().lastPathComponent
-        let suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
-        let migrated = directory.appendingPathComponent(".\(base)-migrated-\(unique)\(suffix)")
-        let original = directory.appendingPathComponent(".\(base)-premigration-\(unique)\(suffix)")
-        let sourceCoordinator = PersistentStoreCoordinator(managedObjectModel: sourceModel)
+        let migrated = Self.workingFile(.migrated, for: url)
         let migratedCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
-        defer { try? migratedCoordinator.destroyPersistentStore(at: migrated, type: type, options: options) }
+        var placed = false
+        defer { if !placed { try? migratedCoordinator.destroyPersistentStore(at: migrated, type: type, options: options) } }
         try migrate(migrated)
+        Self.crashPoint("migrated")
+        // The new file gets the store's permissions before it is in its place.
+        let permissions = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.posixPermissions]
+        if let permissions { try? FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: migrated.path) }
+        if let swap = Self.swapper(for: type) {
+            try swap(migrated, url, options, Self.crashPoint)
+            placed = true
+            return
+        }
         // The store is only read until the new file takes its place (opening it for writing
-        // could analyze or vacuum it); the new file gets its permissions.
+        // could analyze or vacuum it).
+        let original = Self.workingFile(.premigration, for: url)
+        let sourceCoordinator = PersistentStoreCoordinator(managedObjectModel: sourceModel)
         var readOnly = options
         readOnly[SQLiteStore.readOnlyOption] = true
-        let permissions = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.posixPermissions]
         try sourceCoordinator.replacePersistentStore(at: original, withPersistentStoreFrom: url, type: type, options: readOnly)
         do {
             try migratedCoordinator.replacePersistentStore(at: url, withPersistentStoreFrom: migrated, type: type, options: options)
@@ -121,5 +144,65 @@ extension PersistentStoreCoordinator {
         }
         try? sourceCoordinator.destroyPersistentStore(at: original, type: type, options: options)
         if let permissions { try? FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: url.path) }
+    }
+
+    /// The files a migration works with beside the store.
+    enum WorkingFile: String {
+        /// The migrated store, until it takes the store's place.
+        case migrated
+        /// A copy of the store while a migrated store of a registered type is copied over it.
+        case premigration
+    }
+
+    /// A new working file for the store at `url`: hidden, named after the store and a UUID, with
+    /// the store's extension (a store's support folder is named after its file name without it).
+    static func workingFile(_ kind: WorkingFile, for url: URL) -> URL {
+        let base = url.deletingPathExtension().lastPathComponent
+        let suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
+        return url.deletingLastPathComponent().appendingPathComponent(".\(base)-\(kind.rawValue)-\(UUID().uuidString)\(suffix)")
+    }
+
+    /// Removes the working files of migrations of the store at `url` that crashed (with their
+    /// -wal, -shm and support folders). Called holding the folder's migration lock: no migration
+    /// of this framework's is running there.
+    static func removeLeftovers(of url: URL) {
+        let folder = url.deletingLastPathComponent()
+        let base = url.deletingPathExtension().lastPathComponent
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names {
+            for kind in [WorkingFile.migrated, .premigration] {
+                // The file (`.<base>-migrated-<UUID>…`) and its support folder (`..<base>-migrated-<UUID>_SUPPORT`).
+                for prefix in [".\(base)-\(kind.rawValue)-", "..\(base)-\(kind.rawValue)-"] where name.hasPrefix(prefix) {
+                    guard UUID(uuidString: String(name.dropFirst(prefix.count).prefix(36))) != nil else { continue }
+                    try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+                }
+            }
+        }
+    }
+
+    /// Runs `body` holding an exclusive lock (`flock`) on the folder of the store at `url`,
+    /// waiting for a migration another process or thread is making there to finish.
+    static func withMigrationLock<T>(of url: URL, _ body: () throws -> T) throws -> T {
+        let folder = url.deletingLastPathComponent()
+        let fd = open(folder.path, O_RDONLY | O_DIRECTORY)
+        guard fd >= 0 else {
+            throw MigrationError(.migration, "cannot open the store's folder to lock it: \(String(cString: strerror(errno)))", path: folder.path)
+        }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw MigrationError(.migration, "cannot lock the store's folder: \(String(cString: strerror(errno)))", path: folder.path)
+            }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    /// Fault injection for the crash tests: with `OBJECTGRAPH_MIGRATION_CRASH_AT` naming `point`
+    /// (`migrated`: the new file is made; `before-rename`, `after-rename`), the process kills
+    /// itself there (SIGKILL: no clean-up runs, as in a crash or a power cut).
+    static func crashPoint(_ point: String) {
+        guard ProcessInfo.processInfo.environment["OBJECTGRAPH_MIGRATION_CRASH_AT"] == point else { return }
+        kill(getpid(), SIGKILL)
     }
 }

@@ -9,6 +9,8 @@ struct ProgramRun {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// Whether a signal ended the run (`status` is then its number).
+    var killed = false
     /// Standard output split into lines, without the final newline.
     var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
 }
@@ -27,9 +29,9 @@ extension XCTestCase {
         return bundle.pathExtension == "xctest" ? bundle.deletingLastPathComponent() : bundle
     }
 
-    /// Runs `program` to completion; its output goes through files in `scratch` so that a large
-    /// output cannot fill a pipe and block it.
-    func run(_ program: URL, _ arguments: [String], scratch: URL) throws -> ProgramRun {
+    /// Runs `program` to completion, with `environment` added to this process's; its output goes
+    /// through files in `scratch` so that a large output cannot fill a pipe and block it.
+    func run(_ program: URL, _ arguments: [String], scratch: URL, environment: [String: String] = [:]) throws -> ProgramRun {
         let outputURL = scratch.appendingPathComponent("stdout-\(UUID().uuidString)")
         let errorURL = scratch.appendingPathComponent("stderr-\(UUID().uuidString)")
         try Data().write(to: outputURL)
@@ -45,11 +47,15 @@ extension XCTestCase {
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = error
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         try process.run()
         process.waitUntilExit()
         return ProgramRun(status: process.terminationStatus,
                           stdout: try String(contentsOf: outputURL, encoding: .utf8),
-                          stderr: try String(contentsOf: errorURL, encoding: .utf8))
+                          stderr: try String(contentsOf: errorURL, encoding: .utf8),
+                          killed: process.terminationReason == .uncaughtSignal)
     }
 
     /// Writes `<name>.xcdatamodel/contents` in `folder` holding `entities`, whose first line is

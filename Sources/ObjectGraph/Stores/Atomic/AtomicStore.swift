@@ -140,6 +140,15 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
         try FileManager.default.removeItem(at: url)
     }
 
+    /// Puts the store file `replacement` in place of the one at `url`, renaming it over it (one
+    /// atomic step: a crash leaves either file whole at `url`).
+    static func swap(_ replacement: URL, into url: URL, crashPoint: (String) -> Void) throws {
+        try FileSwap.synchronize(replacement)
+        crashPoint("before-rename")
+        try FileSwap.rename(replacement, over: url)
+        crashPoint("after-rename")
+    }
+
     /// Checks the file's version hashes against `model`'s (a file without them passes), then
     /// reads its objects into rows (``readFile()``).
     public func load(model: ManagedObjectModel) throws {
