@@ -97,6 +97,15 @@ public struct FeedField: Sendable {
         /// Whether text that is not a valid value of its type is no value rather than an error
         /// (vCard's year-less `--0203` birthdays).
         public var lenient: Bool
+        /// For payload properties: only those whose parameter (the key) has one of the values
+        /// (compared in any case; `""` stands for the parameter's absence), as a RELATED-TO
+        /// whose RELTYPE is `PARENT`, or none, names a parent.
+        public var having: [String: Set<String>] = [:]
+
+        /// Whether `property` passes ``having``.
+        func admits(_ parameters: [String: String]) -> Bool {
+            having.allSatisfy { name, values in values.contains((parameters[name] ?? "").uppercased()) }
+        }
     }
 
     public var alternatives: [Alternative]
@@ -159,9 +168,25 @@ public struct FeedField: Sendable {
         if type == .duration, after == nil {
             throw FeedMappingError(origin: reader.origin, path: "\(path).after", message: "a duration needs the attribute it is added to")
         }
+        var having: [String: Set<String>] = [:]
+        if let filter = object["having"] {
+            guard case .property = source else {
+                throw FeedMappingError(origin: reader.origin, path: "\(path).having", message: "having filters payload properties: give property")
+            }
+            for (name, values) in try reader.object(filter, at: "\(path).having") {
+                let list = values as? [Any] ?? [values]
+                let texts = list.compactMap { $0 as? String }
+                guard !texts.isEmpty, texts.count == list.count else {
+                    throw FeedMappingError(origin: reader.origin, path: "\(path).having.\(name)",
+                                           message: "expected a parameter value, or a list of them (\"\" for none)")
+                }
+                having[name.uppercased()] = Set(texts.map { $0.uppercased() })
+            }
+        }
         try reader.refuseUnknownKeys(object, known: ["xpath", "property", "parameter", "type", "map", "mapOnly", "default", "many",
-                                                     "separator", "part", "timeZone", "after", "namedValues", "stripPrefix", "split", "lenient"], at: path)
-        return Alternative(
+                                                     "separator", "part", "timeZone", "after", "namedValues", "stripPrefix", "split", "lenient",
+                                                     "having"], at: path)
+        var alternative = Alternative(
             source: source, type: type, table: table, tableOnly: try reader.flag(object["mapOnly"], at: "\(path).mapOnly"),
             defaultValue: try object["default"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).default") },
             many: try reader.flag(object["many"], at: "\(path).many"),
@@ -171,5 +196,7 @@ public struct FeedField: Sendable {
             stripPrefix: try object["stripPrefix"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).stripPrefix") },
             split: try object["split"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).split") },
             lenient: try reader.flag(object["lenient"], at: "\(path).lenient"))
+        alternative.having = having
+        return alternative
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 public struct FeedRecordIssue: Sendable, CustomStringConvertible {
     /// The feed (file path, or the name given for data).
     public var feed: String
-    /// The line of the record's start tag.
+    /// The line of the record's start tag (0: a check of the whole feed, after it was read).
     public var line: Int
     /// The entity the record was for.
     public var entity: String
@@ -15,8 +15,16 @@ public struct FeedRecordIssue: Sendable, CustomStringConvertible {
     public var key: String?
     public var message: String
 
+    public init(feed: String, line: Int, entity: String, key: String?, message: String) {
+        self.feed = feed
+        self.line = line
+        self.entity = entity
+        self.key = key
+        self.message = message
+    }
+
     public var description: String {
-        "\(feed):\(line): \(entity)\(key.map { " \"\($0)\"" } ?? ""): \(message)"
+        "\(feed)\(line > 0 ? ":\(line)" : ""): \(entity)\(key.map { " \"\($0)\"" } ?? ""): \(message)"
     }
 }
 

@@ -578,9 +578,13 @@ public final class FeedImporter {
         guard case let .property(propertyName, parameter) = alternative.source else { return ([], nil) }
         let properties: [ContentProperty]
         if propertyName == "." {
-            properties = child.map { [$0] } ?? []
+            properties = child.map { [$0] }?.filter { alternative.admits($0.parameters) } ?? []
         } else {
-            properties = element.payload.map { all ? $0.properties(named: propertyName) : $0.property(propertyName).map { [$0] } ?? [] } ?? []
+            properties = element.payload.map { payload in
+                guard !alternative.having.isEmpty else { return all ? payload.properties(named: propertyName) : payload.property(propertyName).map { [$0] } ?? [] }
+                let admitted = payload.properties(named: propertyName).filter { alternative.admits($0.parameters) }
+                return all ? admitted : Array(admitted.prefix(1))
+            } ?? []
         }
         let texts = properties.flatMap { property -> [String] in
             if let parameter { return property.parameters[parameter].map { [$0] } ?? [] }

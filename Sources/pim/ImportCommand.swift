@@ -20,8 +20,10 @@ struct ImportCommand: ParsableCommand {
             feed deletes (a DAV 404, an EWS Delete, a cancelled GData event) are deleted.
 
             Nothing is imported when a file is not well-formed (its line and column are named, \
-            exit 9) or when the store refuses a record (each is named with its line, exit 7); \
-            --skip-invalid imports the others and lists those left out (exit 7). \
+            exit 9) or when the store refuses a record (each is named with its line, exit 7), or \
+            tasks that depend on each other in a circle (named, exit 7); --skip-invalid imports \
+            the others, or leaves out the dependency that closes the circle, and lists what it \
+            left out (exit 7). \
             pim undo takes back a whole import.
             """)
 

@@ -139,7 +139,11 @@ struct TasksCommand: ParsableCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write tasks as one iCalendar file of to-dos (all, those named, or those --where selects).",
-            discussion: "Task programs (Thunderbird, Apple Reminders through CalDAV, tasks.org) and `pim import` read the file back.")
+            discussion: """
+                Task programs (Thunderbird, Apple Reminders through CalDAV, tasks.org) and `pim import` read the file back. \
+                A subtask names its parent (RELATED-TO;RELTYPE=PARENT) and a task each task it depends on \
+                (RELATED-TO;RELTYPE=DEPENDS-ON, RFC 9253).
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var export: ExportOptions

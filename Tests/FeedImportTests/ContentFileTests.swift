@@ -251,4 +251,27 @@ final class ContentFileTests: XCTestCase {
             XCTAssertEqual("\(error)", "x.json: content: expected vcard or icalendar, not \"csv\"")
         }
     }
+
+    /// `having` reads only the properties whose parameter has one of the values (`""`: none):
+    /// here the NOTE without TYPE or of TYPE work, in any case, not the home one before them.
+    func testHavingReadsOnlyPropertiesWithTheParameterValuesGiven() throws {
+        let mapping = Self.cardMapping.replacingOccurrences(of: #""note": {"property": "NOTE"}"#,
+                                                            with: #""note": {"property": "NOTE", "having": {"type": ["WORK", ""]}}"#)
+        XCTAssertNotEqual(mapping, Self.cardMapping)
+        try importText("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:a\r\nFN:Ann\r\nNOTE;TYPE=home:private\r\nNOTE;type=Work:desk 4\r\nEND:VCARD\r\n"
+                       + "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:b\r\nFN:Bo\r\nNOTE;TYPE=home:private\r\nNOTE:plain\r\nEND:VCARD\r\n"
+                       + "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:c\r\nFN:Cy\r\nNOTE;TYPE=home:private\r\nEND:VCARD\r\n", mapping: mapping)
+        XCTAssertEqual(try objects("Card").map { $0.value(forKey: "note") as? String ?? "none" }, ["desk 4", "plain", "none"])
+    }
+
+    func testHavingOnAnXPathOrWithoutValuesIsAMappingErrorWithItsPath() throws {
+        let onXPath = Self.cardMapping.replacingOccurrences(of: #""note": {"property": "NOTE"}"#, with: #""note": {"xpath": ".", "having": {"TYPE": "work"}}"#)
+        XCTAssertThrowsError(try FeedMapping(json: Data(onXPath.utf8), origin: "x.json")) { error in
+            XCTAssertEqual("\(error)", "x.json: records[0].attributes.note.having: having filters payload properties: give property")
+        }
+        let empty = Self.cardMapping.replacingOccurrences(of: #""note": {"property": "NOTE"}"#, with: #""note": {"property": "NOTE", "having": {"TYPE": []}}"#)
+        XCTAssertThrowsError(try FeedMapping(json: Data(empty.utf8), origin: "x.json")) { error in
+            XCTAssertEqual("\(error)", #"x.json: records[0].attributes.note.having.TYPE: expected a parameter value, or a list of them ("" for none)"#)
+        }
+    }
 }

@@ -412,4 +412,101 @@ final class PimInterchangeTests: PimTestCase {
         let subtask = try XCTUnwrap(tasks.first { $0["title"] as? String == "Label boxes" }, "\(tasks)")
         XCTAssertEqual((subtask["parent"] as? [String: Any])?["name"] as? String, "Move office", "\(subtask)")
     }
+
+    // MARK: Task dependencies (RFC 9253's RELATED-TO;RELTYPE=DEPENDS-ON)
+
+    /// The names of the records a JSON reference list holds (`dependsOn`, `subtasks`).
+    private func names(_ references: Any?) -> [String] {
+        ((references as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }.sorted()
+    }
+
+    func testDependenciesGoOutAsDependsOnRelationsAndComeBackFromAFreshStore() throws {
+        XCTAssertEqual(try pim("tasks", "add", "Buy paint").status, 0)
+        XCTAssertEqual(try pim("tasks", "add", "Sand walls").status, 0)
+        XCTAssertEqual(try pim("tasks", "add", "Paint walls", "--depends-on", "1", "--depends-on", "2").status, 0)
+        XCTAssertEqual(try pim("tasks", "add", "Hang pictures", "--depends-on", "3", "--parent", "3").status, 0)
+        let first = try exported("tasks")
+        let lines = contentLines(first)
+        // Each to-do's UID by its SUMMARY.
+        var uidsByTitle: [String: String] = [:]
+        var uid = ""
+        for line in lines {
+            if line.hasPrefix("UID:") { uid = String(line.dropFirst(4)) }
+            if line.hasPrefix("SUMMARY:") { uidsByTitle[String(line.dropFirst(8))] = uid }
+        }
+        let uids = ["Buy paint", "Sand walls", "Paint walls"].map { uidsByTitle[$0] ?? "" }
+        let relations = lines.filter { $0.hasPrefix("RELATED-TO") }.sorted()
+        XCTAssertEqual(relations, ["RELATED-TO;RELTYPE=DEPENDS-ON:\(uids[0])", "RELATED-TO;RELTYPE=DEPENDS-ON:\(uids[1])",
+                                   "RELATED-TO;RELTYPE=DEPENDS-ON:\(uids[2])", "RELATED-TO;RELTYPE=PARENT:\(uids[2])"].sorted(),
+                       lines.joined(separator: "\n"))
+
+        let imported = try other("import", try write(first, to: "tasks.ics"))
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let paint = try XCTUnwrap(try other("tasks", "show", "Paint walls", "--json").json() as? [String: Any])
+        XCTAssertEqual(names(paint["dependsOn"]), ["Buy paint", "Sand walls"], "\(paint)")
+        let hang = try XCTUnwrap(try other("tasks", "show", "Hang pictures", "--json").json() as? [String: Any])
+        XCTAssertEqual(names(hang["dependsOn"]), ["Paint walls"], "\(hang)")
+        XCTAssertEqual((hang["parent"] as? [String: Any])?["name"] as? String, "Paint walls", "\(hang)")
+        XCTAssertEqual(comparable(try exported("tasks", store: otherStore)), comparable(first))
+    }
+
+    /// Only a PARENT relation (or one without RELTYPE) names a parent: a SIBLING or another
+    /// client's relation makes neither a parent nor a dependency; a dependency on a task later
+    /// in the file is found once the file is read.
+    func testOnlyParentRelationsMakeParentsAndADependencyMayComeBeforeItsTask() throws {
+        let text = """
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:-//test//EN\r
+            BEGIN:VTODO\r
+            UID:frame-1\r
+            DTSTAMP:20261120T100000Z\r
+            SUMMARY:Frame picture\r
+            RELATED-TO;RELTYPE=SIBLING:glass-1\r
+            RELATED-TO;RELTYPE=depends-on:glass-1\r
+            END:VTODO\r
+            BEGIN:VTODO\r
+            UID:glass-1\r
+            DTSTAMP:20261120T100000Z\r
+            SUMMARY:Cut glass\r
+            RELATED-TO;RELTYPE=FINISHTOSTART:frame-1\r
+            END:VTODO\r
+            END:VCALENDAR\r
+
+            """
+        let imported = try pim("import", try write(text, to: "tasks.ics"))
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let frame = try XCTUnwrap(try pim("tasks", "show", "Frame picture", "--json").json() as? [String: Any])
+        XCTAssertNil(frame["parent"] as? [String: Any], "\(frame)")
+        XCTAssertEqual(names(frame["dependsOn"]), ["Cut glass"], "\(frame)")
+        let glass = try XCTUnwrap(try pim("tasks", "show", "Cut glass", "--json").json() as? [String: Any])
+        XCTAssertNil(glass["parent"] as? [String: Any], "\(glass)")
+        XCTAssertEqual(names(glass["dependsOn"]), [], "\(glass)")
+    }
+
+    /// A file whose tasks depend on each other in a circle is refused (exit 7) naming the tasks,
+    /// and nothing is imported; with --skip-invalid the dependency that closes the circle is left
+    /// out and listed, and the rest is imported.
+    func testACircleOfDependenciesIsRefusedOrWithSkipInvalidBroken() throws {
+        func todo(_ uid: String, _ title: String, dependsOn: String) -> String {
+            "BEGIN:VTODO\r\nUID:\(uid)\r\nDTSTAMP:20261120T100000Z\r\nSUMMARY:\(title)\r\nRELATED-TO;RELTYPE=DEPENDS-ON:\(dependsOn)\r\nEND:VTODO\r\n"
+        }
+        let file = try write("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + todo("a", "Alpha", dependsOn: "b")
+                             + todo("b", "Beta", dependsOn: "c") + todo("c", "Gamma", dependsOn: "a") + "END:VCALENDAR\r\n", to: "circle.ics")
+        let refused = try pim("import", file)
+        XCTAssertEqual(refused.status, 7, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("circle of dependencies") && refused.stderr.contains("\"Alpha\" → \"Beta\" → \"Gamma\" → \"Alpha\""),
+                      refused.stderr)
+        XCTAssertEqual(try XCTUnwrap(try pim("tasks", "list", "--all", "--json").json() as? [[String: Any]]).count, 0, "nothing imported")
+
+        let broken = try pim("import", "--skip-invalid", file)
+        XCTAssertEqual(broken.status, 7, broken.stderr)
+        XCTAssertTrue(broken.stderr.contains("1 record(s) left out") && broken.stderr.contains("is left out: it would close a circle"), broken.stderr)
+        let tasks = try XCTUnwrap(try pim("tasks", "list", "--all", "--json").json() as? [[String: Any]])
+        XCTAssertEqual(tasks.count, 3)
+        let dependencies = try ["Alpha", "Beta", "Gamma"].map { title in
+            names(try XCTUnwrap(try pim("tasks", "show", title, "--json").json() as? [String: Any])["dependsOn"])
+        }
+        XCTAssertEqual(dependencies.map(\.count).reduce(0, +), 2, "one of the three dependencies is left out: \(dependencies)")
+    }
 }

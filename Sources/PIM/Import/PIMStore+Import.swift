@@ -32,25 +32,53 @@ extension PIMStore {
         let source = source ?? mapping.name
         guard !source.isEmpty else { throw PIMError.usage("the source is empty: give --source a name") }
         var url = urls.first ?? URL(fileURLWithPath: "")
+        var summaries: [FeedImportSummary] = []
         do {
             let importer = try FeedImporter(mapping: mapping, context: context,
                                             options: FeedImportOptions(source: source, timeZone: timeZone, skipsInvalidRecords: skipInvalid,
                                                                        bookkeepingAttributes: ["uuid", "created", "modified", "number"],
                                                                        identityAttribute: "uuid"))
             importer.prepare = { [self] record, isNew throws(PIMError) in try prepareImported(record, isNew: isNew) }
-            var summaries: [FeedImportSummary] = []
             for next in urls {
                 url = next
                 let report = try importer.importFeed(at: next)
                 summaries.append(FeedImportSummary(feed: next.path, format: mapping.name, source: source, report: report))
             }
-            return summaries
         } catch .invalidRecords(let issues) {
             throw PIMError.invalid("\(url.path): \(issues.count) record(s) refused, nothing imported:\n"
                                    + issues.map { "  \($0)" }.joined(separator: "\n"))
         } catch {
             throw PIMError.feed(error.description)
         }
+        let circles = try breakDependencyCircles(feed: url.path, refusing: !skipInvalid)
+        if !circles.isEmpty, !summaries.isEmpty { summaries[summaries.count - 1].report.skipped += circles }
+        return summaries
+    }
+
+    /// Checks the dependencies of the tasks an import made or changed: a task that, through the
+    /// feed's RELATED-TO;RELTYPE=DEPENDS-ON, depends on itself (directly or through others) is
+    /// refused as pim's own edits refuse it, naming the tasks; with `refusing` false (`pim import
+    /// --skip-invalid`, `pim sync`) the dependency that closes the circle is left out instead,
+    /// and answered as an issue.
+    private func breakDependencyCircles(feed: String, refusing: Bool) throws(PIMError) -> [FeedRecordIssue] {
+        var issues: [FeedRecordIssue] = []
+        let touched = (context.insertedObjects.union(context.updatedObjects)).compactMap { $0 as? TaskItem }
+            .sorted { ($0.title ?? "", $0.uuid?.uuidString ?? "") < ($1.title ?? "", $1.uuid?.uuidString ?? "") }
+        func name(_ task: TaskItem) -> String { "\"\(task.title ?? "")\"" }
+        for task in touched {
+            for dependency in task.dependencies.sorted(by: { ($0.title ?? "") < ($1.title ?? "") }) {
+                let path = dependency === task ? [task] : dependencyPath(from: dependency, to: task).map { [task] + $0 }
+                guard let path else { continue }
+                let circle = path.map(name).joined(separator: " → ")
+                if refusing {
+                    throw PIMError.invalid("\(feed): a circle of dependencies is refused (\(circle)), nothing imported")
+                }
+                task.removeFromDependencies(dependency)
+                issues.append(FeedRecordIssue(feed: feed, line: 0, entity: "Task", key: task.externalID,
+                                              message: "its dependency on \(name(dependency)) is left out: it would close a circle (\(circle))"))
+            }
+        }
+        return issues
     }
 
     /// Reads the mapping file at `url` (`pim import --mapping`).

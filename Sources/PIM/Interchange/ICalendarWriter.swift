@@ -151,6 +151,10 @@ public struct ICalendarWriter {
         if let project = task.project, !project.isEmpty { lines.add("X-PIM-PROJECT", text: project) }
         if let wait = task.wait { lines.add("X-PIM-WAIT", value: Self.utcText(wait)) }
         if let parent = task.parent.flatMap(Self.uid(of:)) { lines.add("RELATED-TO", ["RELTYPE": "PARENT"], text: parent) }
+        // RFC 9253's DEPENDS-ON: "a task may be blocked waiting on the other, referenced, task".
+        for dependency in task.dependencies.compactMap(Self.uid(of:)).sorted() {
+            lines.add("RELATED-TO", ["RELTYPE": "DEPENDS-ON"], text: dependency)
+        }
         lines.end("VTODO")
     }
 

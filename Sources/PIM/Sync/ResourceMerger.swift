@@ -41,6 +41,19 @@ struct ResourceMerger {
         "X-ALT-DESC": "DESCRIPTION", "X-APPLE-STRUCTURED-LOCATION": "LOCATION", "LABEL": "ADR",
     ]
 
+    /// The relations (RELATED-TO's RELTYPE, PARENT when it has none) pim writes for a task.
+    static let ownedRelationTypes: Set<String> = ["PARENT", "DEPENDS-ON"]
+
+    /// The value of parameter `name` of `property` (upper case, unquoted), if it has it.
+    static func parameter(_ name: String, of property: Property) -> String? {
+        for part in property.parameters.split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).uppercased() == name else { continue }
+            return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\" ")).uppercased()
+        }
+        return nil
+    }
+
     /// Properties a line of pim's is matched with a line of the server's by value.
     static let matchedByValue: Set<String> = ["EMAIL", "TEL", "ADR", "URL", "ATTENDEE", "ORGANIZER", "IMPP"]
 
@@ -110,6 +123,10 @@ struct ResourceMerger {
                 keep = !names.contains("ORGANIZER")
             case "PHOTO":
                 keep = !names.contains("PHOTO") && (property.parameters.uppercased().contains("VALUE=URI") || property.value.contains("://"))
+            case "RELATED-TO":
+                // pim writes a task's parent and what it depends on; other relations (RFC 9253's
+                // SIBLING, NEXT, FINISHTOSTART…) are another client's, and stay.
+                keep = !Self.ownedRelationTypes.contains(Self.parameter("RELTYPE", of: property) ?? "PARENT")
             case "BDAY", "ANNIVERSARY":
                 keep = !names.contains(property.name) && property.value.hasPrefix("--")
             case let name where Self.restating[name] != nil:

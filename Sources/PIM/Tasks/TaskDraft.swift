@@ -125,7 +125,7 @@ extension PIMStore {
 
     /// The tasks from `start` to `goal` following dependencies (`start` first, `goal` last), or
     /// nil when `start` does not depend on `goal`, directly or through others.
-    private func dependencyPath(from start: TaskItem, to goal: TaskItem) -> [TaskItem]? {
+    func dependencyPath(from start: TaskItem, to goal: TaskItem) -> [TaskItem]? {
         var previous: [ObjectIdentifier: TaskItem] = [:]
         var queue = [start]
         var seen: Set<ObjectIdentifier> = [ObjectIdentifier(start)]
