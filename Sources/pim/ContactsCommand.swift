@@ -125,19 +125,28 @@ struct ContactsCommand: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write contacts as vCard 3.0 (all, those named, or those --where or --group selects).",
-            discussion: "Address books (Apple Contacts, Outlook, Google, khard) and `pim import` read the text back.")
+            abstract: "Write contacts as vCard 3.0 or 4.0 (all, those named, or those --where or --group selects).",
+            discussion: """
+                Address books (Apple Contacts, Outlook, Google, khard) and `pim import` read the text back. \
+                vCard 3.0 (RFC 2426) is what every address book reads; --vcard-version 4.0 writes RFC 6350's \
+                cards (KIND:org, urn:uuid: UIDs, dates as 19900401, photos as data: URIs).
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var export: ExportOptions
         @Option(help: ArgumentHelp("Only members of this group.", valueName: "group")) var group: String?
+        @Option(name: .customLong("vcard-version"), help: ArgumentHelp("3.0 (the default) or 4.0.", valueName: "version"))
+        var vCardVersion: String = VCardVersion.v3.rawValue
 
         func validate() throws {
             if group != nil, !export.ids.isEmpty { throw ValidationError("--group selects contacts: give it or contact ids, not both") }
+            if VCardVersion(rawValue: vCardVersion) == nil {
+                throw ValidationError("--vcard-version: \"\(vCardVersion)\" is not one of \(VCardVersion.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
         }
 
         func run() throws {
-            try RecordCommands.export(export, kind: .contact, global: global) { session, query in
+            try RecordCommands.export(export, kind: .contact, global: global, vCardVersion: VCardVersion(rawValue: vCardVersion) ?? .v3) { session, query in
                 if let group { query.filters = [try session.store.contactsPredicate(inGroup: group)] }
             }
         }

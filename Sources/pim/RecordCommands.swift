@@ -96,7 +96,7 @@ enum RecordCommands {
 
     /// Writes the records `options` name (when none, all those its `--where` and `narrowing`
     /// select) as vCard or iCalendar text, to the output file or stdout. Exits 1 when none match.
-    static func export(_ options: ExportOptions, kind: RecordKind, global: GlobalOptions,
+    static func export(_ options: ExportOptions, kind: RecordKind, global: GlobalOptions, vCardVersion: VCardVersion = .v3,
                        narrowing: (Session, inout RecordQuery) throws -> Void = { _, _ in }) throws {
         if global.json { throw PIMError.usage("--json: export writes \(kind == .contact ? "vCard" : "iCalendar") text; `\(kind.plural) list --json` prints JSON") }
         let session = try Session(global)
@@ -106,7 +106,7 @@ enum RecordCommands {
         selection.relationshipKeyPaths = PIMStore.exportKeyPaths(for: kind)
         let records = options.ids.isEmpty ? try session.store.list(selection) : try resolve(options.ids, kind: kind, session: session)
         if records.isEmpty { throw PIMError.noMatch("no \(kind.plural) match: nothing exported") }
-        let text = session.store.exportText(records, kind: kind)
+        let text = session.store.exportText(records, kind: kind, vCardVersion: vCardVersion)
         let output = options.output
         if let error = session.store.context.faultingError { throw PIMError.wrapping(error, storePath: session.store.url.path) }
         guard let output, output != "-" else {

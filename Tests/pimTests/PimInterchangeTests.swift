@@ -102,6 +102,35 @@ final class PimInterchangeTests: PimTestCase {
         XCTAssertEqual(kinds.map { $0["kind"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") }, ["organization", "person"])
     }
 
+    /// `--vcard-version 4.0` writes RFC 6350's forms, and the cards come back into a fresh store
+    /// as the same contacts (their 3.0 exports are the same), with a photo and an anniversary.
+    func testContactsExportAsVCard40AndComeBackTheSame() throws {
+        try addSampleContacts()
+        let card = "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Cy Young\r\nN:Young;Cy;;;\r\nANNIVERSARY:2015-06-20\r\n"
+            + "PHOTO;ENCODING=b;TYPE=PNG:iVBORw0KGgoBAgM=\r\nEND:VCARD\r\n"
+        XCTAssertEqual(try pim("import", try write(card, to: "cy.vcf")).status, 0)
+        let four = try exported("contacts", "--vcard-version", "4.0")
+        let lines = contentLines(four)
+        XCTAssertEqual(lines.filter { $0 == "VERSION:4.0" }.count, 3)
+        for expected in ["FN:Ann O'Neil", "N:O'Neil;Ann;;;", "BDAY:19900401", "ANNIVERSARY:20150620", "TEL;TYPE=cell:+44 7700 900123",
+                         "EMAIL;TYPE=work:ann@example.org", "ADR;TYPE=home:;;1 Main St;Springfield;IL;62701;USA", "CATEGORIES:friends",
+                         "PHOTO:data:image/png;base64,iVBORw0KGgoBAgM=", "KIND:org", "FN:Globex", "ORG:Globex"] {
+            XCTAssertTrue(lines.contains(expected), "\(expected) in\n\(lines.joined(separator: "\n"))")
+        }
+        XCTAssertFalse(lines.contains { $0.hasPrefix("X-ABSHOWAS") || $0 == "N:;;;;" }, lines.joined(separator: "\n"))
+        XCTAssertEqual(lines.filter { $0.hasPrefix("UID:urn:uuid:") }.count, 3, lines.joined(separator: "\n"))
+
+        let imported = try other("import", try write(four, to: "contacts.vcf"))
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertEqual(comparable(try exported("contacts", store: otherStore)), comparable(try exported("contacts")))
+        let kinds = try XCTUnwrap(try other("contacts", "list", "--json", "--fields", "name,kind").json() as? [[String: Any]])
+        XCTAssertEqual(kinds.map { $0["kind"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") }, ["organization", "person", "person"])
+
+        let wrong = try pim("contacts", "export", "--vcard-version", "2.1")
+        XCTAssertEqual(wrong.status, 2, wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("--vcard-version: \"2.1\" is not one of 3.0, 4.0"), wrong.stderr)
+    }
+
     func testImportingTheSameFileAgainChangesNothing() throws {
         try addSampleContacts()
         let file = try write(try exported("contacts"), to: "contacts.vcf")

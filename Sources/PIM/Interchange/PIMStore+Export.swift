@@ -11,7 +11,7 @@ extension PIMStore {
         case .contact: ["emailAddresses", "phoneNumbers", "postalAddresses", "groups"]
         case .group: ["members", "members.emailAddresses", "members.phoneNumbers", "members.postalAddresses", "members.groups"]
         case .event: ["overrides", "attendees", "attendees.emailAddresses", "organizer", "organizer.emailAddresses"]
-        case .task: ["tags", "parent"]
+        case .task: ["tags", "parent", "dependencies"]
         }
     }
 
@@ -22,10 +22,11 @@ extension PIMStore {
     /// ```swift
     /// let text = store.exportText(try store.list(RecordQuery(kind: .event)), kind: .event)
     /// ```
-    public func exportText(_ records: [ManagedObject], kind: RecordKind) -> String {
+    /// Contacts are written as vCard `vCardVersion`.
+    public func exportText(_ records: [ManagedObject], kind: RecordKind, vCardVersion: VCardVersion = .v3) -> String {
         switch kind {
         case .contact:
-            return VCardWriter().cards(for: records.compactMap { $0 as? Contact })
+            return VCardWriter(version: vCardVersion).cards(for: records.compactMap { $0 as? Contact })
         case .event:
             var seen: Set<ObjectIdentifier> = []
             let series = records.compactMap { record -> Event? in
@@ -38,7 +39,7 @@ extension PIMStore {
             return ICalendarWriter(timeZone: timeZone, stamp: now).calendar(events: [], tasks: records.compactMap { $0 as? TaskItem })
         case .group:
             // A group's text is its members' cards.
-            return VCardWriter().cards(for: records.flatMap { ($0 as? Group)?.members.sorted { ($0.name ?? "") < ($1.name ?? "") } ?? [] })
+            return VCardWriter(version: vCardVersion).cards(for: records.flatMap { ($0 as? Group)?.members.sorted { ($0.name ?? "") < ($1.name ?? "") } ?? [] })
         }
     }
 }

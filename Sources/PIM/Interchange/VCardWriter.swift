@@ -1,18 +1,41 @@
 // `pim contacts export`: contacts as vCard 3.0 (RFC 2426), the version every address book
 // reads (Apple Contacts, Outlook, Google, Thunderbird, khard), with the 4.0 properties 3.0
-// readers skip where 3.0 has none (ANNIVERSARY). `pim import` reads the text back (vcard.json).
+// readers skip where 3.0 has none (ANNIVERSARY); or as vCard 4.0 (RFC 6350: KIND, MEMBER,
+// `urn:uuid:` UIDs, basic-format dates, lower-case types, photos as `data:` URIs). `pim import`
+// reads either back (vcard.json).
 import Foundation
+import ObjectGraph
+
+/// The vCard versions pim writes.
+public enum VCardVersion: String, Sendable, CaseIterable {
+    /// RFC 2426: what every address book reads, and what CardDAV servers must take.
+    case v3 = "3.0"
+    /// RFC 6350.
+    case v4 = "4.0"
+}
 
 /// Writes contacts as vCards.
 ///
 /// ```swift
 /// let text = VCardWriter().cards(for: contacts)   // BEGIN:VCARD ... END:VCARD, CRLF lines
+/// let four = VCardWriter(version: .v4).cards(for: contacts)
 /// ```
 public struct VCardWriter {
     /// The product identifier every card names.
     static let productID = "-//ObjectGraph//pim//EN"
 
-    public init() {}
+    public var version: VCardVersion
+
+    public init(version: VCardVersion = .v3) {
+        self.version = version
+    }
+
+    /// The UID a record is written with: in vCard 4.0 a UUID as the `urn:uuid:` URI RFC 6350
+    /// 6.7.6 recommends.
+    private func uid(of record: ManagedObject) -> String? {
+        guard let uid = ICalendarWriter.uid(of: record) else { return nil }
+        return version == .v4 && UUID(uuidString: uid) != nil ? "urn:uuid:" + uid : uid
+    }
 
     /// The vCards of `contacts`, in order, as one text.
     public func cards(for contacts: [Contact]) -> String {
@@ -27,15 +50,17 @@ public struct VCardWriter {
     public func groupCard(for group: Group) -> String {
         var lines = ContentLines()
         lines.begin("VCARD")
-        lines.add("VERSION", value: "3.0")
+        lines.add("VERSION", value: version.rawValue)
         lines.add("PRODID", value: Self.productID)
-        if let uid = ICalendarWriter.uid(of: group) { lines.add("UID", text: uid) }
+        if let uid = uid(of: group) { lines.add("UID", text: uid) }
         lines.add("FN", text: group.name ?? "")
-        lines.add("N", value: ContentLines.structured([group.name]))
-        lines.add("X-ADDRESSBOOKSERVER-KIND", value: "group")
+        // vCard 4.0 has a kind and members of its own; 3.0 cards use Apple's extensions.
+        let four = version == .v4
+        if !four { lines.add("N", value: ContentLines.structured([group.name])) }
+        lines.add(four ? "KIND" : "X-ADDRESSBOOKSERVER-KIND", value: "group")
         if let notes = group.notes, !notes.isEmpty { lines.add("NOTE", text: notes) }
         for uid in group.members.compactMap({ ICalendarWriter.uid(of: $0) }).sorted() {
-            lines.add("X-ADDRESSBOOKSERVER-MEMBER", value: "urn:uuid:" + uid)
+            lines.add(four ? "MEMBER" : "X-ADDRESSBOOKSERVER-MEMBER", value: "urn:uuid:" + uid)
         }
         if let modified = group.modified { lines.add("REV", value: ICalendarWriter.utcText(modified)) }
         lines.end("VCARD")
@@ -45,35 +70,37 @@ public struct VCardWriter {
     private func write(_ contact: Contact, to lines: inout ContentLines) {
         let person = contact as? Person
         let organization = contact as? Organization
+        let four = version == .v4
         lines.begin("VCARD")
-        lines.add("VERSION", value: "3.0")
+        lines.add("VERSION", value: version.rawValue)
         lines.add("PRODID", value: Self.productID)
-        if let uid = ICalendarWriter.uid(of: contact) { lines.add("UID", text: uid) }
+        if let uid = uid(of: contact) { lines.add("UID", text: uid) }
+        if four, organization != nil { lines.add("KIND", value: "org") }
         lines.add("FN", text: contact.name ?? "")
         if let person {
             lines.add("N", value: ContentLines.structured([person.familyName, person.givenName, person.middleName, person.namePrefix, person.nameSuffix]))
             if let nickname = person.nickname, !nickname.isEmpty { lines.add("NICKNAME", text: nickname) }
             if let company = person.organization, !company.isEmpty { lines.add("ORG", value: ContentLines.structured([company])) }
             if let title = person.jobTitle, !title.isEmpty { lines.add("TITLE", text: title) }
-            if let birthday = person.birthday { lines.add("BDAY", value: Self.day(birthday)) }
-            if let anniversary = person.anniversary { lines.add("ANNIVERSARY", value: Self.day(anniversary)) }
+            if let birthday = person.birthday { lines.add("BDAY", value: Self.day(birthday, basic: four)) }
+            if let anniversary = person.anniversary { lines.add("ANNIVERSARY", value: Self.day(anniversary, basic: four)) }
         } else if let organization {
-            // An organization's card has an empty N (3.0 requires one) and says what it is the way
-            // Apple Contacts and Evolution read it.
-            lines.add("N", value: ";;;;")
+            // A 3.0 organization's card has an empty N (3.0 requires one) and says what it is the
+            // way Apple Contacts and Evolution read it; 4.0's says KIND:org (above).
+            if !four { lines.add("N", value: ";;;;") }
             lines.add("ORG", value: ContentLines.structured([organization.name] + (organization.unit.map { [$0] } ?? [])))
-            lines.add("X-ABSHOWAS", value: "COMPANY")
+            if !four { lines.add("X-ABSHOWAS", value: "COMPANY") }
         }
         for email in contact.emailAddresses {
             guard let address = email.address else { continue }
-            lines.add("EMAIL", Self.types(email.label), text: address)
+            lines.add("EMAIL", Self.types(email.label, lowercased: four), text: address)
         }
         for phone in contact.phoneNumbers {
             guard let number = phone.number else { continue }
-            lines.add("TEL", Self.types(phone.label, phone: true), text: number)
+            lines.add("TEL", Self.types(phone.label, phone: true, lowercased: four), text: number)
         }
         for address in contact.postalAddresses {
-            lines.add("ADR", Self.types(address.label), value: ContentLines.structured(
+            lines.add("ADR", Self.types(address.label, lowercased: four), value: ContentLines.structured(
                 ["", "", address.street, address.locality, address.region, address.postalCode, address.country]))
         }
         let groups = contact.groups.compactMap(\.name).sorted()
@@ -81,23 +108,30 @@ public struct VCardWriter {
         if let url = contact.url { lines.add("URL", value: url.absoluteString) }
         if let notes = contact.notes, !notes.isEmpty { lines.add("NOTE", text: notes) }
         if let photo = contact.photo, !photo.isEmpty {
-            lines.add("PHOTO", ["ENCODING": "b", "TYPE": Self.imageType(photo)], value: photo.base64EncodedString())
+            if four {
+                lines.add("PHOTO", value: "data:image/\(Self.imageType(photo).lowercased());base64," + photo.base64EncodedString())
+            } else {
+                lines.add("PHOTO", ["ENCODING": "b", "TYPE": Self.imageType(photo)], value: photo.base64EncodedString())
+            }
         }
         if let modified = contact.modified { lines.add("REV", value: ICalendarWriter.utcText(modified)) }
         lines.end("VCARD")
     }
 
     /// A label as TYPE values: its words (`work fax` is `TYPE=work,fax`), which `pim import`
-    /// joins back; a phone's `mobile` is vCard's `CELL`, which address books show as mobile.
-    static func types(_ label: String?, phone: Bool = false) -> KeyValuePairs<String, String> {
+    /// joins back; a phone's `mobile` is vCard's `CELL`, which address books show as mobile
+    /// (vCard 4.0's values are lower case: `cell`).
+    static func types(_ label: String?, phone: Bool = false, lowercased: Bool = false) -> KeyValuePairs<String, String> {
         let words = (label ?? "").split(whereSeparator: { $0 == " " || $0 == "," })
             .map { phone && $0.lowercased() == "mobile" ? "CELL" : String($0) }
-        return ["TYPE": words.joined(separator: ",")]
+        let types = words.joined(separator: ",")
+        return ["TYPE": lowercased ? types.lowercased() : types]
     }
 
-    /// A day of no time zone (pim keeps birthdays as midnight UTC): `1990-04-01`.
-    static func day(_ date: Date) -> String {
-        OutputFormat.string(from: date, format: "yyyy-MM-dd", timeZone: TimeZone(secondsFromGMT: 0)!)
+    /// A day of no time zone (pim keeps birthdays as midnight UTC): `1990-04-01`, or in the basic
+    /// format vCard 4.0 writes, `19900401`.
+    static func day(_ date: Date, basic: Bool = false) -> String {
+        OutputFormat.string(from: date, format: basic ? "yyyyMMdd" : "yyyy-MM-dd", timeZone: TimeZone(secondsFromGMT: 0)!)
     }
 
     /// The image type of a photo, told from its first bytes.
