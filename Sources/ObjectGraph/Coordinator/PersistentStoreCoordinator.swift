@@ -188,6 +188,33 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         lock.withLock { store.metadata }
     }
 
+    /// The metadata of the store of `type` at `url`, read without a model and without adding or
+    /// changing the store (Core Data's `metadataForPersistentStore(type:at:options:)`): its
+    /// `StoreType`, `UUID`, the model's version hashes (``SQLiteStore/versionHashesKey``) and the
+    /// application's keys. Throws when there is no store of that type at `url`.
+    public static func metadataForPersistentStore(type: StoreType, at url: URL, options: [String: any Sendable] = [:]) throws -> [String: any Sendable] {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw StoreError.io(path: url.path, reason: "there is no store to read the metadata of")
+        }
+        switch type {
+        case .sqlite:
+            return try SQLiteStoreInfo.metadata(at: url)
+        case .xml, .binary:
+            let info = try AtomicStoreInfo(url: url)
+            guard info.type == type else { throw StoreError.unknownStore("\(url.path) is \(info.type == .xml ? "an XML" : "a binary") store, not \(type == .xml ? "an XML" : "a binary") one") }
+            return info.metadata
+        default:
+            guard let registration = registry.withLock({ $0[type] }) else {
+                throw StoreError.unknownStore("no store type \"\(type)\" is registered")
+            }
+            var readOnly = options
+            readOnly[SQLiteStore.readOnlyOption] = true
+            let store = try registration.factory(nil, url, readOnly)
+            defer { store.unload() }
+            return store.metadata
+        }
+    }
+
     /// Replaces the metadata of `store` (written with its next save).
     public func setMetadata(_ metadata: [String: any Sendable], for store: any PersistentStore) {
         lock.withLock { store.metadata = metadata }

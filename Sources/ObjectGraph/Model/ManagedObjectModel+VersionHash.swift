@@ -89,6 +89,28 @@ extension ManagedObjectModel {
         return isCompatible(storedHashes: hashes, entities: mine)
     }
 
+    /// Whether a store whose metadata is `metadata` (``PersistentStoreCoordinator/metadataForPersistentStore(type:at:options:)``)
+    /// can be opened with this model (or its configuration `configuration`) unchanged (Core
+    /// Data's `isConfiguration(withName:compatibleWithStoreMetadata:)`): false for metadata
+    /// without version hashes (a file Core Data wrote keeps its own, which this framework does
+    /// not compute).
+    ///
+    /// ```swift
+    /// let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+    /// if !model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) { /* migrate */ }
+    /// ```
+    public func isConfiguration(withName configuration: String? = nil, compatibleWithStoreMetadata metadata: [String: any Sendable]) -> Bool {
+        guard let hashes = metadata[SQLiteStore.versionHashesKey] as? [String: Data] else { return false }
+        return isConfiguration(withName: configuration, compatibleWithVersionHashes: hashes)
+    }
+
+    /// The first of `models` a store whose metadata is `metadata` opens with unchanged (Core
+    /// Data's `mergedModel(from:forStoreMetadata:)`, given the versions instead of bundles): the
+    /// model a progressive migration starts from. Nil when none is.
+    public static func model(from models: [ManagedObjectModel], forStoreMetadata metadata: [String: any Sendable]) -> ManagedObjectModel? {
+        models.first { $0.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) }
+    }
+
     /// Whether `stored`, the entity hashes a store recorded, are those of `entities` (some of this
     /// model's): the current hashes, or for a store made before the hashes took the
     /// superentity's, the hashes of then.

@@ -28,12 +28,22 @@ public struct SQLiteStoreInfo: Sendable {
 
     /// Reads the store at `url`; throws ``StoreError/unknownStore(_:)`` when there is none.
     public init(url: URL) throws {
-        path = url.path
+        self = try Self.reading(url) { connection, preexisting in try SQLiteStoreInfo(url: url, connection: connection, preexisting: preexisting) }
+    }
+
+    /// The metadata of the store at `url` alone (no counts, no schema); throws
+    /// ``StoreError/unknownStore(_:)`` when there is no store there.
+    public static func metadata(at url: URL) throws -> [String: any Sendable] {
+        try reading(url) { connection, _ in try metadata(of: connection, at: url) }
+    }
+
+    /// Runs `body` on a read-only connection to the store file at `url`, given the side files
+    /// (-wal, -shm) that were there before. Reading a WAL file makes SQLite create them: those it
+    /// made go again once the connection is closed, so that the store is left as it was found.
+    private static func reading<T>(_ url: URL, _ body: (SQLiteConnection, _ preexisting: Set<String>) throws -> T) throws -> T {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { throw StoreError.unknownStore("no SQLite store at \(url.path)") }
         guard !isFolder.boolValue else { throw StoreError.unknownStore("\(url.path) is a folder, not a SQLite store file") }
-        // Reading a WAL file makes SQLite create its -wal and -shm files: those it made go again
-        // once the connection is closed, so that the store is left as it was found.
         let files = FileManager.default
         let sideFiles = [url.path + "-wal", url.path + "-shm"]
         let preexisting = Set(sideFiles.filter { files.fileExists(atPath: $0) })
@@ -42,10 +52,21 @@ public struct SQLiteStoreInfo: Sendable {
             connection.close()
             for file in sideFiles where !preexisting.contains(file) { try? files.removeItem(atPath: file) }
         }
+        return try body(connection, preexisting)
+    }
+
+    private static func metadata(of connection: SQLiteConnection, at url: URL) throws -> [String: any Sendable] {
         guard let metadata = try SQLiteStore.readMetadata(connection) else {
             throw StoreError.unknownStore("\(url.path) is not an ObjectGraph SQLite store (it has no Z_METADATA table)")
         }
-        self.metadata = metadata
+        return metadata
+    }
+
+    private init(url: URL, connection: SQLiteConnection, preexisting: Set<String>) throws {
+        path = url.path
+        let files = FileManager.default
+        let sideFiles = [url.path + "-wal", url.path + "-shm"]
+        metadata = try Self.metadata(of: connection, at: url)
         var model: ManagedObjectModel?
         if case .blob(let xml)? = try connection.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE") {
             model = try? ManagedObjectModel(xmlData: xml, path: url.path + " (Z_MODELCACHE)")
