@@ -8,7 +8,7 @@ struct ContactsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contacts",
         abstract: "Add, list, change and group contacts.",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, Export.self, GroupCommand.self],
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, Email.self, Export.self, GroupCommand.self],
         aliases: ["contact", "c"]
     )
 
@@ -121,6 +121,36 @@ struct ContactsCommand: ParsableCommand {
         @Argument(help: "The words.") var words: [String]
 
         func run() throws { try RecordCommands.search(words, kind: .contact, list: list, global: global) }
+    }
+
+    struct Email: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The e-mail addresses of the contacts whose text contains every word (all with none), for mail programs.",
+            discussion: """
+                One line per address: the address, the contact's name and the address's label, separated by tabs, \
+                by contact name. aerc: address-book-cmd = pim contacts email %s. mutt and neomutt: \
+                set query_command = "pim contacts email --mutt %s" (a first line for the query's status, as mutt \
+                expects). --json prints the addresses as objects. Exit 1 when no contact with an address matches.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Print a first status line, as mutt's query_command reads.") var mutt = false
+        @Argument(help: "The words (parts of names, nicknames, organizations or addresses).") var words: [String] = []
+
+        func run() throws {
+            let session = try Session(global)
+            let addresses = try session.store.emailAddresses(matching: words)
+            if global.json {
+                try session.print(RecordPresenter.json(addresses.map { ["address": $0.address, "name": $0.name, "label": $0.label, "contact": $0.contact] as [String: Any] }))
+            } else {
+                var lines = mutt ? ["pim: " + (addresses.isEmpty ? "no matches" : "\(addresses.count) address\(addresses.count == 1 ? "" : "es")")] : []
+                // A tab or line break inside a value would split its line.
+                func clean(_ text: String) -> String { text.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") }
+                lines += addresses.map { [$0.address, $0.name, $0.label].map(clean).joined(separator: "\t") }
+                if !lines.isEmpty { try session.print(lines.joined(separator: "\n") + "\n") }
+            }
+            if addresses.isEmpty { throw PIMError.noMatch("no contact with an e-mail address matches") }
+        }
     }
 
     struct Export: ParsableCommand {
