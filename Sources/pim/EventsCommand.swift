@@ -92,16 +92,21 @@ struct EventsCommand: ParsableCommand {
 
     struct Agenda: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The coming days: events (repeats expanded) and due tasks, by day.",
-            discussion: "A tentative or cancelled event says so after its title: Review (cancelled). Overdue tasks show on the first day with the date they were due; tasks still waiting are left out.")
+            abstract: "The coming days: contacts' birthdays and anniversaries, events (repeats expanded) and due tasks, by day.",
+            discussion: """
+                A tentative or cancelled event says so after its title: Review (cancelled). Overdue tasks show on the first \
+                day with the date they were due; tasks still waiting are left out. A birthday says the age reached: \
+                Ada Lovelace (turns 211); --no-dates leaves birthdays and anniversaries out.
+                """)
 
         @OptionGroup var global: GlobalOptions
         // Unconditional, so that `--days -3` gets pim's own message, not "missing value".
         @Option(parsing: .unconditional, help: "How many days, from today.") var days = 7
+        @Flag(name: .customLong("no-dates"), help: "Leave contacts' birthdays and anniversaries out.") var noDates = false
 
         func run() throws {
             let session = try Session(global)
-            let agenda = try session.store.agenda(days: days)
+            let agenda = try session.store.agenda(days: days, dates: !noDates)
             let presenter = AgendaPresenter(now: session.store.now, timeZone: session.store.timeZone, colored: session.colored)
             try session.print(global.json ? RecordPresenter.json(presenter.jsonObject(agenda)) : presenter.text(agenda))
         }

@@ -1,6 +1,8 @@
 // The agenda: the coming days, each with its event occurrences (recurring events expanded, events
 // spanning days shown on each, all-day events on their own days in any time zone) and the open
 // tasks due that day beside them (not those still waiting); overdue tasks show on the first day.
+// Contacts' birthdays and anniversaries come first on their days, as a calendar of birthdays
+// beside one's own (khal's, Apple's) shows them.
 import Foundation
 import ObjectGraph
 
@@ -10,6 +12,10 @@ public enum AgendaItem {
     case event(Event, start: Date, end: Date)
     /// An open task due that day (or overdue, on the first day).
     case task(TaskItem)
+    /// A contact's birthday, and the age reached that day (nil: the year is not known).
+    case birthday(Person, years: Int?)
+    /// A contact's anniversary, and how many years it marks (nil: the year is not known).
+    case anniversary(Person, years: Int?)
 }
 
 /// A day of the agenda and its entries, events by start then tasks by due date.
@@ -19,8 +25,8 @@ public struct AgendaDay {
 }
 
 extension PIMStore {
-    /// The agenda of `days` days from today.
-    public func agenda(days: Int) throws(PIMError) -> [AgendaDay] {
+    /// The agenda of `days` days from today; with `dates`, contacts' birthdays and anniversaries.
+    public func agenda(days: Int, dates: Bool = true) throws(PIMError) -> [AgendaDay] {
         guard days > 0 else { throw PIMError.usage("--days must be at least 1") }
         let parser = dateParser
         let today = parser.startOfDay(now)
@@ -59,17 +65,64 @@ extension PIMStore {
             guard let due = task.due else { continue }
             byDay[max(parser.startOfDay(due), today), default: []].append(.task(task))
         }
+        if dates { try addContactDates(to: &byDay, window: window) }
         return (0..<days).map { offset in
             let day = parser.adding(days: offset, to: today)
             let items = (byDay[day] ?? []).sorted { a, b in
                 switch (a, b) {
                 case let (.event(_, startA, _), .event(_, startB, _)): startA < startB
-                case (.event, .task): true
-                case (.task, .event): false
                 case let (.task(taskA), .task(taskB)): (taskA.due ?? now) < (taskB.due ?? now)
+                case let (.birthday(a, _), .birthday(b, _)), let (.anniversary(a, _), .anniversary(b, _)):
+                    ((a.name ?? "").lowercased(), a.number) < ((b.name ?? "").lowercased(), b.number)
+                default: Self.agendaRank(a) < Self.agendaRank(b)
                 }
             }
             return AgendaDay(day: day, items: items)
+        }
+    }
+
+    /// The order of kinds within a day: birthdays, anniversaries, events, tasks.
+    private static func agendaRank(_ item: AgendaItem) -> Int {
+        switch item {
+        case .birthday: 0
+        case .anniversary: 1
+        case .event: 2
+        case .task: 3
+        }
+    }
+
+    /// Adds the birthdays and anniversaries of persons that fall in `window`, on their days. pim
+    /// keeps such a date as midnight UTC of its day; one of 29 February shows on 28 February in
+    /// other years. A year up to 1604 counts as unknown (Apple's address books write 1604 for none).
+    private func addContactDates(to byDay: inout [Date: [AgendaItem]], window: Range<Date>) throws(PIMError) {
+        var request = FetchRequest<Person>(entityName: "Person")
+        do {
+            request.predicate = try ObjectGraph.Predicate(format: "birthday != nil OR anniversary != nil")
+        } catch {
+            throw PIMError.wrapping(error, storePath: url.path)
+        }
+        let persons = try fetch(request)
+        guard !persons.isEmpty else { return }
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(secondsFromGMT: 0)!
+        let parser = dateParser
+        var day = window.lowerBound
+        while day < window.upperBound {
+            let here = calendar.dateComponents([.year, .month, .day], from: day)
+            let isLeapYear = here.year.map { ($0 % 4 == 0 && $0 % 100 != 0) || $0 % 400 == 0 } ?? false
+            for person in persons {
+                for (date, isBirthday) in [(person.birthday, true), (person.anniversary, false)] {
+                    guard let date else { continue }
+                    let marked = utc.dateComponents([.year, .month, .day], from: date)
+                    let falls = (marked.month == here.month && marked.day == here.day)
+                        || (!isLeapYear && marked.month == 2 && marked.day == 29 && here.month == 2 && here.day == 28)
+                    guard falls else { continue }
+                    var years: Int?
+                    if let from = marked.year, from > 1604, let year = here.year, year > from { years = year - from }
+                    byDay[day, default: []].append(isBirthday ? .birthday(person, years: years) : .anniversary(person, years: years))
+                }
+            }
+            day = parser.adding(days: 1, to: day)
         }
     }
 }

@@ -37,6 +37,10 @@ public struct AgendaPresenter {
                     let priority = TaskPriority.letter(task.priority).map { " (\($0))" } ?? ""
                     let line = "  \(("due " + due).padded(toWidth: 11))  \(task.title ?? "")\(priority)  [\(task.number)]"
                     lines.append((overdue ? Emphasis.alert : .plain).apply(line, colored: colored))
+                case let .birthday(person, years), let .anniversary(person, years):
+                    let what = if case .birthday = item { "birthday" } else { "anniversary" }
+                    let count = years.map { if case .birthday = item { " (turns \($0))" } else { " (\($0) years)" } } ?? ""
+                    lines.append("  \(what.padded(toWidth: 11))  \(person.name ?? "")\(count)  [\(person.number)]")
                 }
             }
         }
@@ -61,6 +65,11 @@ public struct AgendaPresenter {
                     case let .task(task):
                         var object = tasks.jsonObject(task)
                         object["type"] = "task"
+                        return object
+                    case let .birthday(person, years), let .anniversary(person, years):
+                        var object: [String: Any] = ["name": person.name ?? "", "contact": person.number]
+                        if case .birthday = item { object["type"] = "birthday" } else { object["type"] = "anniversary" }
+                        if let years { object["years"] = years }
                         return object
                     }
                 },
