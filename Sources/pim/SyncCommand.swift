@@ -30,7 +30,8 @@ struct SyncCommand: ParsableCommand {
 
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sync every collection (or those named) both ways.")
+            abstract: "Sync every collection (or those named) both ways.",
+            discussion: "One pim sync of a store runs at a time: a run started while another is going waits for it to end.")
 
         @OptionGroup var global: GlobalOptions
 
@@ -44,6 +45,12 @@ struct SyncCommand: ParsableCommand {
         var dryRun = false
 
         func run() throws {
+            let environment = ProcessInfo.processInfo.environment
+            let storeURL = StoreLocation.url(option: global.store, environment: environment, home: StoreLocation.home(environment: environment))
+            try SyncLock.holding(for: storeURL) { try sync() }
+        }
+
+        private func sync() throws {
             let session = try Session(global)
             let store = session.store
             let chosen = try collections.isEmpty ? store.syncCollections() : collections.map { name throws(PIMError) in try store.syncCollection(named: name) }
@@ -212,4 +219,29 @@ private func printCollections(_ collections: [SyncCollection], session: Session)
         parts.append(collection.lastSynced.map { "last \(session.echo($0))" } ?? "never synced")
         return parts.joined(separator: "  ")
     }.joined(separator: "\n"))
+}
+
+/// One `pim sync` of a store at a time: a run holds an exclusive lock (`flock`) on
+/// `.<store file>.sync-lock` beside the store, so that a run a timer starts while another is going
+/// (or one typed meanwhile) waits for it to end, then syncs what is left, instead of reading and
+/// sending the same resources twice.
+enum SyncLock {
+    static func holding<T>(for storeURL: URL, _ body: () throws -> T) throws -> T {
+        let folder = storeURL.deletingLastPathComponent()
+        // No folder yet: no store, nothing another run could be syncing.
+        guard FileManager.default.fileExists(atPath: folder.path) else { return try body() }
+        let path = folder.appendingPathComponent("." + storeURL.lastPathComponent + ".sync-lock").path
+        let fd = open(path, O_RDWR | O_CREAT, 0o600)
+        guard fd >= 0 else { throw PIMError.store(path: path, reason: "cannot open the sync lock: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK else { throw PIMError.store(path: path, reason: "cannot lock: \(String(cString: strerror(errno)))") }
+            Console.error("pim: waiting for another pim sync of \(storeURL.path) to end")
+            while flock(fd, LOCK_EX) != 0 {
+                guard errno == EINTR else { throw PIMError.store(path: path, reason: "cannot lock: \(String(cString: strerror(errno)))") }
+            }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
 }
