@@ -127,7 +127,7 @@ final class MigrationCrashTests: XCTestCase {
         defer { close(folder) }
         XCTAssertEqual(flock(folder, LOCK_EX), 0)
         let output = directory.appendingPathComponent("waiting-stdout")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: output.path, contents: nil))
         let handle = try FileHandle(forWritingTo: output)
         defer { try? handle.close() }
         let process = Process()

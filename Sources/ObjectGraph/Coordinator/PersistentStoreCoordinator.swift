@@ -20,11 +20,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Removes the files of a store of a type at a URL.
     public typealias StoreDestroyer = @Sendable (_ url: URL, _ options: [String: any Sendable]) throws -> Void
 
-    /// Puts a complete store file of a type (the first URL, closed) in place of the store at the
-    /// second URL in one atomic step, with the store's options, calling the last argument at
-    /// named points (for crash tests).
+    /// Makes a store file of a type at the first URL (with `make`, from the store at the second
+    /// URL) and puts it in place of that store in one atomic step, with the store's options,
+    /// calling the last argument at named points (for crash tests).
     typealias StoreSwapper = @Sendable (_ replacement: URL, _ url: URL, _ options: [String: any Sendable],
-                                        _ crashPoint: (String) -> Void) throws -> Void
+                                        _ make: () throws -> Void, _ crashPoint: (String) -> Void) throws -> Void
 
     private struct Registration: Sendable {
         var factory: StoreFactory
@@ -42,20 +42,20 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         .sqlite: Registration(factory: { configuration, url, options in
             guard let url else { throw StoreError.unknownStore("a SQLite store needs a file URL") }
             return try SQLiteStore(configurationName: configuration, url: url, options: options)
-        }, destroy: { url, _ in try SQLiteStore.destroy(at: url) }, swap: { replacement, url, options, crashPoint in
-            try SQLiteStore.swap(replacement, into: url, options: options, crashPoint: crashPoint)
+        }, destroy: { url, _ in try SQLiteStore.destroy(at: url) }, swap: { replacement, url, options, make, crashPoint in
+            try SQLiteStore.swap(replacement, into: url, options: options, making: make, crashPoint: crashPoint)
         }),
         .xml: Registration(factory: { configuration, url, options in
             guard let url else { throw StoreError.unknownStore("an XML store needs a file URL") }
             return try XMLStore(configurationName: configuration, url: url, options: options)
-        }, destroy: { url, _ in try AtomicStore.destroy(.xml, at: url) }, swap: { replacement, url, _, crashPoint in
-            try AtomicStore.swap(replacement, into: url, crashPoint: crashPoint)
+        }, destroy: { url, _ in try AtomicStore.destroy(.xml, at: url) }, swap: { replacement, url, _, make, crashPoint in
+            try AtomicStore.swap(replacement, into: url, making: make, crashPoint: crashPoint)
         }),
         .binary: Registration(factory: { configuration, url, options in
             guard let url else { throw StoreError.unknownStore("a binary store needs a file URL") }
             return try BinaryStore(configurationName: configuration, url: url, options: options)
-        }, destroy: { url, _ in try AtomicStore.destroy(.binary, at: url) }, swap: { replacement, url, _, crashPoint in
-            try AtomicStore.swap(replacement, into: url, crashPoint: crashPoint)
+        }, destroy: { url, _ in try AtomicStore.destroy(.binary, at: url) }, swap: { replacement, url, _, make, crashPoint in
+            try AtomicStore.swap(replacement, into: url, making: make, crashPoint: crashPoint)
         }),
     ])
 

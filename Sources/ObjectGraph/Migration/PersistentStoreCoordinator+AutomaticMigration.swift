@@ -7,6 +7,7 @@
 // step leaves a store that opens. Processes migrate a folder's stores one at a time (a lock on
 // the folder), and a migration first removes what a crashed one left.
 import Foundation
+import Synchronization
 
 extension PersistentStoreCoordinator {
     /// The staged and mapping-model migrations of the store at `url`, when its options ask for
@@ -15,7 +16,8 @@ extension PersistentStoreCoordinator {
     /// and the UUID of the store a mapping model replaced.
     func migrateIntoNewFile(type: StoreType, configuration: String?, at url: URL?,
                             options: [String: any Sendable]) throws -> (staged: Bool, replaced: String?) {
-        guard let file = Self.migratableFile(url, options: options),
+        // A store reached through a symbolic link is migrated where it is (the link stays a link).
+        guard let file = Self.migratableFile(url, options: options)?.resolvingSymlinksInPath(),
               options[StagedMigrationManager.option] != nil || (options[MigrationManager.mappingModelsOption] as? [MappingModel])?.isEmpty == false
         else { return (false, nil) }
         return try Self.withMigrationLock(of: file) {
@@ -116,16 +118,24 @@ extension PersistentStoreCoordinator {
         let migratedCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
         var placed = false
         defer { if !placed { try? migratedCoordinator.destroyPersistentStore(at: migrated, type: type, options: options) } }
-        try migrate(migrated)
-        Self.crashPoint("migrated")
-        // The new file gets the store's permissions before it is in its place.
-        let permissions = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.posixPermissions]
-        if let permissions { try? FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: migrated.path) }
+        // The new file gets the store's permissions and owner before it is in its place (the
+        // owner when this process may give it: a migration run as root keeps a user's store theirs).
+        let attributes = (try? FileManager.default.attributesOfItem(atPath: url.path)) ?? [:]
+        let permissions = attributes[.posixPermissions]
+        func make() throws {
+            try migrate(migrated)
+            Self.crashPoint("migrated")
+            if let permissions { try? FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: migrated.path) }
+            if let owner = attributes[.ownerAccountID] as? NSNumber, let group = attributes[.groupOwnerAccountID] as? NSNumber {
+                _ = chown(migrated.path, uid_t(owner.uint32Value), gid_t(group.uint32Value))
+            }
+        }
         if let swap = Self.swapper(for: type) {
-            try swap(migrated, url, options, Self.crashPoint)
+            try swap(migrated, url, options, make, Self.crashPoint)
             placed = true
             return
         }
+        try make()
         // The store is only read until the new file takes its place (opening it for writing
         // could analyze or vacuum it).
         let original = Self.workingFile(.premigration, for: url)
@@ -169,7 +179,14 @@ extension PersistentStoreCoordinator {
         let folder = url.deletingLastPathComponent()
         let base = url.deletingPathExtension().lastPathComponent
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        for name in names {
+        // A swap that crashed after its rename (its working file is gone: it is the store now)
+        // left the old store's external data files for its list to remove.
+        let externalData = SQLiteExternalData.supportDirectory(for: url).appendingPathComponent("_EXTERNAL_DATA", isDirectory: true)
+        for name in names where name.hasPrefix(".\(base)-\(WorkingFile.migrated.rawValue)-") && name.hasSuffix(".tidy") {
+            let list = folder.appendingPathComponent(name)
+            if !FileManager.default.fileExists(atPath: String(list.path.dropLast(5))) { FileSwap.finishTidying(list, in: externalData) }
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
             for kind in [WorkingFile.migrated, .premigration] {
                 // The file (`.<base>-migrated-<UUID>…`) and its support folder (`..<base>-migrated-<UUID>_SUPPORT`).
                 for prefix in [".\(base)-\(kind.rawValue)-", "..\(base)-\(kind.rawValue)-"] where name.hasPrefix(prefix) {
@@ -180,21 +197,40 @@ extension PersistentStoreCoordinator {
         }
     }
 
+    /// The folders whose migration lock a thread of this process holds, with the thread and how
+    /// many times it took it: a stage's handler may add another store of the folder.
+    private static let heldMigrationLocks = Mutex<[String: (thread: pthread_t, depth: Int)]>([:])
+
     /// Runs `body` holding an exclusive lock (`flock`) on the folder of the store at `url`,
-    /// waiting for a migration another process or thread is making there to finish.
+    /// waiting for a migration another process or thread is making there to finish. The thread
+    /// that holds it may take it again (a stage's handler opening another store of the folder).
     static func withMigrationLock<T>(of url: URL, _ body: () throws -> T) throws -> T {
         let folder = url.deletingLastPathComponent()
+        let me = pthread_self()
+        let reentered = heldMigrationLocks.withLock { held in
+            guard let holder = held[folder.path], pthread_equal(holder.thread, me) != 0 else { return false }
+            held[folder.path]?.depth += 1
+            return true
+        }
+        if reentered {
+            defer { heldMigrationLocks.withLock { $0[folder.path]?.depth -= 1 } }
+            return try body()
+        }
         let fd = open(folder.path, O_RDONLY | O_DIRECTORY)
         guard fd >= 0 else {
-            throw MigrationError(.migration, "cannot open the store's folder to lock it: \(String(cString: strerror(errno)))", path: folder.path)
+            throw MigrationError(.migration, "cannot open the store's folder \(folder.path) to lock it: \(String(cString: strerror(errno)))", path: url.path)
         }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                throw MigrationError(.migration, "cannot lock the store's folder: \(String(cString: strerror(errno)))", path: folder.path)
+                throw MigrationError(.migration, "cannot lock the store's folder \(folder.path): \(String(cString: strerror(errno)))", path: url.path)
             }
         }
-        defer { flock(fd, LOCK_UN) }
+        heldMigrationLocks.withLock { $0[folder.path] = (me, 1) }
+        defer {
+            heldMigrationLocks.withLock { $0[folder.path] = nil }
+            flock(fd, LOCK_UN)
+        }
         return try body()
     }
 

@@ -140,10 +140,18 @@ public class AtomicStore: PersistentStore, StoreCopying, @unchecked Sendable {
         try FileManager.default.removeItem(at: url)
     }
 
-    /// Puts the store file `replacement` in place of the one at `url`, renaming it over it (one
-    /// atomic step: a crash leaves either file whole at `url`).
-    static func swap(_ replacement: URL, into url: URL, crashPoint: (String) -> Void) throws {
+    /// Makes the store file `replacement` with `make` and puts it in place of the one at `url`,
+    /// renaming it over it (one atomic step: a crash leaves either file whole at `url`). Throws,
+    /// leaving `url` as it was, when the file at `url` was written since `make` began (another
+    /// coordinator saved into the store while it was migrated).
+    static func swap(_ replacement: URL, into url: URL, making make: () throws -> Void, crashPoint: (String) -> Void) throws {
+        let before = FileStamp(of: url)
+        try make()
         try FileSwap.synchronize(replacement)
+        guard FileStamp(of: url) == before else {
+            throw StoreError.io(path: url.path, reason: "the store was written while it was migrated: it is left as it is "
+                                + "(with what was saved); add it again to migrate it")
+        }
         crashPoint("before-rename")
         try FileSwap.rename(replacement, over: url)
         crashPoint("after-rename")

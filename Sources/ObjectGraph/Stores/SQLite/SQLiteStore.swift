@@ -527,11 +527,12 @@ public final class SQLiteStore: PersistentStore, StoreCopying, @unchecked Sendab
         }
     }
 
-    /// Removes the store file at `url` with its -wal and -shm files and its external data folder.
+    /// Removes the store file at `url` with its -wal, -shm and -journal files and its external
+    /// data folder.
     public static func destroy(at url: URL) throws {
         let files = FileManager.default
         let support = SQLiteExternalData.supportDirectory(for: url)
-        for path in [url.path, url.path + "-wal", url.path + "-shm", support.path] where files.fileExists(atPath: path) {
+        for path in [url.path, url.path + "-wal", url.path + "-shm", url.path + "-journal", support.path] where files.fileExists(atPath: path) {
             do {
                 try files.removeItem(atPath: path)
             } catch {
