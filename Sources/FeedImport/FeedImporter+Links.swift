@@ -86,17 +86,25 @@ extension FeedImporter {
                 continue
             }
             guard let relationship = object.entity.relationshipsByName[pending.link.relationship] else { continue }
+            var changed = false
             if relationship.isToMany {
                 let proxy = object.mutableSetValue(forKey: relationship.name)
-                for target in found where !proxy.objects.contains(where: { $0 === target }) { proxy.insert(target) }
+                for target in found where !proxy.objects.contains(where: { $0 === target }) {
+                    proxy.insert(target)
+                    changed = true
+                }
             } else if object.value(forKey: relationship.name) == nil {
                 object.setValue(found.first, forKey: relationship.name)
+                changed = true
             }
+            if changed { countLinkedLate(object) }
         }
         pendingLinks = unresolved
     }
 
-    /// The objects of `destination` that `link`'s predicate matches with `value`, or the one it
+    /// The object of `destination` that `link`'s predicate matches with `value` (of several, the
+    /// one of this import's source, else the one whose identity is the value, else the first: a
+    /// value names one object, though records of other sources may share a UID), or the one it
     /// makes when none does; found once per import.
     private func linkedObjects(_ link: FeedLinkRule, destination: EntityDescription, value: String) throws(FeedImportError) -> [ManagedObject] {
         let cacheKey = "\(destination.name)\u{1F}\(link.match)\u{1F}\(value)"
@@ -111,6 +119,12 @@ extension FeedImporter {
             found = try context.fetch(request)
         } catch {
             throw .unreadable(feed: feedName, reason: "cannot look up \(destination.name) for \(link.relationship) \"\(value)\": \(error)")
+        }
+        if found.count > 1 {
+            let identity = Self.uuid(in: value)
+            let own = found.first { $0.entity.attributesByName[options.sourceAttribute] != nil && $0.value(forKey: options.sourceAttribute) as? String == options.source }
+            let named = identity.flatMap { id in found.first { $0.entity.attributesByName[options.identityAttribute ?? ""] != nil && $0.value(forKey: options.identityAttribute ?? "") as? UUID == id } }
+            found = [named ?? own ?? found[0]]
         }
         if found.isEmpty, let create = link.create {
             let made = context.insertNewObject(forEntityName: destination.name)

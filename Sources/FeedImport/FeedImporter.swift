@@ -86,6 +86,9 @@ public final class FeedImporter {
     /// The line of each key's record in this import, by entity.
     private var keysSeen: [String: [String: Int]] = [:]
     private var countedHere: Set<ObjectIdentifier> = []
+    /// The objects this feed's report counts unchanged: a link made once the feed is read
+    /// (``resolvePendingLinks()``) counts them updated instead.
+    private var unchangedHere: Set<ObjectIdentifier> = []
     private let values: FeedValueReader
     /// The objects each link value found (or made), for the rest of the import.
     var linkCache: [String: [ManagedObject]] = [:]
@@ -189,6 +192,7 @@ public final class FeedImporter {
         report = FeedImportReport()
         issues = []
         keysSeen = [:]
+        unchangedHere = []
         try reader.forEachRecord { element throws(FeedImportError) in
             report.records += 1
             try self.importRecord(element)
@@ -199,6 +203,16 @@ public final class FeedImporter {
     }
 
     // MARK: Records
+
+    /// Counts `object`, changed by a link made once the feed was read, as updated (and no longer
+    /// unchanged, when this feed's report counted it so).
+    func countLinkedLate(_ object: ManagedObject) {
+        let identifier = ObjectIdentifier(object)
+        guard !insertedHere.contains(identifier), !countedHere.contains(identifier) else { return }
+        if unchangedHere.remove(identifier) != nil { report.unchanged -= 1 }
+        countedHere.insert(identifier)
+        report.updated += 1
+    }
 
     private func importRecord(_ element: FeedRecordElement) throws(FeedImportError) {
         let rule = element.rule
@@ -293,7 +307,7 @@ public final class FeedImporter {
     }
 
     /// The UUID a key is (`6ba7b810-...`, `urn:uuid:6ba7b810-...`), or nil.
-    static func uuid(in key: String) -> UUID? {
+    public static func uuid(in key: String) -> UUID? {
         let bare = key.lowercased().hasPrefix("urn:uuid:") ? String(key.dropFirst(9)) : key
         return bare.count == 36 ? UUID(uuidString: bare) : nil
     }
@@ -397,6 +411,7 @@ public final class FeedImporter {
             report.updated += 1
         } else if !changed, !countedHere.contains(identifier) {
             report.unchanged += 1
+            unchangedHere.insert(identifier)
         }
         return object
     }

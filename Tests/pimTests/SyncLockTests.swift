@@ -15,7 +15,7 @@ final class SyncLockTests: SyncTestCase {
         XCTAssertEqual(flock(lock, LOCK_EX), 0)
 
         let output = folder.appendingPathComponent("waiting-sync.out"), errors = folder.appendingPathComponent("waiting-sync.err")
-        for file in [output, errors] { FileManager.default.createFile(atPath: file.path, contents: nil) }
+        for file in [output, errors] { XCTAssertTrue(FileManager.default.createFile(atPath: file.path, contents: nil)) }
         let process = Process()
         process.executableURL = pimURL
         process.arguments = ["sync", "--store", store.path]

@@ -5,28 +5,10 @@ import Foundation
 import XCTest
 
 final class SyncTaskRelationsTests: SyncTestCase {
-    private struct Missing: Error, CustomStringConvertible {
-        var description: String
-    }
-
     private func sync(on storeURL: URL? = nil) throws -> [String: [String: Any]] {
         let (run, reports) = try syncRun(on: storeURL, [])
         XCTAssertEqual(run.status, 0, run.stderr)
         return reports
-    }
-
-    /// The server's copy of the to-do titled `title`: its href and text.
-    private func resource(titled title: String) throws -> (href: String, text: String) {
-        for href in try server.resources(in: "/alice/calendar/") {
-            let text = try server.text(of: href)
-            if text.contains("SUMMARY:\(title)\r\n") { return (href, text) }
-        }
-        throw Missing(description: "the server has no to-do titled \(title)")
-    }
-
-    private func dependencies(of title: String, on storeURL: URL? = nil) throws -> [String] {
-        let task = try XCTUnwrap(try list("tasks", on: storeURL).first { $0["title"] as? String == title }, "no task \(title)")
-        return ((task["dependsOn"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }.sorted()
     }
 
     func testDependenciesReachAnotherDeviceAndAnotherClientsRelationsStay() throws {

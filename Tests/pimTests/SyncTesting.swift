@@ -52,6 +52,26 @@ class SyncTestCase: PimTestCase {
         XCTAssertEqual(contacts.status, 0, contacts.stderr)
     }
 
+    /// A resource the test expected on the server is not there.
+    struct MissingResource: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The server's copy of the to-do titled `title` in the calendar: its href and text.
+    func resource(titled title: String) throws -> (href: String, text: String) {
+        for href in try server.resources(in: "/alice/calendar/") {
+            let text = try server.text(of: href)
+            if text.contains("SUMMARY:\(title)\r\n") { return (href, text) }
+        }
+        throw MissingResource(description: "the server has no to-do titled \(title)")
+    }
+
+    /// The titles of the tasks the task titled `title` depends on, in `storeURL`'s store.
+    func dependencies(of title: String, on storeURL: URL? = nil) throws -> [String] {
+        let task = try XCTUnwrap(try list("tasks", on: storeURL).first { $0["title"] as? String == title }, "no task \(title)")
+        return ((task["dependsOn"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }.sorted()
+    }
+
     /// `pim sync --json` on `storeURL`'s store: the run, and each collection's report by URL.
     func syncRun(on storeURL: URL?, _ extra: [String]) throws -> (run: PimRun, reports: [String: [String: Any]]) {
         let done = try run(arguments: ["sync", "--json"] + extra, on: storeURL)

@@ -67,7 +67,7 @@ extension PIMStore {
         func name(_ task: TaskItem) -> String { "\"\(task.title ?? "")\"" }
         for task in touched {
             for dependency in task.dependencies.sorted(by: { ($0.title ?? "") < ($1.title ?? "") }) {
-                let path = dependency === task ? [task] : dependencyPath(from: dependency, to: task).map { [task] + $0 }
+                let path = dependency === task ? [task, task] : dependencyPath(from: dependency, to: task).map { [task] + $0 }
                 guard let path else { continue }
                 let circle = path.map(name).joined(separator: " → ")
                 if refusing {
@@ -100,15 +100,19 @@ extension PIMStore {
             record.setValue(now, forKey: "created")
             record.setValue(now, forKey: "modified")
         }
-        // A UID that is the record's own UUID as pim writes it says nothing more: not kept.
+        // A UID that is the record's own UUID as pim writes it says nothing more: not kept. Bare
+        // (vCard 3.0, iCalendar) always; as vCard 4.0's `urn:uuid:` for a record that had no UID
+        // of its own (its own 4.0 export coming back), while a new record keeps that form as the
+        // file wrote it (RFC 6350 6.7.6).
         if RecordKind(entity: record.entity) != nil, let uid = record.value(forKey: "uid") as? String,
-           let uuid = record.value(forKey: "uuid") as? UUID, uid.lowercased() == uuid.uuidString.lowercased() {
+           let uuid = record.value(forKey: "uuid") as? UUID, FeedImporter.uuid(in: uid) == uuid,
+           uid.lowercased() == uuid.uuidString.lowercased() || !isNew && !record.isInserted && record.committedValues(forKeys: ["uid"])["uid"] is NSNull {
             record.setValue(nil, forKey: "uid")
         }
         switch record {
         case let event as Event: try prepareImported(event)
         case let task as TaskItem: try prepareImported(task)
-        case let person as Person: prepareImported(person)
+        case let contact as Contact: prepareImported(contact)
         default: break
         }
     }
@@ -215,30 +219,31 @@ extension PIMStore {
         }
     }
 
-    private func prepareImported(_ person: Person) {
+    /// A person's or an organization's values as pim keeps them.
+    private func prepareImported(_ contact: Contact) {
         // Groups an import made for the contact's categories: records like any other group.
-        for group in person.groups where group.isInserted && group.value(forKey: "uuid") == nil {
+        for group in contact.groups where group.isInserted && group.value(forKey: "uuid") == nil {
             group.setValue(UUID(), forKey: "uuid")
             group.setValue(now, forKey: "created")
             group.setValue(now, forKey: "modified")
         }
         // Days of no time zone, as pim keeps birthdays.
         let calendar = dateParser.calendar
-        if let birthday = person.birthday, calendar.midnightUTC(ofDayHolding: birthday) != birthday {
+        if let person = contact as? Person, let birthday = person.birthday, calendar.midnightUTC(ofDayHolding: birthday) != birthday {
             person.birthday = calendar.midnightUTC(ofDayHolding: birthday)
         }
-        if let anniversary = person.anniversary, calendar.midnightUTC(ofDayHolding: anniversary) != anniversary {
+        if let person = contact as? Person, let anniversary = person.anniversary, calendar.midnightUTC(ofDayHolding: anniversary) != anniversary {
             person.anniversary = calendar.midnightUTC(ofDayHolding: anniversary)
         }
-        for email in person.emailAddresses {
+        for email in contact.emailAddresses {
             if let address = email.address, address.lowercased().hasPrefix("mailto:") { email.address = String(address.dropFirst(7)) }
             email.label = Self.importedLabel(email.label)
         }
-        for phone in person.phoneNumbers {
+        for phone in contact.phoneNumbers {
             if let number = phone.number, number.lowercased().hasPrefix("tel:") { phone.number = String(number.dropFirst(4)) }
             phone.label = Self.importedLabel(phone.label, phone: true)
         }
-        for address in person.postalAddresses {
+        for address in contact.postalAddresses {
             address.label = Self.importedLabel(address.label)
         }
     }

@@ -152,7 +152,7 @@ public struct ICalendarWriter {
         if let wait = task.wait { lines.add("X-PIM-WAIT", value: Self.utcText(wait)) }
         if let parent = task.parent.flatMap(Self.uid(of:)) { lines.add("RELATED-TO", ["RELTYPE": "PARENT"], text: parent) }
         // RFC 9253's DEPENDS-ON: "a task may be blocked waiting on the other, referenced, task".
-        for dependency in task.dependencies.compactMap(Self.uid(of:)).sorted() {
+        for dependency in Set(task.dependencies.compactMap(Self.uid(of:))).sorted() {
             lines.add("RELATED-TO", ["RELTYPE": "DEPENDS-ON"], text: dependency)
         }
         lines.end("VTODO")

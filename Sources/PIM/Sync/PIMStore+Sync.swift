@@ -302,11 +302,13 @@ extension PIMStore {
         var sent: [String: (record: ManagedObject, etag: String?, digest: String)] = [:]
         do {
             let theirs = try serverTexts(of: puts.filter { $0.condition != .absent }.map(\.href), of: collection, client: client, base: base)
+            // A relation the server's copy has to a task pim does not have is another client's.
+            let tasks = collection.collectionKind == .calendar && !theirs.isEmpty ? try taskUIDs() : []
             for (slot, target, record, condition) in puts {
                 guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
                 let own = resourceText(of: record, in: collection)
                 let removed = Set(known[slot]?.attendees ?? []).subtracting(attendeeAddresses(of: record))
-                let text = theirs[key(target)].map { ResourceMerger(removedAttendees: removed).merged(own, keeping: $0) } ?? own
+                let text = theirs[key(target)].map { ResourceMerger(removedAttendees: removed, taskUIDs: tasks).merged(own, keeping: $0) } ?? own
                 var headers = ["Content-Type": collection.collectionKind == .addressBook ? "text/vcard; charset=utf-8" : "text/calendar; charset=utf-8"]
                 switch condition {
                 case .ifMatch(let etag): headers["If-Match"] = etag
@@ -413,6 +415,11 @@ extension PIMStore {
             }
         }
         return texts
+    }
+
+    /// The UIDs (lower case) the store's tasks are written with.
+    private func taskUIDs() throws(PIMError) -> Set<String> {
+        Set(try fetch(FetchRequest<TaskItem>(entityName: "Task")).compactMap { ICalendarWriter.uid(of: $0)?.lowercased() })
     }
 
     /// How a PUT is made conditional: on the tag the server had, or on there being nothing.

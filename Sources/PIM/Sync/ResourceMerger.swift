@@ -23,6 +23,9 @@ struct ResourceMerger {
     /// The attendees (lower-case addresses) pim's record had at the last sync and has no longer:
     /// removed here, so not kept from the server's copy.
     var removedAttendees: Set<String> = []
+    /// The UIDs (lower case) of the tasks pim has: a parent or dependency the server's copy
+    /// names among them is pim's to keep or drop; one naming another task is another client's.
+    var taskUIDs: Set<String> = []
 
     /// The properties pim writes (or reads into its records and writes back) for each component:
     /// the server's lines of these are sent only where they say what pim's text says.
@@ -124,9 +127,11 @@ struct ResourceMerger {
             case "PHOTO":
                 keep = !names.contains("PHOTO") && (property.parameters.uppercased().contains("VALUE=URI") || property.value.contains("://"))
             case "RELATED-TO":
-                // pim writes a task's parent and what it depends on; other relations (RFC 9253's
-                // SIBLING, NEXT, FINISHTOSTART…) are another client's, and stay.
+                // pim writes a task's parent and what it depends on, when they are tasks it has;
+                // other relations (RFC 9253's SIBLING, NEXT, FINISHTOSTART…), and relations to
+                // tasks pim does not have, are another client's, and stay.
                 keep = !Self.ownedRelationTypes.contains(Self.parameter("RELTYPE", of: property) ?? "PARENT")
+                    || !taskUIDs.contains(property.value.trimmingCharacters(in: .whitespaces).lowercased())
             case "BDAY", "ANNIVERSARY":
                 keep = !names.contains(property.name) && property.value.hasPrefix("--")
             case let name where Self.restating[name] != nil:
