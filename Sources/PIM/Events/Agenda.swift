@@ -101,26 +101,34 @@ extension PIMStore {
         } catch {
             throw PIMError.wrapping(error, storePath: url.path)
         }
-        let persons = try fetch(request)
-        guard !persons.isEmpty else { return }
         var utc = Calendar(identifier: .gregorian)
         utc.timeZone = TimeZone(secondsFromGMT: 0)!
+        // Each date by its month and day (29 February also under 28 February, for other years).
+        struct Mark { var person: Person; var year: Int?; var isBirthday: Bool; var leapDay: Bool }
+        var marks: [Int: [Mark]] = [:]
+        for person in try fetch(request) {
+            for (date, isBirthday) in [(person.birthday, true), (person.anniversary, false)] {
+                guard let date else { continue }
+                let parts = utc.dateComponents([.year, .month, .day], from: date)
+                guard let month = parts.month, let dayOfMonth = parts.day else { continue }
+                let leapDay = month == 2 && dayOfMonth == 29
+                marks[(leapDay ? 228 : month * 100 + dayOfMonth), default: []]
+                    .append(Mark(person: person, year: parts.year, isBirthday: isBirthday, leapDay: leapDay))
+            }
+        }
+        guard !marks.isEmpty else { return }
         let parser = dateParser
         var day = window.lowerBound
         while day < window.upperBound {
             let here = calendar.dateComponents([.year, .month, .day], from: day)
             let isLeapYear = here.year.map { ($0 % 4 == 0 && $0 % 100 != 0) || $0 % 400 == 0 } ?? false
-            for person in persons {
-                for (date, isBirthday) in [(person.birthday, true), (person.anniversary, false)] {
-                    guard let date else { continue }
-                    let marked = utc.dateComponents([.year, .month, .day], from: date)
-                    let falls = (marked.month == here.month && marked.day == here.day)
-                        || (!isLeapYear && marked.month == 2 && marked.day == 29 && here.month == 2 && here.day == 28)
-                    guard falls else { continue }
-                    var years: Int?
-                    if let from = marked.year, from > 1604, let year = here.year, year > from { years = year - from }
-                    byDay[day, default: []].append(isBirthday ? .birthday(person, years: years) : .anniversary(person, years: years))
-                }
+            let key = (here.month ?? 0) * 100 + (here.day ?? 0)
+            // A leap day's date shows on 28 February of other years, and on 29 February of leap years.
+            let found = (key == 229 ? (marks[228] ?? []).filter(\.leapDay) : (marks[key] ?? []).filter { !$0.leapDay || !isLeapYear })
+            for mark in found {
+                var years: Int?
+                if let from = mark.year, from > 1604, let year = here.year, year > from { years = year - from }
+                byDay[day, default: []].append(mark.isBirthday ? .birthday(mark.person, years: years) : .anniversary(mark.person, years: years))
             }
             day = parser.adding(days: 1, to: day)
         }

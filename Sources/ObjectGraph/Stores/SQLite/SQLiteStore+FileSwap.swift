@@ -45,7 +45,14 @@ extension SQLiteStore {
             }
         }
         crashPoint("before-rename")
-        try FileSwap.rename(replacement, over: url)
+        do {
+            try FileSwap.rename(replacement, over: url)
+        } catch {
+            // The old store stays, and refers to the files listed: the list must not outlive
+            // the working file (the next migration would take the swap for done).
+            try? FileManager.default.removeItem(at: tidyList)
+            throw error
+        }
         crashPoint("after-rename")
         // Only tidying from here on: a crash leaves files nothing refers to.
         let files = FileManager.default
