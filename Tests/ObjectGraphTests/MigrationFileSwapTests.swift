@@ -93,18 +93,19 @@ final class MigrationFileSwapTests: MigrationTestCase {
     }
 
     /// What a crashed migration left beside the store (its working file with -wal and support
-    /// folder, a copy of the store set aside) goes with the next migration; a file that only
-    /// looks like one (no UUID in its name) and another store's working file stay.
+    /// folder) goes with the next migration; a file that only looks like one (no UUID in its
+    /// name), another store's working file, and a copy of the store set aside for a registered
+    /// store type (perhaps its only whole copy) stay.
     func testTheWorkingFilesOfACrashedMigrationAreRemovedByTheNext() throws {
         try makeStore(photos: 1)
         let files = FileManager.default
         let uuid = UUID().uuidString
-        let leftovers = [".store-migrated-\(uuid).sqlite", ".store-migrated-\(uuid).sqlite-wal", ".store-premigration-\(uuid).sqlite"]
+        let leftovers = [".store-migrated-\(uuid).sqlite", ".store-migrated-\(uuid).sqlite-wal"]
         for name in leftovers { try Data("left".utf8).write(to: directory.url.appendingPathComponent(name)) }
         let support = directory.url.appendingPathComponent("..store-migrated-\(uuid)_SUPPORT/_EXTERNAL_DATA")
         try files.createDirectory(at: support, withIntermediateDirectories: true)
         try Data("left".utf8).write(to: support.appendingPathComponent(UUID().uuidString))
-        let kept = [".store-migrated-notes.txt", ".other-migrated-\(uuid).sqlite"]
+        let kept = [".store-migrated-notes.txt", ".other-migrated-\(uuid).sqlite", ".store-premigration-\(uuid).sqlite"]
         for name in kept { try Data("mine".utf8).write(to: directory.url.appendingPathComponent(name)) }
 
         _ = try open(model(2), options: try mappingOptions())

@@ -109,7 +109,7 @@ extension PersistentStoreCoordinator {
 
     /// Makes the migrated store with `migrate`, into a file beside the store at `url` (of
     /// `sourceModel`), and puts that file in its place: renamed over it, for the built-in store
-    /// types (see ``SQLiteStore/swap(_:into:options:crashPoint:)``); for a type registered by the
+    /// types (see ``SQLiteStore/swap(_:into:options:making:crashPoint:)``); for a type registered by the
     /// application, copied over it, the original copied aside first and put back if the copy
     /// fails. A failure leaves no file behind.
     private func replaceByMigration(storeAt url: URL, type: StoreType, sourceModel: ManagedObjectModel, options: [String: any Sendable],
@@ -174,7 +174,9 @@ extension PersistentStoreCoordinator {
 
     /// Removes the working files of migrations of the store at `url` that crashed (with their
     /// -wal, -shm and support folders). Called holding the folder's migration lock: no migration
-    /// of this framework's is running there.
+    /// of this framework's is running there. A copy of the store set aside for a registered store
+    /// type (`premigration`) stays: a crash while the new file was copied over the store may have
+    /// left it the only whole copy.
     static func removeLeftovers(of url: URL) {
         let folder = url.deletingLastPathComponent()
         let base = url.deletingPathExtension().lastPathComponent
@@ -187,12 +189,10 @@ extension PersistentStoreCoordinator {
             if !FileManager.default.fileExists(atPath: String(list.path.dropLast(5))) { FileSwap.finishTidying(list, in: externalData) }
         }
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
-            for kind in [WorkingFile.migrated, .premigration] {
-                // The file (`.<base>-migrated-<UUID>…`) and its support folder (`..<base>-migrated-<UUID>_SUPPORT`).
-                for prefix in [".\(base)-\(kind.rawValue)-", "..\(base)-\(kind.rawValue)-"] where name.hasPrefix(prefix) {
-                    guard UUID(uuidString: String(name.dropFirst(prefix.count).prefix(36))) != nil else { continue }
-                    try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
-                }
+            // The file (`.<base>-migrated-<UUID>…`) and its support folder (`..<base>-migrated-<UUID>_SUPPORT`).
+            for prefix in [".\(base)-\(WorkingFile.migrated.rawValue)-", "..\(base)-\(WorkingFile.migrated.rawValue)-"] where name.hasPrefix(prefix) {
+                guard UUID(uuidString: String(name.dropFirst(prefix.count).prefix(36))) != nil else { continue }
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
             }
         }
     }
