@@ -111,20 +111,20 @@ extension FeedImporter {
         if let cached = linkCache[cacheKey] { return cached }
         var request = FetchRequest<ManagedObject>(entityName: destination.name)
         var found: [ManagedObject]
+        let named = Self.uuid(in: value)
         do {
             // `$uuid` is the value as a UUID (bare or `urn:uuid:`), else the nil UUID, which names
             // no object: `uuid == $uuid` finds a record by the identity it was exported with.
-            let identity = Self.uuid(in: value) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+            let identity = named ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
             request.predicate = try ObjectGraph.Predicate(format: link.match).withSubstitutionVariables(["value": value, "uuid": identity])
             found = try context.fetch(request)
         } catch {
             throw .unreadable(feed: feedName, reason: "cannot look up \(destination.name) for \(link.relationship) \"\(value)\": \(error)")
         }
         if found.count > 1 {
-            let identity = Self.uuid(in: value)
-            let own = found.first { $0.entity.attributesByName[options.sourceAttribute] != nil && $0.value(forKey: options.sourceAttribute) as? String == options.source }
-            let named = identity.flatMap { id in found.first { $0.entity.attributesByName[options.identityAttribute ?? ""] != nil && $0.value(forKey: options.identityAttribute ?? "") as? UUID == id } }
-            found = [named ?? own ?? found[0]]
+            let identified = named.flatMap { uuid in found.first { Self.value(of: options.identityAttribute, in: $0) as? UUID == uuid } }
+            let own = found.first { Self.value(of: options.sourceAttribute, in: $0) as? String == options.source }
+            found = [identified ?? own ?? found[0]]
         }
         if found.isEmpty, let create = link.create {
             let made = context.insertNewObject(forEntityName: destination.name)
@@ -133,6 +133,14 @@ extension FeedImporter {
         }
         linkCache[cacheKey] = found
         return found
+    }
+}
+
+extension FeedImporter {
+    /// The value of `attribute` of `object`, nil when it has no such attribute.
+    fileprivate static func value(of attribute: String?, in object: ManagedObject) -> Any? {
+        guard let attribute, object.entity.attributesByName[attribute] != nil else { return nil }
+        return object.value(forKey: attribute)
     }
 }
 
