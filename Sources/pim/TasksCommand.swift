@@ -12,7 +12,7 @@ struct TasksCommand: ParsableCommand {
             ahead rising to 1 a week overdue) + 8 blocking + 6/3.9/1.8 priority H/M/L + 5 scheduled \
             and past + 4 started + 2 age (over a year) + 1 tags + 1 project - 3 waiting - 5 blocked.
             """,
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Start.self, Done.self, Delete.self, Search.self, Export.self],
+        subcommands: [Add.self, List.self, Projects.self, Tags.self, Show.self, Edit.self, Start.self, Done.self, Delete.self, Search.self, Export.self],
         aliases: ["task", "t"]
     )
 
@@ -64,25 +64,75 @@ struct TasksCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
-        @Option(name: .customLong("due-before"), parsing: .unconditional, help: ArgumentHelp("Only tasks due before then.", valueName: "when")) var dueBefore: String?
-        @Option(name: .customLong("due-after"), parsing: .unconditional, help: ArgumentHelp("Only tasks due after then.", valueName: "when")) var dueAfter: String?
-        @Option(help: ArgumentHelp("Only this project and its sub-projects (\"\" for tasks with none).", valueName: "name")) var project: String?
-        @Option(name: .customLong("tag"), help: ArgumentHelp("Only tasks with this tag (repeatable: all of them).", valueName: "name")) var tags: [String] = []
-        @Option(name: .customLong("status"), help: ArgumentHelp("Only this status: pending, started, done, cancelled (repeatable).", valueName: "status")) var statuses: [String] = []
-        @Flag(help: "All tasks, whatever their status.") var all = false
+        @OptionGroup var filter: TaskFilterOptions
 
         func run() throws {
             let session = try Session(global)
-            var filter = TaskFilter()
-            filter.dueBefore = dueBefore
-            filter.dueAfter = dueAfter
-            filter.project = project
-            filter.tags = tags
-            filter.statuses = statuses
-            filter.all = all
             var query = list.query(.task)
-            query.filters = try session.store.predicates(for: filter)
+            query.filters = try session.store.predicates(for: filter.filter)
             try session.printList(query, fieldNames: list.fieldNames)
+        }
+    }
+
+    struct Projects: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The projects of the open tasks (or those the options select), with their numbers of tasks.",
+            discussion: """
+                As Taskwarrior's `projects` report: a tree, sub-projects indented under their projects, the tasks \
+                with no project first as (none). A project's count takes in its sub-projects: it is the number \
+                of tasks `tasks list --project` with the same options lists. Projects differing only in case are one. \
+                --json prints objects with project (null for none), tasks and own (the project's own tasks). \
+                Exit 1 when no task matches.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var selection: TaskSelectionOptions
+
+        func run() throws {
+            let session = try Session(global)
+            let counts = try session.store.projectCounts(selection.query(in: session))
+            if global.json {
+                try session.print(RecordPresenter.json(counts.map {
+                    ["project": $0.project.map { $0 as Any } ?? NSNull(), "tasks": $0.tasks, "own": $0.own] as [String: Any]
+                }))
+            } else if !counts.isEmpty {
+                var table = Table(headers: ["Project", "Tasks"])
+                for count in counts {
+                    table.append([String(repeating: "  ", count: count.depth) + count.name, String(count.tasks)])
+                }
+                let projects = counts.filter { $0.project != nil }.count
+                let tasks = counts.filter { $0.depth == 0 }.reduce(0) { $0 + $1.tasks }
+                try session.print(table.render(colored: session.colored)
+                    + "\n\(projects) project\(projects == 1 ? "" : "s") (\(tasks) task\(tasks == 1 ? "" : "s"))\n")
+            }
+            if counts.isEmpty { throw PIMError.noMatch("no tasks match") }
+        }
+    }
+
+    struct Tags: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The tags of the open tasks (or those the options select), with their numbers of tasks.",
+            discussion: """
+                As Taskwarrior's `tags` report: each tag once, by name, with the number of tasks \
+                `tasks list --tag` with the same options lists. Tags differing only in case are one. \
+                --json prints objects with tag and tasks. Exit 1 when no matching task has a tag.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var selection: TaskSelectionOptions
+
+        func run() throws {
+            let session = try Session(global)
+            let counts = try session.store.tagCounts(selection.query(in: session))
+            if global.json {
+                try session.print(RecordPresenter.json(counts.map { ["tag": $0.tag, "tasks": $0.tasks] as [String: Any] }))
+            } else if !counts.isEmpty {
+                var table = Table(headers: ["Tag", "Tasks"])
+                for count in counts { table.append([count.tag, String(count.tasks)]) }
+                try session.print(table.render(colored: session.colored)
+                    + "\n\(counts.count) tag\(counts.count == 1 ? "" : "s")\n")
+            }
+            if counts.isEmpty { throw PIMError.noMatch("no matching task has a tag") }
         }
     }
 
@@ -191,6 +241,41 @@ struct TasksCommand: ParsableCommand {
         @Flag(name: [.long, .customShort("y")], help: "Do not ask for confirmation.") var yes = false
 
         func run() throws { try RecordCommands.delete(ids, kind: .task, yes: yes, global: global) }
+    }
+}
+
+/// The friendly filters of `tasks list`, `tasks projects` and `tasks tags`.
+struct TaskFilterOptions: ParsableArguments {
+    @Option(name: .customLong("due-before"), parsing: .unconditional, help: ArgumentHelp("Only tasks due before then.", valueName: "when")) var dueBefore: String?
+    @Option(name: .customLong("due-after"), parsing: .unconditional, help: ArgumentHelp("Only tasks due after then.", valueName: "when")) var dueAfter: String?
+    @Option(help: ArgumentHelp("Only this project and its sub-projects (\"\" for tasks with none).", valueName: "name")) var project: String?
+    @Option(name: .customLong("tag"), help: ArgumentHelp("Only tasks with this tag (repeatable: all of them).", valueName: "name")) var tags: [String] = []
+    @Option(name: .customLong("status"), help: ArgumentHelp("Only this status: pending, started, done, cancelled (repeatable).", valueName: "status")) var statuses: [String] = []
+    @Flag(help: "All tasks, whatever their status.") var all = false
+
+    var filter: TaskFilter {
+        var filter = TaskFilter()
+        filter.dueBefore = dueBefore
+        filter.dueAfter = dueAfter
+        filter.project = project
+        filter.tags = tags
+        filter.statuses = statuses
+        filter.all = all
+        return filter
+    }
+}
+
+/// The tasks `tasks projects` and `tasks tags` count: the filters of `tasks list`, and `--where`.
+struct TaskSelectionOptions: ParsableArguments {
+    @OptionGroup var filter: TaskFilterOptions
+    @Option(name: .customLong("where"), help: ArgumentHelp("Only tasks matching a predicate (as `tasks list --where`).", valueName: "predicate"))
+    var predicate: String?
+
+    func query(in session: Session) throws(PIMError) -> RecordQuery {
+        var query = RecordQuery(kind: .task)
+        query.whereClause = predicate
+        query.filters = try session.store.predicates(for: filter.filter)
+        return query
     }
 }
 
