@@ -8,7 +8,7 @@ struct EventsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
         abstract: "Add, list and change events; show the agenda.",
-        subcommands: [Add.self, List.self, Agenda.self, Show.self, Edit.self, Delete.self, Search.self, Export.self],
+        subcommands: [Add.self, List.self, Agenda.self, CalendarCommand.self, Show.self, Edit.self, Delete.self, Search.self, Export.self],
         aliases: ["event", "e"]
     )
 
@@ -109,6 +109,47 @@ struct EventsCommand: ParsableCommand {
             let agenda = try session.store.agenda(days: days, dates: !noDates)
             let presenter = AgendaPresenter(now: session.store.now, timeZone: session.store.timeZone, colored: session.colored)
             try session.print(global.json ? RecordPresenter.json(presenter.jsonObject(agenda)) : presenter.text(agenda))
+        }
+    }
+
+    struct CalendarCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "calendar",
+            abstract: "Whole months as cal prints them, the days with events, due tasks or birthdays marked, and those days' agenda.",
+            discussion: """
+                A marked day is followed by * (and bold with color); today is in reverse video with color. Up to three \
+                months stand side by side. Under the months, the agenda of the marked days, as `events agenda` prints \
+                it (overdue tasks on today). --json prints every day of the months as `events agenda --json` does.
+                """,
+            aliases: ["cal"])
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The first month: 2026-12, or a date in it (next month, 2027-03-15); default this month.", valueName: "month"))
+        var month: [String] = []
+        @Option(parsing: .unconditional, help: ArgumentHelp("How many months (1 to \(PIMStore.calendarMonthLimit)).", valueName: "n"))
+        var months = 1
+        @Option(name: .customLong("week-start"), help: ArgumentHelp("The first day of the week: monday or sunday.", valueName: "day"))
+        var weekStart = "monday"
+        @Flag(name: .customLong("no-agenda"), help: "Print only the months.") var noAgenda = false
+        @Flag(name: .customLong("no-dates"), help: "Leave contacts' birthdays and anniversaries out.") var noDates = false
+
+        func validate() throws {
+            guard ["monday", "sunday"].contains(weekStart.lowercased()) else {
+                throw ValidationError("--week-start \"\(weekStart)\": expected monday or sunday")
+            }
+        }
+
+        func run() throws {
+            let session = try Session(global)
+            let view = try session.store.monthCalendar(month: month.isEmpty ? nil : month.joined(separator: " "), months: months, dates: !noDates)
+            if global.json {
+                let presenter = AgendaPresenter(now: session.store.now, timeZone: session.store.timeZone, colored: false)
+                try session.print(RecordPresenter.json(presenter.jsonObject(view.days)))
+            } else {
+                let presenter = CalendarPresenter(now: session.store.now, timeZone: session.store.timeZone, colored: session.colored,
+                                                  sundayFirst: weekStart.lowercased() == "sunday")
+                try session.print(presenter.text(view, agenda: !noAgenda))
+            }
         }
     }
 

@@ -25,17 +25,20 @@ public struct AgendaDay {
 }
 
 extension PIMStore {
-    /// The agenda of `days` days from today; with `dates`, contacts' birthdays and anniversaries.
-    public func agenda(days: Int, dates: Bool = true) throws(PIMError) -> [AgendaDay] {
+    /// The agenda of `days` days from the day of `start` (today when nil); with `dates`,
+    /// contacts' birthdays and anniversaries. Overdue tasks show on today when the days take it
+    /// in, on their own days when the days are all past, and not at all when they are all ahead.
+    public func agenda(from start: Date? = nil, days: Int, dates: Bool = true) throws(PIMError) -> [AgendaDay] {
         guard days > 0 else { throw PIMError.usage("--days must be at least 1") }
         let parser = dateParser
         let today = parser.startOfDay(now)
-        let end = parser.adding(days: days, to: today)
-        let window = today..<end
+        let first = start.map { parser.startOfDay($0) } ?? today
+        let end = parser.adding(days: days, to: first)
+        let window = first..<end
         // An all-day event's days are kept in its own time zone, up to 26 hours from this one:
         // the request reaches two days further each way, and occurrences(in:) keeps those that
         // meet the window.
-        let (fetchFrom, fetchTo) = (parser.adding(days: -2, to: today), parser.adding(days: 2, to: end))
+        let (fetchFrom, fetchTo) = (parser.adding(days: -2, to: first), parser.adding(days: 2, to: end))
         var events = FetchRequest<Event>(entityName: "Event")
         var tasks = FetchRequest<TaskItem>(entityName: "Task")
         do {
@@ -54,7 +57,7 @@ extension PIMStore {
             let allDayCount = event.days(fallback: calendar)?.count
             for start in event.occurrences(in: window, calendar: calendar) {
                 let occurrenceEnd = allDayCount.map { parser.adding(days: $0, to: start) } ?? start.addingTimeInterval(length)
-                var day = max(parser.startOfDay(start), today)
+                var day = max(parser.startOfDay(start), first)
                 repeat {
                     byDay[day, default: []].append(.event(event, start: start, end: occurrenceEnd))
                     day = parser.adding(days: 1, to: day)
@@ -63,11 +66,14 @@ extension PIMStore {
         }
         for task in try fetch(tasks) {
             guard let due = task.due else { continue }
-            byDay[max(parser.startOfDay(due), today), default: []].append(.task(task))
+            var day = parser.startOfDay(due)
+            if day < today, window.contains(today) { day = today }
+            guard day >= first else { continue }
+            byDay[day, default: []].append(.task(task))
         }
         if dates { try addContactDates(to: &byDay, window: window) }
         return (0..<days).map { offset in
-            let day = parser.adding(days: offset, to: today)
+            let day = parser.adding(days: offset, to: first)
             let items = (byDay[day] ?? []).sorted { a, b in
                 switch (a, b) {
                 case let (.event(_, startA, _), .event(_, startB, _)): startA < startB
