@@ -8,7 +8,7 @@ struct ContactsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contacts",
         abstract: "Add, list, change and group contacts.",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, Email.self, Export.self, GroupCommand.self],
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, Email.self, Birthdays.self, Export.self, GroupCommand.self],
         aliases: ["contact", "c"]
     )
 
@@ -121,6 +121,60 @@ struct ContactsCommand: ParsableCommand {
         @Argument(help: "The words.") var words: [String]
 
         func run() throws { try RecordCommands.search(words, kind: .contact, list: list, global: global) }
+    }
+
+    struct Birthdays: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The coming birthdays and anniversaries of contacts, soonest first.",
+            discussion: """
+                One line each, over a year from today (or --days days): the day, how soon, the contact and the age \
+                reached or the years marked (none for a date without a year, which address books write as 1604); \
+                29 February shows on 28 February in other years. --json prints objects with contact, name, type \
+                (birthday or anniversary), date, days and, when known, years. Exit 1 when there are none.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Option(parsing: .unconditional, help: "How many days, from today.") var days = 365
+
+        func run() throws {
+            let session = try Session(global)
+            let store = session.store
+            let dates = try store.contactDates(days: days)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = store.timeZone
+            let today = calendar.startOfDay(for: store.now)
+            var rows: [(day: Date, person: Person, type: String, years: Int?)] = []
+            for day in dates {
+                for item in day.items {
+                    switch item {
+                    case let .birthday(person, years): rows.append((day.day, person, "birthday", years))
+                    case let .anniversary(person, years): rows.append((day.day, person, "anniversary", years))
+                    case .event, .task: break
+                    }
+                }
+            }
+            func daysUntil(_ day: Date) -> Int { calendar.dateComponents([.day], from: today, to: day).day ?? 0 }
+            if global.json {
+                try session.print(RecordPresenter.json(rows.map { row in
+                    var object: [String: Any] = ["contact": row.person.number, "name": row.person.name ?? "", "type": row.type,
+                                                 "date": OutputFormat.rfc3339(row.day, timeZone: store.timeZone, dateOnly: true),
+                                                 "days": daysUntil(row.day)]
+                    if let years = row.years { object["years"] = years }
+                    return object
+                }))
+            } else if !rows.isEmpty {
+                var table = Table(headers: ["#", "DATE", "IN", "NAME", "WHAT"])
+                for row in rows {
+                    let count = daysUntil(row.day)
+                    let soon = count == 0 ? "today" : count == 1 ? "tomorrow" : "\(count) days"
+                    let years = row.years.map { row.type == "birthday" ? " (turns \($0))" : " (\($0) years)" } ?? ""
+                    table.append([String(row.person.number), OutputFormat.echo(row.day, timeZone: store.timeZone, dateOnly: true), soon,
+                                  row.person.name ?? "", row.type + years], emphasis: count == 0 ? .active : .plain)
+                }
+                try session.print(table.render(colored: session.colored))
+            }
+            if rows.isEmpty { throw PIMError.noMatch("no birthdays or anniversaries in the next \(days) day\(days == 1 ? "" : "s")") }
+        }
     }
 
     struct Email: ParsableCommand {

@@ -87,6 +87,26 @@ extension PIMStore {
         }
     }
 
+    /// Contacts' birthdays and anniversaries on the `days` days from today, the days that have
+    /// any (`contacts birthdays`), each day's by name.
+    public func contactDates(days: Int) throws(PIMError) -> [AgendaDay] {
+        guard days > 0 else { throw PIMError.usage("--days must be at least 1") }
+        let today = dateParser.startOfDay(now)
+        var byDay: [Date: [AgendaItem]] = [:]
+        try addContactDates(to: &byDay, window: today..<dateParser.adding(days: days, to: today))
+        // By name, a person's birthday before their anniversary.
+        func order(_ item: AgendaItem) -> (String, Int64, Int) {
+            switch item {
+            case let .birthday(person, _), let .anniversary(person, _):
+                ((person.name ?? "").lowercased(), person.number, Self.agendaRank(item))
+            case .event, .task: ("", 0, Self.agendaRank(item))
+            }
+        }
+        return byDay.keys.sorted().map { day in
+            AgendaDay(day: day, items: (byDay[day] ?? []).sorted { order($0) < order($1) })
+        }
+    }
+
     /// The order of kinds within a day: birthdays, anniversaries, events, tasks.
     private static func agendaRank(_ item: AgendaItem) -> Int {
         switch item {
