@@ -21,8 +21,11 @@ final class RadicaleServer {
     /// authentication of `users` (name to password) when given. With `logRequests`, the server
     /// logs every request it receives (``requestCount(_:)`` reads them). Without `syncTokens`,
     /// Radicale's storage is extended (a storage plugin, Radicale's own way) to refuse every
-    /// sync-collection report, as a server without RFC 6578 does.
-    init(folder: URL, users: [String: String]? = nil, logRequests: Bool = false, syncTokens: Bool = true) throws {
+    /// sync-collection report, as a server without RFC 6578 does. With `countsWrites`, the
+    /// storage records how many PUT and DELETE requests it has had at once at most
+    /// (``writesAtOnce()``); to make an overlap certain for a client that sends a few requests at
+    /// once, the first PUT and the first DELETE wait, 10 seconds at most, for a second to arrive.
+    init(folder: URL, users: [String: String]? = nil, logRequests: Bool = false, syncTokens: Bool = true, countsWrites: Bool = false) throws {
         guard let python = Self.python() else {
             if ProcessInfo.processInfo.environment["PIM_TESTS_REQUIRE_RADICALE"] == "1" {
                 XCTFail("Radicale is not installed for python3 (python3 -m pip install radicale)")
@@ -39,20 +42,56 @@ final class RadicaleServer {
             auth = "type = htpasswd\nhtpasswd_filename = \(htpasswd.path)\nhtpasswd_encryption = plain"
         }
         var storageType = ""
-        if !syncTokens {
+        writesRecord = home.appendingPathComponent("writes-at-once.json")
+        if !syncTokens || countsWrites {
             try Data("""
-                # Radicale's file storage, refusing sync-collection reports (a server without RFC 6578).
+                # Radicale's file storage, refusing sync-collection reports (a server without RFC 6578)
+                # and counting the writes in flight, as the test asks.
+                import contextlib, json, threading
                 from radicale.storage import multifilesystem
+
+                NO_TOKENS = \(syncTokens ? "False" : "True")
+                WRITES_RECORD = \(countsWrites ? "\"\(writesRecord.path)\"" : "None")
 
                 class Collection(multifilesystem.Collection):
                     def sync(self, old_token=""):
-                        raise ValueError("this server keeps no sync tokens")
+                        if NO_TOKENS:
+                            raise ValueError("this server keeps no sync tokens")
+                        return super().sync(old_token)
+
+                _condition = threading.Condition()
+                _in_flight = {}
+                _most = {}
+                _waited = set()
 
                 class Storage(multifilesystem.Storage):
                     _collection_class = Collection
 
-                """.utf8).write(to: home.appendingPathComponent("notokens.py"))
-            storageType = "type = notokens\n"
+                    @contextlib.contextmanager
+                    def acquire_lock(self, mode, user="", *args, **kwargs):
+                        request = kwargs.get("request")
+                        counted = WRITES_RECORD is not None and request in ("PUT", "DELETE")
+                        if counted:
+                            with _condition:
+                                _in_flight[request] = _in_flight.get(request, 0) + 1
+                                if _in_flight[request] > _most.get(request, 0):
+                                    _most[request] = _in_flight[request]
+                                    with open(WRITES_RECORD, "w") as record:
+                                        json.dump(_most, record)
+                                _condition.notify_all()
+                                if request not in _waited:
+                                    _condition.wait_for(lambda: _in_flight[request] >= 2, timeout=10)
+                                    _waited.add(request)
+                        try:
+                            with super().acquire_lock(mode, user, *args, **kwargs):
+                                yield
+                        finally:
+                            if counted:
+                                with _condition:
+                                    _in_flight[request] -= 1
+
+                """.utf8).write(to: home.appendingPathComponent("teststorage.py"))
+            storageType = "type = teststorage\n"
         }
         let configuration = home.appendingPathComponent("config")
         try Data("""
@@ -70,7 +109,7 @@ final class RadicaleServer {
         process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-m", "radicale", "--config", configuration.path]
-        if !syncTokens {
+        if !syncTokens || countsWrites {
             var environment = ProcessInfo.processInfo.environment
             environment["PYTHONPATH"] = home.path + (environment["PYTHONPATH"].map { ":" + $0 } ?? "")
             process.environment = environment
@@ -84,6 +123,15 @@ final class RadicaleServer {
     }
 
     deinit { stop() }
+
+    /// The file where a server started with `countsWrites` records its most writes at once.
+    private let writesRecord: URL
+
+    /// The most PUT and DELETE requests the storage has had at once, by method (needs `countsWrites`).
+    func writesAtOnce() throws -> [String: Int] {
+        guard FileManager.default.fileExists(atPath: writesRecord.path) else { return [:] }
+        return try JSONSerialization.jsonObject(with: Data(contentsOf: writesRecord)) as? [String: Int] ?? [:]
+    }
 
     /// How many `method` requests the server has received so far, by its log (Radicale logs
     /// each request before it answers it; needs `logRequests`).

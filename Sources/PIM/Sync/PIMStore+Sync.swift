@@ -297,13 +297,16 @@ extension PIMStore {
         }
 
         // What changed here, each resource sent with what the server keeps of it that pim does
-        // not hold (alarms, other attendees, properties of other programs). A request that fails
-        // stops the run, keeping what was done.
+        // not hold (alarms, other attendees, properties of other programs), a few at once: parents
+        // before their subtasks, so that a subtask's RELATED-TO names a resource already there. A
+        // request that fails stops the run, keeping what was done (the requests already on their
+        // way are answered and counted).
         var sent: [String: (record: ManagedObject, etag: String?, digest: String)] = [:]
-        do {
+        do throws(PIMError) {
             let theirs = try serverTexts(of: puts.filter { $0.condition != .absent }.map(\.href), of: collection, client: client, base: base)
             // A relation the server's copy has to a task pim does not have is another client's.
             let tasks = collection.collectionKind == .calendar && !theirs.isEmpty ? try taskUIDs() : []
+            var waves: [Int: [(slot: String, target: String, record: ManagedObject, condition: PutCondition, own: String, request: DAVRequest)]] = [:]
             for (slot, target, record, condition) in puts {
                 guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
                 let own = resourceText(of: record, in: collection)
@@ -314,31 +317,39 @@ extension PIMStore {
                 case .ifMatch(let etag): headers["If-Match"] = etag
                 case .absent: headers["If-None-Match"] = "*"
                 }
-                let response = try client.send("PUT", url, headers: headers, body: Data(text.utf8))
-                if response.status == 412 {
-                    conflict(target, record, condition == .absent ? "made here, and on the server under the same name meanwhile"
-                                                                  : "changed on the server while this run read it")
-                    continue
-                }
-                guard response.isSuccess else {
-                    report.problems.append("PUT \(url.absoluteString) (\(describe(record))): the server answered \(response.statusLine)")
-                    continue
-                }
-                if record.value(forKey: "source") as? String != urlText { record.setValue(urlText, forKey: "source") }
-                if record.value(forKey: "externalID") as? String != target { record.setValue(target, forKey: "externalID") }
-                sent[slot] = (record, response.etag, Self.digest(of: own))
-                report.sent += 1
+                waves[depth(record), default: []].append((slot, target, record, condition, own,
+                                                          DAVRequest(method: "PUT", url: url, headers: headers, body: Data(text.utf8))))
             }
-            for (slot, target, etag) in remoteDeletes {
-                guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
-                let response = try client.send("DELETE", url, headers: ["If-Match": etag])
+            for wave in waves.keys.sorted().compactMap({ waves[$0] }) {
+                try Self.handleAnswers(to: wave, client.sendAll(wave.map(\.request))) { put, response in
+                    let (slot, target, record, condition, own) = (put.slot, put.target, put.record, put.condition, put.own)
+                    if response.status == 412 {
+                        conflict(target, record, condition == .absent ? "made here, and on the server under the same name meanwhile"
+                                                                      : "changed on the server while this run read it")
+                        return
+                    }
+                    guard response.isSuccess else {
+                        report.problems.append("PUT \(put.request.url.absoluteString) (\(describe(record))): the server answered \(response.statusLine)")
+                        return
+                    }
+                    if record.value(forKey: "source") as? String != urlText { record.setValue(urlText, forKey: "source") }
+                    if record.value(forKey: "externalID") as? String != target { record.setValue(target, forKey: "externalID") }
+                    sent[slot] = (record, response.etag, Self.digest(of: own))
+                    report.sent += 1
+                }
+            }
+            let deletes = remoteDeletes.compactMap { slot, target, etag -> (slot: String, target: String, request: DAVRequest)? in
+                guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { return nil }
+                return (slot, target, DAVRequest(method: "DELETE", url: url, headers: ["If-Match": etag]))
+            }
+            try Self.handleAnswers(to: deletes, client.sendAll(deletes.map(\.request))) { delete, response in
                 if response.status == 412 {
-                    conflict(target, nil, "deleted here, changed on the server while this run read it")
+                    conflict(delete.target, nil, "deleted here, changed on the server while this run read it")
                 } else if response.isSuccess || response.status == 404 {
-                    known[slot] = nil
+                    known[delete.slot] = nil
                     report.removed += 1
                 } else {
-                    report.problems.append("DELETE \(url.absoluteString): the server answered \(response.statusLine)")
+                    report.problems.append("DELETE \(delete.request.url.absoluteString): the server answered \(response.statusLine)")
                 }
             }
         } catch {
@@ -367,6 +378,20 @@ extension PIMStore {
         collection.syncedResources = known
         if report.failure == nil { collection.lastSynced = now }
         return report
+    }
+
+    /// Handles the answer to each of `items`' requests that has one, in order; then throws the
+    /// first request's failure, if one failed (the answers that came are handled all the same).
+    private static func handleAnswers<Item>(to items: [Item], _ results: [Result<DAVResponse, PIMError>],
+                                            _ handle: (Item, DAVResponse) -> Void) throws(PIMError) {
+        var failure: PIMError?
+        for (item, result) in zip(items, results) {
+            switch result {
+            case .success(let response): handle(item, response)
+            case .failure(let error): failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
     }
 
     /// An href as pim compares them: its path (an absolute URL's too), percent-decoded.
