@@ -134,15 +134,12 @@ struct ContactsCommand: ParsableCommand {
                 """)
 
         @OptionGroup var global: GlobalOptions
-        @Option(parsing: .unconditional, help: "How many days, from today.") var days = 365
+        @Option(parsing: .unconditional, help: "How many days, from today (default: a year, up to the same date next year).") var days: Int?
 
         func run() throws {
             let session = try Session(global)
             let store = session.store
             let dates = try store.contactDates(days: days)
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = store.timeZone
-            let today = calendar.startOfDay(for: store.now)
             var rows: [(day: Date, person: Person, type: String, years: Int?)] = []
             for day in dates {
                 for item in day.items {
@@ -153,7 +150,7 @@ struct ContactsCommand: ParsableCommand {
                     }
                 }
             }
-            func daysUntil(_ day: Date) -> Int { calendar.dateComponents([.day], from: today, to: day).day ?? 0 }
+            func daysUntil(_ day: Date) -> Int { store.daysFromToday(day) }
             if global.json {
                 try session.print(RecordPresenter.json(rows.map { row in
                     var object: [String: Any] = ["contact": row.person.number, "name": row.person.name ?? "", "type": row.type,
@@ -167,13 +164,15 @@ struct ContactsCommand: ParsableCommand {
                 for row in rows {
                     let count = daysUntil(row.day)
                     let soon = count == 0 ? "today" : count == 1 ? "tomorrow" : "\(count) days"
-                    let years = row.years.map { row.type == "birthday" ? " (turns \($0))" : " (\($0) years)" } ?? ""
+                    let years = row.years.map { row.type == "birthday" ? " (turns \($0))" : " (\(AgendaPresenter.years($0)))" } ?? ""
                     table.append([String(row.person.number), OutputFormat.echo(row.day, timeZone: store.timeZone, dateOnly: true), soon,
                                   row.person.name ?? "", row.type + years], emphasis: count == 0 ? .active : .plain)
                 }
                 try session.print(table.render(colored: session.colored))
             }
-            if rows.isEmpty { throw PIMError.noMatch("no birthdays or anniversaries in the next \(days) day\(days == 1 ? "" : "s")") }
+            if rows.isEmpty {
+                throw PIMError.noMatch("no birthdays or anniversaries in the next " + (days.map { "\($0) day\($0 == 1 ? "" : "s")" } ?? "year"))
+            }
         }
     }
 

@@ -124,7 +124,7 @@ struct EventsCommand: ParsableCommand {
             aliases: ["cal"])
 
         @OptionGroup var global: GlobalOptions
-        @Argument(help: ArgumentHelp("The first month: 2026-12, or a date in it (next month, 2027-03-15); default this month.", valueName: "month"))
+        @Argument(help: ArgumentHelp("The first month: 2026-12, dec, 'December 2026', '12 2026', or a date in it (next month, 2027-03-15); default this month.", valueName: "month"))
         var month: [String] = []
         @Option(parsing: .unconditional, help: ArgumentHelp("How many months (1 to \(PIMStore.calendarMonthLimit)).", valueName: "n"))
         var months = 1

@@ -98,7 +98,7 @@ struct TasksCommand: ParsableCommand {
             } else if !counts.isEmpty {
                 var table = Table(headers: ["Project", "Tasks"])
                 for count in counts {
-                    table.append([String(repeating: "  ", count: count.depth) + count.name, String(count.tasks)])
+                    table.append([String(repeating: "  ", count: count.depth) + (count.name.isEmpty ? "\"\"" : count.name), String(count.tasks)])
                 }
                 let projects = counts.filter { $0.project != nil }.count
                 let tasks = counts.filter { $0.depth == 0 }.reduce(0) { $0 + $1.tasks }

@@ -66,7 +66,7 @@ final class ContactsBirthdaysTests: PimTestCase {
         let none = try pim("contacts", "birthdays")
         XCTAssertEqual(none.status, 1)
         XCTAssertEqual(none.stdout, "")
-        XCTAssertTrue(none.stderr.contains("no birthdays or anniversaries in the next 365 days"), none.stderr)
+        XCTAssertTrue(none.stderr.contains("no birthdays or anniversaries in the next year"), none.stderr)
         let bad = try pim("contacts", "birthdays", "--days", "0")
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.stderr.contains("--days must be at least 1"), bad.stderr)

@@ -117,7 +117,8 @@ final class EventsCalendarTests: PimTestCase {
 
     func testTheFirstMonthCanBeNamedOrGivenByADateInIt() throws {
         for (words, title) in [(["2026-12"], "December 2026"), (["next", "month"], "December 2026"), (["2027-03-15"], "March 2027"),
-                               (["2026-1"], "January 2026")] {
+                               (["2026-1"], "January 2026"), (["dec"], "December 2026"), (["December", "2027"], "December 2027"),
+                               (["3", "2027"], "March 2027"), (["Jan"], "January 2026")] {
             let run = try pim(arguments: ["events", "calendar", "--no-agenda"] + words)
             XCTAssertEqual(run.status, 0, "\(words): \(run.stderr)")
             XCTAssertEqual(lines(run.stdout).first?.trimmingCharacters(in: .whitespaces), title, "\(words)")

@@ -122,6 +122,14 @@ public struct DateParser: Sendable {
         return calendar.startOfDay(year: year, month: month + TimeUnit.month.held(months), day: 1) ?? date
     }
 
+    /// The start of the day with the date of `date` `years` years on (29 February: 1 March in a
+    /// year without it).
+    func startOfYear(_ date: Date, sameDayPlus years: Int) -> Date {
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        guard let year = parts.year, let month = parts.month, let day = parts.day else { return date }
+        return calendar.startOfDay(year: year + TimeUnit.year.held(years), month: month, day: day) ?? date
+    }
+
     /// The start of the year that holds `date`, or of the year `years` years after it.
     func startOfYear(_ date: Date, plus years: Int = 0) -> Date {
         guard let year = calendar.dateComponents([.year], from: date).year else { return date }

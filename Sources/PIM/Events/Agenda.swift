@@ -33,7 +33,11 @@ extension PIMStore {
         let parser = dateParser
         let today = parser.startOfDay(now)
         let first = start.map { parser.startOfDay($0) } ?? today
-        let end = parser.adding(days: days, to: first)
+        // Day after day, not `days` days added to the first: across the calendar's switch from
+        // Julian to Gregorian (4 to 15 October 1582), a date that is not there reads as a later one.
+        var dayStarts = [first]
+        while dayStarts.count < days { dayStarts.append(parser.adding(days: 1, to: dayStarts[dayStarts.count - 1])) }
+        let end = parser.adding(days: 1, to: dayStarts[dayStarts.count - 1])
         let window = first..<end
         // An all-day event's days are kept in its own time zone, up to 26 hours from this one:
         // the request reaches two days further each way, and occurrences(in:) keeps those that
@@ -72,8 +76,7 @@ extension PIMStore {
             byDay[day, default: []].append(.task(task))
         }
         if dates { try addContactDates(to: &byDay, window: window) }
-        return (0..<days).map { offset in
-            let day = parser.adding(days: offset, to: first)
+        return dayStarts.map { day in
             let items = (byDay[day] ?? []).sorted { a, b in
                 switch (a, b) {
                 case let (.event(_, startA, _), .event(_, startB, _)): startA < startB
@@ -87,13 +90,15 @@ extension PIMStore {
         }
     }
 
-    /// Contacts' birthdays and anniversaries on the `days` days from today, the days that have
-    /// any (`contacts birthdays`), each day's by name.
-    public func contactDates(days: Int) throws(PIMError) -> [AgendaDay] {
-        guard days > 0 else { throw PIMError.usage("--days must be at least 1") }
+    /// Contacts' birthdays and anniversaries on the `days` days from today (a year: up to the
+    /// same date next year, when nil), the days that have any (`contacts birthdays`), each
+    /// day's by name.
+    public func contactDates(days: Int? = nil) throws(PIMError) -> [AgendaDay] {
+        if let days, days < 1 { throw PIMError.usage("--days must be at least 1") }
         let today = dateParser.startOfDay(now)
+        let end = days.map { dateParser.adding(days: $0, to: today) } ?? dateParser.startOfYear(today, sameDayPlus: 1)
         var byDay: [Date: [AgendaItem]] = [:]
-        try addContactDates(to: &byDay, window: today..<dateParser.adding(days: days, to: today))
+        try addContactDates(to: &byDay, window: today..<end)
         // By name, a person's birthday before their anniversary.
         func order(_ item: AgendaItem) -> (String, Int64, Int) {
             switch item {
@@ -105,6 +110,14 @@ extension PIMStore {
         return byDay.keys.sorted().map { day in
             AgendaDay(day: day, items: (byDay[day] ?? []).sorted { order($0) < order($1) })
         }
+    }
+
+    /// How many days from today `day` (the start of a day) is: calendar days, counted by their
+    /// dates (a day that starts at 01:00, after a clock change at midnight, is still a day).
+    public func daysFromToday(_ day: Date) -> Int {
+        let dates = [now, day].map { calendar.dateComponents([.year, .month, .day], from: $0) }
+        let days = dates.map { Calendar.utc.date(from: DateComponents(year: $0.year, month: $0.month, day: $0.day)) ?? day }
+        return Calendar.utc.dateComponents([.day], from: days[0], to: days[1]).day ?? 0
     }
 
     /// The order of kinds within a day: birthdays, anniversaries, events, tasks.
@@ -147,7 +160,9 @@ extension PIMStore {
         var day = window.lowerBound
         while day < window.upperBound {
             let here = calendar.dateComponents([.year, .month, .day], from: day)
-            let isLeapYear = here.year.map { ($0 % 4 == 0 && $0 % 100 != 0) || $0 % 400 == 0 } ?? false
+            // Whether this year's February has a 29th, as the calendar counts (Julian before 1582).
+            let isLeapYear = here.year.flatMap { calendar.date(from: DateComponents(year: $0, month: 2, day: 1)) }
+                .flatMap { calendar.range(of: .day, in: .month, for: $0)?.count } == 29
             let key = (here.month ?? 0) * 100 + (here.day ?? 0)
             // A leap day's date shows on 28 February of other years, and on 29 February of leap years.
             let found = (key == 229 ? (marks[228] ?? []).filter(\.leapDay) : (marks[key] ?? []).filter { !$0.leapDay || !isLeapYear })

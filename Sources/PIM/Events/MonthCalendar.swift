@@ -16,7 +16,8 @@ extension PIMStore {
     public static let calendarMonthLimit = 36
 
     /// `months` whole months from the one holding `month` (this month when nil): a month typed
-    /// `2026-12`, or any date pim reads (`next month`, `2027-03-15`). With `dates`, contacts'
+    /// `2026-12`, `dec`, `December 2026` or `12 2026`, or any date pim reads (`next month`,
+    /// `2027-03-15`). With `dates`, contacts'
     /// birthdays and anniversaries are among the days' entries.
     public func monthCalendar(month text: String?, months: Int, dates: Bool = true) throws(PIMError) -> MonthCalendar {
         guard (1...Self.calendarMonthLimit).contains(months) else {
@@ -25,7 +26,7 @@ extension PIMStore {
         let parser = dateParser
         var day = now
         if let text = text?.trimmingCharacters(in: .whitespaces) {
-            if let month = Self.yearAndMonth(text) {
+            if let month = yearAndMonth(text) {
                 guard let first = calendar.startOfDay(year: month.year, month: month.month, day: 1) else {
                     throw PIMError.usage("\"\(text)\": no such month")
                 }
@@ -37,22 +38,45 @@ extension PIMStore {
         let first = parser.startOfMonth(day)
         let starts = (0..<months).map { parser.startOfMonth(first, plus: $0) }
         let end = parser.startOfMonth(first, plus: months)
-        guard calendar.isPIMDate(first), calendar.isPIMDate(end) else {
+        guard calendar.isPIMDate(first), let last = starts.last, calendar.isPIMDate(last) else {
             throw PIMError.usage("\"\(text ?? "")\": the months must fall in the years \(Calendar.pimYears.lowerBound)-\(Calendar.pimYears.upperBound)")
         }
-        // Counted by the months' lengths: a day that starts late (a clock change at midnight)
-        // is still a day.
-        let count = starts.reduce(0) { $0 + (calendar.range(of: .day, in: .month, for: $1)?.count ?? 0) }
+        // Counted day after day: a day that starts late (a clock change at midnight) is still a
+        // day, and October 1582 (the switch from the Julian calendar) has 21.
+        var count = 0
+        var next = first
+        while next < end {
+            count += 1
+            let after = parser.adding(days: 1, to: next)
+            guard after > next else { break }
+            next = after
+        }
         return MonthCalendar(months: starts, days: try agenda(from: first, days: count, dates: dates))
     }
 
-    /// `2026-12` as its year and month (month 1 to 12), nil for anything else.
-    static func yearAndMonth(_ text: String) -> (year: Int, month: Int)? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 4, (1...2).contains(parts[1].count),
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) }),
-              let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month), Calendar.pimYears.contains(year)
-        else { return nil }
-        return (year, month)
+    /// The year and month `text` names as a month, nil for anything else: `2026-12`, a month's
+    /// English name or its first three letters with a year or without (this year: `dec`,
+    /// `December 2026`), or a month's number and a year as cal(1) takes them (`12 2026`).
+    func yearAndMonth(_ text: String) -> (year: Int, month: Int)? {
+        func fourDigitYear(_ part: Substring) -> Int? {
+            guard part.count == 4, part.allSatisfy(\.isASCII), let year = Int(part), Calendar.pimYears.contains(year) else { return nil }
+            return year
+        }
+        let dashed = text.split(separator: "-", omittingEmptySubsequences: false)
+        if dashed.count == 2, let year = fourDigitYear(dashed[0]), (1...2).contains(dashed[1].count), dashed[1].allSatisfy(\.isASCII),
+           let month = Int(dashed[1]), (1...12).contains(month) {
+            return (year, month)
+        }
+        let words = text.split(whereSeparator: \.isWhitespace)
+        guard (1...2).contains(words.count) else { return nil }
+        let year = words.count == 2 ? fourDigitYear(words[1]) : calendar.component(.year, from: now)
+        guard let year else { return nil }
+        let word = words[0].lowercased()
+        if words.count == 2, word.count <= 2, word.allSatisfy(\.isASCII), let month = Int(word), (1...12).contains(month) {
+            return (year, month)
+        }
+        let names = CalendarPresenter.monthNames.map { $0.lowercased() }
+        guard let month = names.firstIndex(where: { $0 == word || word.count == 3 && $0.hasPrefix(word) }) else { return nil }
+        return (year, month + 1)
     }
 }

@@ -39,7 +39,7 @@ public struct AgendaPresenter {
                     lines.append((overdue ? Emphasis.alert : .plain).apply(line, colored: colored))
                 case let .birthday(person, years), let .anniversary(person, years):
                     let what = if case .birthday = item { "birthday" } else { "anniversary" }
-                    let count = years.map { if case .birthday = item { " (turns \($0))" } else { " (\($0) years)" } } ?? ""
+                    let count = years.map { if case .birthday = item { " (turns \($0))" } else { " (\(Self.years($0)))" } } ?? ""
                     lines.append("  \(what.padded(toWidth: 11))  \(person.name ?? "")\(count)  [\(person.number)]")
                 }
             }
@@ -75,6 +75,11 @@ public struct AgendaPresenter {
                 },
             ] as [String: Any]
         }
+    }
+
+    /// A count of years as an anniversary reads: `1 year`, `10 years`.
+    public static func years(_ count: Int) -> String {
+        count == 1 ? "1 year" : "\(count) years"
     }
 
     /// What follows an event's title in the agenda: " (tentative)" or " (cancelled)"; nothing

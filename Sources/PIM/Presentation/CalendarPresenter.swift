@@ -36,8 +36,10 @@ public struct CalendarPresenter {
         let today = calendar.startOfDay(for: now)
         var lines: [String] = []
         for rowStart in stride(from: 0, to: view.months.count, by: Self.monthsPerRow) {
-            let blocks = view.months[rowStart..<min(rowStart + Self.monthsPerRow, view.months.count)].map {
-                month($0, calendar: calendar, busy: busy, today: today)
+            let blocks = view.months[rowStart..<min(rowStart + Self.monthsPerRow, view.months.count)].map { first in
+                let month = calendar.dateComponents([.year, .month], from: first)
+                let days = view.days.map(\.day).filter { calendar.dateComponents([.year, .month], from: $0) == month }
+                return self.month(first, days: days, calendar: calendar, busy: busy, today: today)
             }
             if rowStart > 0 { lines.append("") }
             let height = blocks.map(\.count).max() ?? 0
@@ -56,8 +58,9 @@ public struct CalendarPresenter {
         return text
     }
 
-    /// The lines of the month starting at `first`, each `monthWidth` columns wide.
-    func month(_ first: Date, calendar: Calendar, busy: Set<Date>, today: Date) -> [String] {
+    /// The lines of the month starting at `first`, each `monthWidth` columns wide: `days` (the
+    /// starts of its days, in order) numbered as the calendar numbers them.
+    func month(_ first: Date, days: [Date], calendar: Calendar, busy: Set<Date>, today: Date) -> [String] {
         let parts = calendar.dateComponents([.year, .month], from: first)
         let title = "\(Self.monthNames[(parts.month ?? 1) - 1]) \(parts.year ?? 0)"
         let left = (Self.monthWidth - 1 - title.count) / 2
@@ -65,19 +68,16 @@ public struct CalendarPresenter {
             + String(repeating: " ", count: max(0, Self.monthWidth - left - title.count))]
         let order = sundayFirst ? Array(0..<7) : Array(1..<7) + [0]
         lines.append(order.map { Self.weekdayNames[$0] + " " }.joined())
-        let dayCount = calendar.range(of: .day, in: .month, for: first)?.count ?? 0
         // Empty cells before the first day: how far its weekday is from the week's first.
-        let firstWeekday = calendar.component(.weekday, from: first) - 1
+        let firstWeekday = calendar.component(.weekday, from: days.first ?? first) - 1
         var cells = Array(repeating: "   ", count: (firstWeekday - order[0] + 7) % 7)
-        var day = first
-        for number in 1...max(1, dayCount) {
-            let start = calendar.startOfDay(for: day)
+        for day in days {
+            let number = calendar.component(.day, from: day)
             let digits = number < 10 ? " \(number)" : "\(number)"
+            let start = calendar.startOfDay(for: day)
             let isBusy = busy.contains(start)
             let shown = start == today ? "\u{1B}[7m" : isBusy ? "\u{1B}[1m" : ""
             cells.append((colored && !shown.isEmpty ? shown + digits + "\u{1B}[0m" : digits) + (isBusy ? "*" : " "))
-            // Noon of the next day, clear of clock changes, then its start.
-            day = calendar.date(byAdding: .hour, value: 36, to: start).map { calendar.startOfDay(for: $0) } ?? day
         }
         cells += Array(repeating: "   ", count: (7 - cells.count % 7) % 7)
         for week in stride(from: 0, to: cells.count, by: 7) {

@@ -10,7 +10,7 @@ import ObjectGraph
 public struct ProjectCount: Sendable, Equatable {
     /// The dotted path (`home.garden`); nil for the tasks with no project.
     public var project: String?
-    /// The path's last part (`garden`), or `(none)`.
+    /// The path without its parent project's and the dot after it (`garden`), or `(none)`.
     public var name: String
     /// How many parts above it the path has: 0 for a top-level project.
     public var depth: Int
@@ -28,51 +28,75 @@ public struct TagCount: Sendable, Equatable {
 
 extension PIMStore {
     /// The projects of the tasks `query` selects, as a tree in depth-first order (each level by
-    /// name, ignoring case), the tasks with no project first. A project only its sub-projects
-    /// name (home for home.garden) is in the tree with `own` 0. Each project is spelled as
-    /// most of its tasks spell it (the first by code point among equals).
+    /// name, ignoring case), the tasks with no project first. A project's sub-projects are the
+    /// projects that begin with its name and a dot, as `tasks list --project` takes them in; the
+    /// part of the name before each dot is a project of the tree too (home for home.garden),
+    /// with `own` 0 when no task has it. Each project is spelled as most of its tasks spell it
+    /// (the first by code point among equals); case is ignored as the store's `==[c]` ignores it.
     public func projectCounts(_ query: RecordQuery) throws(PIMError) -> [ProjectCount] {
         let tasks = try list(taskQuery(query, loading: [])).compactMap { $0 as? TaskItem }
         final class Node {
             var spellings: [String: Int] = [:]
             var own = 0
             var tasks = 0
-            var children: [String: Node] = [:]
+            var children: [Node] = []
+            var path = ""
         }
-        let root = Node()
+        var nodes: [String: Node] = [:]
         var unfiled = 0
         for task in tasks {
-            // Split as `tasks list --project` matches: home. and home..garden are in home.
-            let parts = (task.project ?? "").split(separator: ".").map(String.init)
-            guard !parts.isEmpty else {
+            guard let project = task.project, !project.isEmpty else {
                 unfiled += 1
                 continue
             }
-            var node = root
-            for part in parts {
-                let key = part.lowercased()
-                let child = node.children[key] ?? Node()
-                node.children[key] = child
-                child.spellings[part, default: 0] += 1
-                child.tasks += 1
-                node = child
+            // The project and each part of it before a dot (an empty one names no project).
+            var paths = project.indices.filter { project[$0] == "." }.map { String(project[..<$0]) }.filter { !$0.isEmpty }
+            paths.append(project)
+            for path in paths {
+                let key = Self.folded(path)
+                let node = nodes[key] ?? Node()
+                nodes[key] = node
+                node.spellings[path, default: 0] += 1
+                node.tasks += 1
+                if path.count == project.count { node.own += 1 }
             }
-            node.own += 1
+        }
+        // Each project under the longest other project it begins with, followed by a dot.
+        let root = Node()
+        for (key, node) in nodes {
+            node.path = node.spellings.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? key
+            var parent = root
+            var prefix = key
+            while let dot = prefix.lastIndex(of: ".") {
+                prefix = String(prefix[..<dot])
+                if let found = nodes[prefix], !prefix.isEmpty {
+                    parent = found
+                    break
+                }
+            }
+            parent.children.append(node)
         }
         var counts = unfiled > 0 ? [ProjectCount(project: nil, name: "(none)", depth: 0, tasks: unfiled, own: unfiled)] : []
-        func visit(_ node: Node, path: String?, depth: Int) {
-            let named = node.children.values.map { child -> (String, Node) in
-                let spelling = child.spellings.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? ""
-                return (spelling, child)
+        func visit(_ node: Node, depth: Int, parentDots: Int?) {
+            // A sub-project's name: its path after the dot that ends its parent's (the parent's
+            // spelling may be longer or shorter: ß against ss).
+            let named = node.children.map { child -> (String, Node, Int) in
+                let dots = child.path.indices.filter { child.path[$0] == "." }
+                guard let parentDots else { return (child.path, child, dots.count) }
+                return (String(child.path[child.path.index(after: dots[parentDots])...]), child, dots.count)
             }
-            for (name, child) in named.sorted(by: { ($0.0.lowercased(), $0.0) < ($1.0.lowercased(), $1.0) }) {
-                let childPath = path.map { $0 + "." + name } ?? name
-                counts.append(ProjectCount(project: childPath, name: name, depth: depth, tasks: child.tasks, own: child.own))
-                visit(child, path: childPath, depth: depth + 1)
+            for (name, child, dots) in named.sorted(by: { (Self.folded($0.0), $0.0) < (Self.folded($1.0), $1.0) }) {
+                counts.append(ProjectCount(project: child.path, name: name, depth: depth, tasks: child.tasks, own: child.own))
+                visit(child, depth: depth + 1, parentDots: dots)
             }
         }
-        visit(root, path: nil, depth: 0)
+        visit(root, depth: 0, parentDots: nil)
         return counts
+    }
+
+    /// `text` case-folded as the store's `==[c]` folds it (ß as ss).
+    static func folded(_ text: String) -> String {
+        text.folding(options: .caseInsensitive, locale: nil)
     }
 
     /// The tags of the tasks `query` selects, by name (ignoring case), each spelled as most of
@@ -85,7 +109,7 @@ extension PIMStore {
             // A task tagged twice in different cases counts once.
             var seen: Set<String> = []
             for name in task.tags.compactMap(\.name) where !name.isEmpty {
-                let key = name.lowercased()
+                let key = Self.folded(name)
                 spellings[key, default: [:]][name, default: 0] += 1
                 if seen.insert(key).inserted { counts[key, default: 0] += 1 }
             }
@@ -94,7 +118,7 @@ extension PIMStore {
             let spelling = spellings[key]?.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? key
             return TagCount(tag: spelling, tasks: count)
         }
-        .sorted { ($0.tag.lowercased(), $0.tag) < ($1.tag.lowercased(), $1.tag) }
+        .sorted { (Self.folded($0.tag), $0.tag) < (Self.folded($1.tag), $1.tag) }
     }
 
     /// `query` for tasks, unsorted and unlimited, loading `keyPaths` with the tasks.
