@@ -95,8 +95,12 @@ public struct FeedField: Sendable {
         /// for links.
         public var split: String?
         /// Whether text that is not a valid value of its type is no value rather than an error
-        /// (vCard's year-less `--0203` birthdays).
+        /// (a photo given by URL).
         public var lenient: Bool
+        /// For dates: the year a day written without one (vCard 4.0's and xCard's `--0203` or
+        /// `--02-03`, GData's `--02-03`) is read in. 1604, a leap year, is what Apple's address
+        /// books write for a date without a year.
+        public var yearless: Int?
         /// For payload properties: only those whose parameter (the key) has one of the values
         /// (compared in any case; `""` stands for the parameter's absence), as a RELATED-TO
         /// whose RELTYPE is `PARENT`, or none, names a parent.
@@ -185,7 +189,7 @@ public struct FeedField: Sendable {
         }
         try reader.refuseUnknownKeys(object, known: ["xpath", "property", "parameter", "type", "map", "mapOnly", "default", "many",
                                                      "separator", "part", "timeZone", "after", "namedValues", "stripPrefix", "split", "lenient",
-                                                     "having"], at: path)
+                                                     "having", "yearless"], at: path)
         var alternative = Alternative(
             source: source, type: type, table: table, tableOnly: try reader.flag(object["mapOnly"], at: "\(path).mapOnly"),
             defaultValue: try object["default"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).default") },
@@ -197,6 +201,15 @@ public struct FeedField: Sendable {
             split: try object["split"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).split") },
             lenient: try reader.flag(object["lenient"], at: "\(path).lenient"))
         alternative.having = having
+        if let year = object["yearless"] {
+            guard let number = year as? Int, (1...9999).contains(number), !(year is Bool) else {
+                throw FeedMappingError(origin: reader.origin, path: "\(path).yearless", message: "expected a year (1 to 9999)")
+            }
+            guard type == .date else {
+                throw FeedMappingError(origin: reader.origin, path: "\(path).yearless", message: "only a date field reads days without a year")
+            }
+            alternative.yearless = number
+        }
         return alternative
     }
 }

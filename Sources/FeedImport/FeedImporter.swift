@@ -575,6 +575,7 @@ public final class FeedImporter {
             }
             if text.map({ $0.trimmedBlanks.isEmpty }) ?? true { text = alternative.defaultValue }
             guard let text else { continue }
+            if let year = alternative.yearless, let day = values.yearlessDay(text, year: year) { return day }
             do {
                 if let value = try values.value(of: text, as: alternative.type, zone: zone,
                                                 fixedZone: definedZone(zone, at: text, in: element)) { return value }

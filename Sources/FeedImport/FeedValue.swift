@@ -101,6 +101,21 @@ struct FeedValueReader {
         }
     }
 
+    /// The day `text` names without a year (`--0203`, `--02-03`, RFC 6350 4.3.1), in `year`;
+    /// nil for any other text, or a day `year` does not have.
+    func yearlessDay(_ text: String, year: Int) -> FeedValue? {
+        let characters = Array(text.trimmedBlanks)
+        let digits: [Character]
+        switch characters.count {
+        case 6 where characters[..<2] == ["-", "-"]: digits = Array(characters[2...])
+        case 7 where characters[..<2] == ["-", "-"] && characters[4] == "-": digits = Array(characters[2..<4] + characters[5...])
+        default: return nil
+        }
+        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let month = Int(String(digits[..<2])), let day = Int(String(digits[2...])),
+              (1...12).contains(month), day >= 1, day <= FeedDateParser.daysIn(month: month, year: year) else { return nil }
+        return .instant(self.day(DateComponents(year: year, month: month, day: day)), isDate: true)
+    }
+
     /// Midnight of a day in the import's time zone.
     func day(_ components: DateComponents) -> Date {
         var calendar = Calendar(identifier: .gregorian)

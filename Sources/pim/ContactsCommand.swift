@@ -27,7 +27,8 @@ struct ContactsCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The organization a person works for.", valueName: "name")) var org: String?
         @Option(name: .customLong("title"), help: ArgumentHelp("A person's job title.", valueName: "title")) var jobTitle: String?
         @Option(help: "A person's nickname.") var nickname: String?
-        @Option(help: ArgumentHelp("A person's birthday: 1990-04-01.", valueName: "date")) var birthday: String?
+        @Option(help: ArgumentHelp("A person's birthday: 1990-04-01, or without a year: --04-01, 'apr 1'.", valueName: "date")) var birthday: String?
+        @Option(help: ArgumentHelp("A person's anniversary, as a birthday.", valueName: "date")) var anniversary: String?
         @Option(help: "person (the default) or organization.") var kind: Kind = .person
         @Option(help: "Notes.") var notes: String?
 
@@ -42,11 +43,14 @@ struct ContactsCommand: ParsableCommand {
             draft.jobTitle = jobTitle
             draft.nickname = nickname
             draft.birthday = birthday
+            draft.anniversary = anniversary
             draft.notes = notes
             let contact = try session.store.addContact(draft)
             try session.commit()
             try session.printChanged([contact], kind: .contact, verb: "Added") { _ in
-                ((contact as? Person)?.birthday).map { ["birthday \(OutputFormat.day($0, weekday: true))"] } ?? []
+                [("birthday", (contact as? Person)?.birthday), ("anniversary", (contact as? Person)?.anniversary)].compactMap { label, day in
+                    day.map { "\(label) \(OutputFormat.day($0, weekday: true))" }
+                }
             }
         }
     }
@@ -86,7 +90,8 @@ struct ContactsCommand: ParsableCommand {
         @Option(help: "Nickname.") var nickname: String?
         @Option(help: ArgumentHelp("Organization.", valueName: "name")) var org: String?
         @Option(name: .customLong("title"), help: "Job title.") var jobTitle: String?
-        @Option(help: ArgumentHelp("Birthday.", valueName: "date")) var birthday: String?
+        @Option(help: ArgumentHelp("Birthday (--04-01: without a year).", valueName: "date")) var birthday: String?
+        @Option(help: ArgumentHelp("Anniversary.", valueName: "date")) var anniversary: String?
         @Option(help: ArgumentHelp("Email addresses, comma-separated.", valueName: "addrs")) var emails: String?
         @Option(help: ArgumentHelp("Phone numbers, comma-separated.", valueName: "nums")) var phones: String?
         @Option(help: ArgumentHelp("Postal addresses, '|'-separated.", valueName: "adrs")) var addresses: String?
@@ -95,7 +100,7 @@ struct ContactsCommand: ParsableCommand {
         func run() throws {
             let values: [String: String?] = [
                 "name": name, "nickname": nickname, "organization": org, "jobTitle": jobTitle, "birthday": birthday,
-                "emails": emails, "phones": phones, "addresses": addresses, "notes": notes,
+                "anniversary": anniversary, "emails": emails, "phones": phones, "addresses": addresses, "notes": notes,
             ]
             try RecordCommands.edit(id, kind: .contact, values: values.compactMapValues { $0 }, global: global)
         }

@@ -548,6 +548,51 @@ final class FeedImporterTests: XCTestCase {
         XCTAssertNil(ada?.value(forKey: "birthday") as? Date)
     }
 
+    /// `yearless` reads a day written without a year (RFC 6350's `--0203` and `--02-03`) in the
+    /// year it gives; other text is read as before (a whole date; nothing, when lenient).
+    func testYearlessFieldReadsADayWithoutAYearInItsYear() throws {
+        let json = """
+        {"name": "yearless", "namespaces": {"p": "http://people.example/ns"},
+         "records": [{"select": "p:people/p:person", "entity": "Person", "key": "@id",
+                      "attributes": {"name": "p:name", "birthday": {"xpath": "p:born", "type": "date", "yearless": 1604, "lenient": true}}}]}
+        """
+        let report = try importFeed("""
+            <people xmlns="http://people.example/ns">
+            <person id="p1"><name>Ada</name><born>--0203</born></person>
+            <person id="p2"><name>Bo</name><born>--02-29</born></person>
+            <person id="p3"><name>Cy</name><born>1990-04-12</born></person>
+            <person id="p4"><name>Di</name><born>--1304</born></person>
+            <person id="p5"><name>Ed</name><born>--02-30</born></person>
+            <person id="p6"><name>Fe</name><born>--0-203</born></person>
+            </people>
+            """, mapping: json)
+        XCTAssertEqual(report.inserted, 6)
+        // Days are midnight in the importer's zone (Berlin).
+        var berlin = Calendar(identifier: .gregorian)
+        berlin.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        let birthdays = try fetch("Person").sorted { string($0, "name") ?? "" < string($1, "name") ?? "" }.map { person -> String in
+            guard let day = person.value(forKey: "birthday") as? Date else { return "none" }
+            let parts = berlin.dateComponents([.year, .month, .day, .hour], from: day)
+            return String(format: "%04d-%02d-%02d %02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? -1)
+        }
+        // 1604 is a leap year: 29 February is a day of it; 13th months and 30 February are not.
+        XCTAssertEqual(birthdays, ["1604-02-03 00", "1604-02-29 00", "1990-04-12 00", "none", "none", "none"])
+    }
+
+    func testYearlessOnAFieldThatIsNotADateOrWithoutAYearIsAMappingError() throws {
+        for (field, message) in [(#"{"xpath": "p:name", "yearless": 1604}"#, "only a date field reads days without a year"),
+                                 (#"{"xpath": "p:born", "type": "date", "yearless": "1604"}"#, "expected a year (1 to 9999)"),
+                                 (#"{"xpath": "p:born", "type": "date", "yearless": 0}"#, "expected a year (1 to 9999)")] {
+            let json = """
+            {"name": "bad", "namespaces": {"p": "http://people.example/ns"},
+             "records": [{"select": "p:people/p:person", "entity": "Person", "key": "@id", "attributes": {"birthday": \(field)}}]}
+            """
+            XCTAssertThrowsError(try FeedMapping(json: Data(json.utf8), origin: "x.json"), field) { error in
+                XCTAssertEqual("\(error)", "x.json: records[0].attributes.birthday.yearless: \(message)")
+            }
+        }
+    }
+
     func testNonLenientFieldWithTextThatIsNotADateIsAnInvalidRecord() throws {
         let error = feedImportError {
             try self.importFeed("""

@@ -19,6 +19,8 @@ public struct ContactDraft: Sendable {
     public var jobTitle: String?
     public var nickname: String?
     public var birthday: String?
+    /// A person's wedding (or other) anniversary, typed as a birthday is.
+    public var anniversary: String?
     public var notes: String?
 
     public init(name: String) { self.name = name }
@@ -30,6 +32,7 @@ extension PIMStore {
         let name = draft.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw PIMError.usage("a contact needs a name") }
         let birthday = try draft.birthday.map { text throws(PIMError) in try readDay(text, with: dateParser) }
+        let anniversary = try draft.anniversary.map { text throws(PIMError) in try readDay(text, with: dateParser) }
         for email in draft.emails where !Self.labelled(email).value.contains("@") {
             throw PIMError.usage("email \"\(email)\": expected an address such as ann@example.org")
         }
@@ -37,7 +40,8 @@ extension PIMStore {
         if draft.isOrganization {
             // A person's fields, refused as `edit` refuses them: nothing typed is dropped.
             let personal: [(String, String?)] = [("organization", draft.organization), ("jobTitle", draft.jobTitle),
-                                                 ("nickname", draft.nickname), ("birthday", draft.birthday)]
+                                                 ("nickname", draft.nickname), ("birthday", draft.birthday),
+                                                 ("anniversary", draft.anniversary)]
             if let (field, _) = personal.first(where: { $0.1 != nil }) {
                 throw PIMError.usage("organizations have no field \"\(field)\"")
             }
@@ -57,6 +61,7 @@ extension PIMStore {
             person.jobTitle = draft.jobTitle
             person.nickname = draft.nickname
             person.birthday = birthday
+            person.anniversary = anniversary
             contact = person
         }
         contact.name = name

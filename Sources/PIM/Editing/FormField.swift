@@ -47,6 +47,17 @@ public struct FormField {
         }
     }
 
+    /// A day of no time zone (a birthday, an anniversary), read as `contacts add` reads one: a
+    /// day typed without a year has none.
+    static func day(_ key: String, _ help: String) -> FormField {
+        FormField(key, help, property: key, read: { record, _ in
+            (record.value(forKey: key) as? Date).map { OutputFormat.day($0) } ?? ""
+        }) { record, text, store throws(PIMError) in
+            let value = text.trimmingCharacters(in: .whitespaces)
+            record.setValue(value.isEmpty ? nil : try store.readDay(value, with: store.dateParser), forKey: key)
+        }
+    }
+
     /// A date attribute, read as `add` reads dates.
     static func date(_ key: String, _ help: String, dateOnly: Bool = false) -> FormField {
         FormField(key, help, property: key, read: { record, store in

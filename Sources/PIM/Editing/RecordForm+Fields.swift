@@ -127,12 +127,8 @@ extension RecordForm {
             .text("nickname", "a person's nickname"),
             .text("organization", "the organization a person works for"),
             .text("jobTitle", "a person's job title"),
-            FormField("birthday", "a person's birthday: 1990-04-01", property: "birthday", read: { record, _ in
-                (record.value(forKey: "birthday") as? Date).map { OutputFormat.day($0) } ?? ""
-            }) { record, text, store throws(PIMError) in
-                let value = text.trimmingCharacters(in: .whitespaces)
-                record.setValue(value.isEmpty ? nil : try store.readDay(value, with: store.dateParser), forKey: "birthday")
-            },
+            .day("birthday", "a person's birthday: 1990-04-01, or --04-01 without a year"),
+            .day("anniversary", "a person's anniversary: 2016-06-18, or --06-18 without a year"),
             FormField("emails", "comma-separated, each optionally label:address", read: { record, _ in
                 ((record as? Contact)?.emailAddresses ?? []).map { ($0.label.map { $0 + ":" } ?? "") + ($0.address ?? "") }.joined(separator: ", ")
             }) { record, text, store throws(PIMError) in

@@ -82,8 +82,20 @@ public struct VCardWriter {
             if let nickname = person.nickname, !nickname.isEmpty { lines.add("NICKNAME", text: nickname) }
             if let company = person.organization, !company.isEmpty { lines.add("ORG", value: ContentLines.structured([company])) }
             if let title = person.jobTitle, !title.isEmpty { lines.add("TITLE", text: title) }
-            if let birthday = person.birthday { lines.add("BDAY", value: Self.day(birthday, basic: four)) }
-            if let anniversary = person.anniversary { lines.add("ANNIVERSARY", value: Self.day(anniversary, basic: four)) }
+            for (name, date) in [("BDAY", person.birthday), ("ANNIVERSARY", person.anniversary)] {
+                guard let date else { continue }
+                // A day without a year (kept as 1604): RFC 6350's `--MMDD`, or in 3.0, which has no
+                // such form, Apple's 1604 with the parameter that says the year is none.
+                if OutputFormat.isYearless(date) {
+                    if four {
+                        lines.add(name, value: "--" + OutputFormat.string(from: date, format: "MMdd", timeZone: TimeZone(secondsFromGMT: 0)!))
+                    } else {
+                        lines.add(name, ["X-APPLE-OMIT-YEAR": "1604"], value: Self.day(date))
+                    }
+                } else {
+                    lines.add(name, value: Self.day(date, basic: four))
+                }
+            }
         } else if let organization {
             // A 3.0 organization's card has an empty N (3.0 requires one) and says what it is the
             // way Apple Contacts and Evolution read it; 4.0's says KIND:org (above).

@@ -76,7 +76,20 @@ public enum OutputFormat {
     /// older versions did, is read as the nearest midnight UTC, which is its day.
     public static func day(_ date: Date, weekday: Bool = false) -> String {
         let utc = TimeZone(secondsFromGMT: 0)!
+        // A day without a year (a birthday whose year is not known, kept as 1604, as Apple's
+        // address books keep it) as RFC 6350 writes one.
+        if isYearless(date) { return string(from: nearestUTCMidnight(date), format: "--MM-dd", timeZone: utc) }
         return string(from: nearestUTCMidnight(date), format: weekday ? "EEE yyyy-MM-dd" : "yyyy-MM-dd", timeZone: utc)
+    }
+
+    /// The year pim keeps a day without a year in (a leap year, so that 29 February has one).
+    public static let yearlessYear = 1604
+
+    /// Whether `date` (a day kept as midnight UTC) is a day without a year: one of 1604 or before.
+    public static func isYearless(_ date: Date) -> Bool {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(secondsFromGMT: 0)!
+        return utc.component(.year, from: nearestUTCMidnight(date)) <= yearlessYear
     }
 
     /// The midnight UTC nearest `date`.

@@ -148,6 +148,7 @@ public struct RecordField {
         RecordField("organization", "ORG") { string($0, "organization") },
         RecordField("jobTitle", "JOB TITLE") { string($0, "jobTitle") },
         RecordField("birthday") { record in .from(record.value(forKey: "birthday") as? Date) { .day($0) } },
+        RecordField("anniversary") { record in .from(record.value(forKey: "anniversary") as? Date) { .day($0) } },
         RecordField("emails", reading: ["emailAddresses"]) { record in
             .array(((record as? Contact)?.emailAddresses ?? []).map { labelled($0.label, $0.address) })
         },

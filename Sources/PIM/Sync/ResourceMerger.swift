@@ -15,7 +15,8 @@
 //   the lines of its group (Apple's item1.X-ABLabel);
 // - an attendee pim's text lacks is kept unless pim's record had it at the last sync (removed
 //   here); an organizer unless pim writes one;
-// - a value pim cannot read (PHOTO by URL, BDAY without a year) is kept while pim writes none;
+// - a value pim cannot read (PHOTO by URL) is kept while pim writes none; a birthday or
+//   anniversary that says pim's day is sent as the server wrote it (`--0412` for pim's 1604);
 //   an ORG whose organization is pim's keeps its units.
 import Foundation
 
@@ -103,6 +104,11 @@ struct ResourceMerger {
         if property.name == "ORG" {
             return server.properties.first { $0.name == "ORG" && !used.contains($0.line.index)
                 && Self.firstPart(of: $0.value) == Self.firstPart(of: property.value) }
+        }
+        if property.name == "BDAY" || property.name == "ANNIVERSARY" {
+            // The same day however written: a server's `--0412` says what pim's 1604 form says.
+            guard let day = Self.day(of: property) else { return nil }
+            return server.properties.first { $0.name == property.name && !used.contains($0.line.index) && Self.day(of: $0) == day }
         }
         guard Self.matchedByValue.contains(property.name) else { return nil }
         let value = Self.comparable(property)
@@ -273,6 +279,17 @@ struct ResourceMerger {
         let parts = DateComponents(year: number(0, 4), month: number(4, 2), day: number(6, 2), hour: number(8, 2),
                                    minute: number(10, 2), second: number(12, 2))
         return calendar.date(from: parts).map { String(Int($0.timeIntervalSince1970)) } ?? digits
+    }
+
+    /// A BDAY's or ANNIVERSARY's day as `yyyyMMdd`, or `--MMdd` for a day without a year (RFC
+    /// 6350's `--0412` or `--04-12`, or Apple's 1604 and before); nil for anything else (a time, text).
+    static func day(of property: Property) -> String? {
+        let value = property.value.trimmingCharacters(in: .whitespaces)
+        let digits = value.filter(\.isNumber)
+        guard value.allSatisfy({ $0.isNumber || $0 == "-" }), value.allSatisfy(\.isASCII) else { return nil }
+        if value.hasPrefix("--") { return digits.count == 4 ? "--" + digits : nil }
+        guard digits.count == 8, let year = Int(digits.prefix(4)) else { return nil }
+        return year <= 1604 ? "--" + digits.suffix(4) : digits
     }
 
     /// A value as lines are matched by: an address without `mailto:`, a number's digits, lower case.

@@ -268,11 +268,34 @@ extension PIMStore {
 
     /// A day of no time zone (a birthday), read as dates are and stored as that day's midnight
     /// UTC, so that it is the same day wherever it is read (``OutputFormat/day(_:weekday:)``).
+    ///
+    /// A day typed without a year (`--12-01`, `12-01`, `dec 1`, `1 December`: no number of three
+    /// digits or more) is a day whose year is not known, kept as 1604 as Apple's address books
+    /// keep one (``OutputFormat/yearlessYear``); `pim` prints it `--12-01`.
     func readDay(_ text: String, with parser: DateParser) throws(PIMError) -> Date {
-        let date = try readDate(text, with: parser)
-        let parts = parser.calendar.dateComponents([.year, .month, .day], from: date)
         var utc = Calendar(identifier: .gregorian)
         utc.timeZone = TimeZone(secondsFromGMT: 0)!
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let numbered = trimmed.split(whereSeparator: { $0 == "-" }).map(String.init)
+        if numbered.count == 2, numbered.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+           let month = Int(numbered[0]), let day = Int(numbered[1]) {
+            guard (1...12).contains(month), let days = utc.range(of: .day, in: .month, for: utc.date(from: DateComponents(year: OutputFormat.yearlessYear, month: month)) ?? Date()),
+                  days.contains(day) else {
+                throw PIMError.usage("\"\(text)\": no such day (a month and a day: 12-01)")
+            }
+            return utc.date(from: DateComponents(year: OutputFormat.yearlessYear, month: month, day: day)) ?? Date()
+        }
+        let date = try readDate(trimmed, with: parser)
+        var parts = parser.calendar.dateComponents([.year, .month, .day], from: date)
+        // No year typed: a phrase of a month and a day, not of a year.
+        if !trimmed.contains(where: \.isNumber) || trimmed.split(whereSeparator: { !$0.isNumber }).allSatisfy({ $0.count <= 2 }),
+           !Self.relativeDayWords.contains(where: trimmed.lowercased().contains) {
+            parts.year = OutputFormat.yearlessYear
+        }
         return utc.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day)) ?? date
     }
+
+    /// Words of a day named from today (`today`, `in 3 days`, `next friday`), which are days of a year.
+    static let relativeDayWords = ["today", "tomorrow", "yesterday", "now", "ago", "in ", "next", "last", "this", "+", "mon", "tue",
+                                   "wed", "thu", "fri", "sat", "sun", "week", "eow", "eom", "eoy", "sow", "som", "soy"]
 }
