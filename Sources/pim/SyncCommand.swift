@@ -44,6 +44,13 @@ struct SyncCommand: ParsableCommand {
         @Flag(help: "Report what would be synced: read the server, change nothing here or there.")
         var dryRun = false
 
+        @Option(parsing: .unconditional, help: ArgumentHelp("Give up when the server has answered none of the requests on their way for this long.", valueName: "seconds"))
+        var timeout: Double = PIMStore.defaultSyncTimeout
+
+        func validate() throws {
+            guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout \(timeout): expected a number of seconds above 0") }
+        }
+
         func run() throws {
             let environment = ProcessInfo.processInfo.environment
             let storeURL = StoreLocation.url(option: global.store, environment: environment, home: StoreLocation.home(environment: environment))
@@ -64,7 +71,7 @@ struct SyncCommand: ParsableCommand {
                 let report: SyncReport
                 do {
                     let password = try store.syncPassword(for: collection, environment: environment)
-                    report = try store.synchronize(collection, prefer: prefer, password: password, dryRun: dryRun)
+                    report = try store.synchronize(collection, prefer: prefer, password: password, dryRun: dryRun, timeout: timeout)
                 } catch {
                     store.context.rollback()
                     failures.append(error)

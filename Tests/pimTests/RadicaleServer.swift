@@ -25,7 +25,10 @@ final class RadicaleServer {
     /// storage records how many PUT and DELETE requests it has had at once at most
     /// (``writesAtOnce()``); to make an overlap certain for a client that sends a few requests at
     /// once, the first PUT and the first DELETE wait, 10 seconds at most, for a second to arrive.
-    init(folder: URL, users: [String: String]? = nil, logRequests: Bool = false, syncTokens: Bool = true, countsWrites: Bool = false) throws {
+    /// With `writeSeconds`, every PUT and DELETE holds the storage (Radicale writes one at a
+    /// time) that many seconds before it writes: a slow but steady server.
+    init(folder: URL, users: [String: String]? = nil, logRequests: Bool = false, syncTokens: Bool = true, countsWrites: Bool = false,
+         writeSeconds: Double = 0) throws {
         guard let python = Self.python() else {
             if ProcessInfo.processInfo.environment["PIM_TESTS_REQUIRE_RADICALE"] == "1" {
                 XCTFail("Radicale is not installed for python3 (python3 -m pip install radicale)")
@@ -43,15 +46,17 @@ final class RadicaleServer {
         }
         var storageType = ""
         writesRecord = home.appendingPathComponent("writes-at-once.json")
-        if !syncTokens || countsWrites {
+        let plugin = !syncTokens || countsWrites || writeSeconds > 0
+        if plugin {
             try Data("""
                 # Radicale's file storage, refusing sync-collection reports (a server without RFC 6578)
-                # and counting the writes in flight, as the test asks.
-                import contextlib, json, threading
+                # counting the writes in flight, and writing slowly, as the test asks.
+                import contextlib, json, threading, time
                 from radicale.storage import multifilesystem
 
                 NO_TOKENS = \(syncTokens ? "False" : "True")
                 WRITES_RECORD = \(countsWrites ? "\"\(writesRecord.path)\"" : "None")
+                WRITE_SECONDS = \(writeSeconds)
 
                 class Collection(multifilesystem.Collection):
                     def sync(self, old_token=""):
@@ -84,6 +89,8 @@ final class RadicaleServer {
                                     _waited.add(request)
                         try:
                             with super().acquire_lock(mode, user, *args, **kwargs):
+                                if WRITE_SECONDS > 0 and request in ("PUT", "DELETE"):
+                                    time.sleep(WRITE_SECONDS)
                                 yield
                         finally:
                             if counted:
@@ -109,7 +116,7 @@ final class RadicaleServer {
         process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-m", "radicale", "--config", configuration.path]
-        if !syncTokens || countsWrites {
+        if plugin {
             var environment = ProcessInfo.processInfo.environment
             environment["PYTHONPATH"] = home.path + (environment["PYTHONPATH"].map { ":" + $0 } ?? "")
             process.environment = environment

@@ -26,16 +26,24 @@ final class DAVClient {
     private let authorization: String?
     private let challenges = ChallengeRecorder()
 
-    /// How long a request may wait for its answer.
-    static let timeout: TimeInterval = 120
+    /// How long requests may go without an answer: one waits this long; of several on their
+    /// way, each answer gives the others this long again (a server that takes them one at a
+    /// time is slow, not stalled).
+    let timeout: TimeInterval
     /// How many requests ``sendAll(_:)`` keeps in flight: the round trips to a distant server
     /// overlap, and the server is not flooded (DAVx5 and Thunderbird keep a few too).
     static let concurrentRequests = 4
 
-    /// A client that sends `user` and `password` (Basic, RFC 7617) when both are given.
-    init(user: String?, password: String?) {
+    /// A client that sends `user` and `password` (Basic, RFC 7617) when both are given, and
+    /// gives up on requests that go `timeout` seconds without an answer.
+    init(user: String?, password: String?, timeout: TimeInterval = PIMStore.defaultSyncTimeout) {
+        self.timeout = timeout
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = Self.timeout
+        // The client keeps time itself: URLSession's timer starts when a request is sent, and a
+        // request waiting behind others at a server that takes one at a time would time out
+        // however steadily the server answers.
+        configuration.timeoutIntervalForRequest = 7 * 86_400
+        configuration.timeoutIntervalForResource = 7 * 86_400
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
@@ -67,7 +75,7 @@ final class DAVClient {
         var stalled = false
         for (index, request) in requests.enumerated() {
             // A slot frees when an answer comes: none for `timeout` seconds means a stalled server.
-            if slots.wait(timeout: .now() + Self.timeout) == .timedOut {
+            if slots.wait(timeout: .now() + timeout) == .timedOut {
                 stalled = true
                 break
             }
@@ -91,7 +99,7 @@ final class DAVClient {
         }
         if !stalled {
             var answered = answers.count
-            while group.wait(timeout: .now() + Self.timeout) == .timedOut {
+            while group.wait(timeout: .now() + timeout) == .timedOut {
                 // Answers still coming: the server is slow, not stalled.
                 guard answers.count > answered else {
                     stalled = true
@@ -102,21 +110,22 @@ final class DAVClient {
         }
         if stalled {
             for task in tasks { task.cancel() }
-            group.wait()
+            // A cancelled request ends at once; one that does not is failed all the same.
+            _ = group.wait(timeout: .now() + 10)
         }
         return requests.indices.map { index in
             let request = requests[index]
             let what = "\(request.method) \(request.url.absoluteString)"
             guard index < tasks.count else {
-                return .failure(PIMError.server(stalled ? "\(what): not sent: no answer came within \(Int(Self.timeout)) seconds"
+                return .failure(PIMError.server(stalled ? "\(what): not sent: no answer came within \(Int(timeout)) seconds"
                                                         : "\(what): not sent: an earlier request failed"))
-            }
-            guard let answer = answers[index], !(stalled && answer.isCancellation) else {
-                return .failure(PIMError.server("\(what): no answer within \(Int(Self.timeout)) seconds"))
             }
             let refused = "401 Unauthorized: " + (authorization == nil ? "no user name was given (--user, --password-file)"
                                                                      : "the user name or password was refused")
             if challenges.take(tasks[index].taskIdentifier) { return .failure(PIMError.server("\(what): \(refused)")) }
+            guard let answer = answers[index], !(stalled && answer.isCancellation) else {
+                return .failure(PIMError.server("\(what): no answer within \(Int(timeout)) seconds"))
+            }
             if let error = answer.error { return .failure(PIMError.server("\(what): \(error.localizedDescription)")) }
             guard let response = answer.response else { return .failure(PIMError.server("\(what): no HTTP answer")) }
             var fields: [String: String] = [:]

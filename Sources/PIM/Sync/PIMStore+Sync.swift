@@ -172,17 +172,20 @@ extension PIMStore {
         }
     }
 
+    /// How long `pim sync` waits, by default, for an answer to the requests on their way.
+    public static let defaultSyncTimeout: TimeInterval = 120
+
     /// Syncs `collection` both ways (see the top of this file). Nothing is saved: the caller
     /// saves the context, also when the report has a ``SyncReport/failure`` (what was sent before
     /// it must be remembered). Throws, with the context to roll back, when nothing was sent yet.
     /// With `dryRun`, the server's changes are read into the context (to be rolled back) and
     /// nothing is sent: the report counts what would be.
     public func synchronize(_ collection: SyncCollection, prefer: SyncPreference?, password: String?,
-                            dryRun: Bool = false) throws(PIMError) -> SyncReport {
+                            dryRun: Bool = false, timeout: TimeInterval = PIMStore.defaultSyncTimeout) throws(PIMError) -> SyncReport {
         guard let urlText = collection.url, let base = URL(string: urlText) else {
             throw PIMError.usage("a sync collection without a URL")
         }
-        let client = DAVClient(user: collection.user, password: password)
+        let client = DAVClient(user: collection.user, password: password, timeout: timeout)
         var report = SyncReport(collection: urlText)
         func key(_ href: String) -> String { Self.hrefKey(href, base: base) }
 
