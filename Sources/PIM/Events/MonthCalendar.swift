@@ -17,8 +17,8 @@ extension PIMStore {
 
     /// `months` whole months from the one holding `month` (this month when nil): a month typed
     /// `2026-12`, `dec`, `December 2026` or `12 2026`, or any date pim reads (`next month`,
-    /// `2027-03-15`). With `dates`, contacts'
-    /// birthdays and anniversaries are among the days' entries.
+    /// `2027-03-15`). With `dates`, contacts' birthdays and anniversaries are among the days'
+    /// entries.
     public func monthCalendar(month text: String?, months: Int, dates: Bool = true) throws(PIMError) -> MonthCalendar {
         guard (1...Self.calendarMonthLimit).contains(months) else {
             throw PIMError.usage("--months \(months): expected 1 to \(Self.calendarMonthLimit)")
