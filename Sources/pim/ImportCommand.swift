@@ -83,9 +83,16 @@ struct ImportCommand: ParsableCommand {
         }
         try print(summaries, session: session)
         let skipped = summaries.flatMap(\.report.skipped)
-        if !skipped.isEmpty {
-            throw PIMError.invalid("\(skipped.count) record(s) left out:\n" + skipped.map { "  \($0)" }.joined(separator: "\n"))
-        }
+        let dependencies = summaries.flatMap(\.dependenciesLeftOut)
+        var lines: [String] = []
+        if !skipped.isEmpty { lines += ["\(skipped.count) record(s) left out:"] + skipped.map { "  \($0)" } }
+        if !dependencies.isEmpty { lines += ["\(Self.dependencies(dependencies.count)) left out:"] + dependencies.map { "  \($0)" } }
+        if !lines.isEmpty { throw PIMError.invalid(lines.joined(separator: "\n")) }
+    }
+
+    /// `1 dependency`, `2 dependencies`.
+    static func dependencies(_ count: Int) -> String {
+        count == 1 ? "1 dependency" : "\(count) dependencies"
     }
 
     private func print(_ summaries: [FeedImportSummary], session: Session) throws(PIMError) {
@@ -94,7 +101,8 @@ struct ImportCommand: ParsableCommand {
                 let report = summary.report
                 return ["file": summary.feed, "format": summary.format, "source": summary.source, "records": report.records,
                         "added": report.inserted, "updated": report.updated, "unchanged": report.unchanged,
-                        "deleted": report.deleted, "ignored": report.ignored, "skipped": report.skipped.count, "dryRun": dryRun]
+                        "deleted": report.deleted, "ignored": report.ignored, "skipped": report.skipped.count,
+                        "dependenciesLeftOut": summary.dependenciesLeftOut.count, "dryRun": dryRun]
             }
             try session.print(RecordPresenter.json(objects))
         } else {
@@ -104,6 +112,7 @@ struct ImportCommand: ParsableCommand {
                 return "\(verb) \(summary.feed) (\(summary.format), source \(summary.source)): \(report.inserted) added, "
                     + "\(report.updated) updated, \(report.unchanged) unchanged, \(report.deleted) deleted"
                     + (report.ignored > 0 ? ", \(report.ignored) ignored" : "") + (report.skipped.isEmpty ? "" : ", \(report.skipped.count) left out")
+                    + (summary.dependenciesLeftOut.isEmpty ? "" : ", \(Self.dependencies(summary.dependenciesLeftOut.count)) left out")
             }.joined(separator: "\n"))
         }
     }

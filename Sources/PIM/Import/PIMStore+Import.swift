@@ -14,6 +14,9 @@ public struct FeedImportSummary: Sendable {
     /// The source its records are matched within.
     public var source: String
     public var report: FeedImportReport
+    /// The dependencies left out because each would close a circle (`--skip-invalid`, sync):
+    /// their tasks were imported without them.
+    public var dependenciesLeftOut: [FeedRecordIssue] = []
 }
 
 extension PIMStore {
@@ -51,7 +54,7 @@ extension PIMStore {
             throw PIMError.feed(error.description)
         }
         let circles = try breakDependencyCircles(feed: url.path, refusing: !skipInvalid)
-        if !circles.isEmpty, !summaries.isEmpty { summaries[summaries.count - 1].report.skipped += circles }
+        if !circles.isEmpty, !summaries.isEmpty { summaries[summaries.count - 1].dependenciesLeftOut += circles }
         return summaries
     }
 

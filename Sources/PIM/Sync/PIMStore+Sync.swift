@@ -596,7 +596,7 @@ extension PIMStore {
         for summary in try importFeeds(at: files, mapping: mapping, source: collection.url, skipInvalid: true) {
             reportedCounts(summary.report, into: &report)
             // Named by the resource, not by the line of the answer (a file that is gone).
-            report.refused += summary.report.skipped.map { issue in
+            report.refused += (summary.report.skipped + summary.dependenciesLeftOut).map { issue in
                 let resource = issue.key.flatMap { URL(string: $0, relativeTo: base)?.absoluteString } ?? base.absoluteString
                 return "\(resource) (\(issue.entity)): \(issue.message)"
             }
