@@ -71,7 +71,8 @@ final class YearlessDatesTests: PimTestCase {
             <feed xmlns="http://www.w3.org/2005/Atom" xmlns:gd="http://schemas.google.com/g/2005" \
             xmlns:gContact="http://schemas.google.com/contact/2008"><entry><id>http://www.google.com/m8/feeds/contacts/a/base/1</id>\
             <title>Gina Data</title><gd:name><gd:fullName>Gina Data</gd:fullName></gd:name>\
-            <gContact:birthday when="--08-09"/></entry></feed>
+            <gContact:birthday when="--08-09"/><gContact:event rel="anniversary"><gd:when startTime="2010-06-12"/></gContact:event>\
+            <gContact:event rel="other"><gd:when startTime="2001-01-01"/></gContact:event></entry></feed>
             """
         try Data(gdata.utf8).write(to: folder.appendingPathComponent("google.xml"))
         for file in ["cards.vcf", "cards.xml", "google.xml"] {
@@ -81,6 +82,9 @@ final class YearlessDatesTests: PimTestCase {
         XCTAssertEqual(try birthdays(), ["Linus Basic": "--04-12", "Apple Style": "--05-06", "Xena Card": "--07-07", "Gina Data": "--08-09"])
         let linus = try XCTUnwrap(try contacts().first { $0["name"] as? String == "Linus Basic" })
         XCTAssertEqual(linus["anniversary"] as? String, "--04-13")
+        // Google's anniversary is a contact event of that kind (other kinds are not anniversaries).
+        let gina = try XCTUnwrap(try contacts().first { $0["name"] as? String == "Gina Data" })
+        XCTAssertEqual(gina["anniversary"] as? String, "2010-06-12")
     }
 
     func testExportsWriteTheDayAsEachVersionCanAndReadItBackUnchanged() throws {
