@@ -31,13 +31,19 @@ extension PIMStore {
     public func agenda(from start: Date? = nil, days: Int, dates: Bool = true) throws(PIMError) -> [AgendaDay] {
         guard days > 0 else { throw PIMError.usage("--days must be at least 1") }
         let parser = dateParser
-        let today = parser.startOfDay(now)
-        let first = start.map { parser.startOfDay($0) } ?? today
-        // Day after day, not `days` days added to the first: across the calendar's switch from
-        // Julian to Gregorian (4 to 15 October 1582), a date that is not there reads as a later one.
-        var dayStarts = [first]
+        var dayStarts = [start.map { parser.startOfDay($0) } ?? parser.startOfDay(now)]
         while dayStarts.count < days { dayStarts.append(parser.adding(days: 1, to: dayStarts[dayStarts.count - 1])) }
-        let end = parser.adding(days: 1, to: dayStarts[dayStarts.count - 1])
+        return try agenda(of: dayStarts, dates: dates)
+    }
+
+    /// The agenda of `dayStarts`: the starts of successive days, found day after day (not by
+    /// adding days to the first: across the calendar's switch from Julian to Gregorian, 4 to 15
+    /// October 1582, a date that is not there reads as a later one).
+    func agenda(of dayStarts: [Date], dates: Bool) throws(PIMError) -> [AgendaDay] {
+        guard let first = dayStarts.first, let last = dayStarts.last else { return [] }
+        let parser = dateParser
+        let today = parser.startOfDay(now)
+        let end = parser.adding(days: 1, to: last)
         let window = first..<end
         // An all-day event's days are kept in its own time zone, up to 26 hours from this one:
         // the request reaches two days further each way, and occurrences(in:) keeps those that

@@ -41,17 +41,17 @@ extension PIMStore {
         guard calendar.isPIMDate(first), let last = starts.last, calendar.isPIMDate(last) else {
             throw PIMError.usage("\"\(text ?? "")\": the months must fall in the years \(Calendar.pimYears.lowerBound)-\(Calendar.pimYears.upperBound)")
         }
-        // Counted day after day: a day that starts late (a clock change at midnight) is still a
-        // day, and October 1582 (the switch from the Julian calendar) has 21.
-        var count = 0
+        // Day after day: a day that starts late (a clock change at midnight) is still a day, and
+        // October 1582 (the switch from the Julian calendar) has 21.
+        var dayStarts: [Date] = []
         var next = first
         while next < end {
-            count += 1
+            dayStarts.append(next)
             let after = parser.adding(days: 1, to: next)
             guard after > next else { break }
             next = after
         }
-        return MonthCalendar(months: starts, days: try agenda(from: first, days: count, dates: dates))
+        return MonthCalendar(months: starts, days: try agenda(of: dayStarts, dates: dates))
     }
 
     /// The year and month `text` names as a month, nil for anything else: `2026-12`, a month's

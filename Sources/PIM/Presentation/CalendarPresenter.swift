@@ -34,12 +34,13 @@ public struct CalendarPresenter {
         calendar.timeZone = timeZone
         let busy = Set(view.days.filter { !$0.items.isEmpty }.map { calendar.startOfDay(for: $0.day) })
         let today = calendar.startOfDay(for: now)
+        // Each month's days, in order.
+        let daysByMonth = Dictionary(grouping: view.days.map(\.day)) { calendar.dateComponents([.year, .month], from: $0) }
         var lines: [String] = []
         for rowStart in stride(from: 0, to: view.months.count, by: Self.monthsPerRow) {
             let blocks = view.months[rowStart..<min(rowStart + Self.monthsPerRow, view.months.count)].map { first in
-                let month = calendar.dateComponents([.year, .month], from: first)
-                let days = view.days.map(\.day).filter { calendar.dateComponents([.year, .month], from: $0) == month }
-                return self.month(first, days: days, calendar: calendar, busy: busy, today: today)
+                self.month(first, days: daysByMonth[calendar.dateComponents([.year, .month], from: first)] ?? [], calendar: calendar,
+                           busy: busy, today: today)
             }
             if rowStart > 0 { lines.append("") }
             let height = blocks.map(\.count).max() ?? 0

@@ -87,9 +87,7 @@ public enum OutputFormat {
 
     /// Whether `date` (a day kept as midnight UTC) is a day without a year: one of 1604 or before.
     public static func isYearless(_ date: Date) -> Bool {
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(secondsFromGMT: 0)!
-        return utc.component(.year, from: nearestUTCMidnight(date)) <= yearlessYear
+        Calendar.utc.component(.year, from: nearestUTCMidnight(date)) <= yearlessYear
     }
 
     /// The midnight UTC nearest `date`.
