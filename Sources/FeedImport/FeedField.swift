@@ -30,6 +30,11 @@ public enum FeedValueType: String, Sendable, CaseIterable {
     /// A list of instants and days (iCalendar's EXDATE, each property in its own TZID), as
     /// iCalendar's basic UTC form, comma-separated: `20240617T070000Z,20240624`.
     case datelist
+    /// A list of iCalendar TRIGGER values (each VALARM's), comma-separated, each once, in order:
+    /// durations in one form (`-PT15M`, `PT0S`, `-P1W`, `-P1DT2H`; `-PT900S` is `-PT15M`), dates
+    /// and times as UTC (`20261201T080000Z`; a TZID's or a floating time converted as `datetime`
+    /// converts it). With `unit`, numbers count a duration (GData's `minutes="15"`).
+    case triggerlist
     /// Exchange's recurrence XML (the `t:Recurrence` element the XPath selects) as an RRULE.
     case exchangeRecurrence = "exchange-recurrence"
     /// A time zone: an IANA name as it is, a Windows name (`W. Europe Standard Time`) as its
@@ -50,7 +55,7 @@ public enum FeedFieldSource: Sendable, Equatable {
     /// An XPath 1.0 expression relative to the record (or child) element.
     case xpath(String)
     /// A property of the record's payload component (`SUMMARY`), or a parameter of it; `"."`
-    /// is a child's own property.
+    /// is a child's own property. ``FeedField/Alternative/component`` reads it in subcomponents.
     case property(name: String, parameter: String?)
     /// Nothing: the alternative gives its default.
     case none
@@ -103,12 +108,20 @@ public struct FeedField: Sendable {
         public var yearless: Int?
         /// For payload properties: only those whose parameter (the key) has one of the values
         /// (compared in any case; `""` stands for the parameter's absence), as a RELATED-TO
-        /// whose RELTYPE is `PARENT`, or none, names a parent.
-        public var having: [String: Set<String>] = [:]
+        /// whose RELTYPE is `PARENT`, or none, names a parent. Several filters admit what any
+        /// of them admits: a to-do's alarms are the TRIGGERs related to its end or at a date.
+        public var having: [[String: Set<String>]] = []
+        /// For payload properties: the subcomponents of the record's component (`VALARM`) whose
+        /// properties are read, in order, instead of the component's own.
+        public var component: String?
+        /// For `triggerlist`: how a number is read as a duration.
+        var unit: TriggerUnit?
 
         /// Whether `property` passes ``having``.
         func admits(_ parameters: [String: String]) -> Bool {
-            having.allSatisfy { name, values in values.contains((parameters[name] ?? "").uppercased()) }
+            having.isEmpty || having.contains { filter in
+                filter.allSatisfy { name, values in values.contains((parameters[name] ?? "").uppercased()) }
+            }
         }
     }
 
@@ -172,24 +185,42 @@ public struct FeedField: Sendable {
         if type == .duration, after == nil {
             throw FeedMappingError(origin: reader.origin, path: "\(path).after", message: "a duration needs the attribute it is added to")
         }
-        var having: [String: Set<String>] = [:]
+        var having: [[String: Set<String>]] = []
         if let filter = object["having"] {
             guard case .property = source else {
                 throw FeedMappingError(origin: reader.origin, path: "\(path).having", message: "having filters payload properties: give property")
             }
-            for (name, values) in try reader.object(filter, at: "\(path).having") {
-                let list = values as? [Any] ?? [values]
-                let texts = list.compactMap { $0 as? String }
-                guard !texts.isEmpty, texts.count == list.count else {
-                    throw FeedMappingError(origin: reader.origin, path: "\(path).having.\(name)",
-                                           message: "expected a parameter value, or a list of them (\"\" for none)")
+            // One filter, or a list of filters of which a property passes one.
+            let filters = (filter as? [Any]).map { list in list.enumerated().map { ($1, "\(path).having[\($0)]") } } ?? [(filter, "\(path).having")]
+            guard !filters.isEmpty else {
+                throw FeedMappingError(origin: reader.origin, path: "\(path).having", message: "expected a filter (an object), or a list of them")
+            }
+            for (value, place) in filters {
+                var parameters: [String: Set<String>] = [:]
+                for (name, values) in try reader.object(value, at: place) {
+                    let list = values as? [Any] ?? [values]
+                    let texts = list.compactMap { $0 as? String }
+                    guard !texts.isEmpty, texts.count == list.count else {
+                        throw FeedMappingError(origin: reader.origin, path: "\(place).\(name)",
+                                               message: "expected a parameter value, or a list of them (\"\" for none)")
+                    }
+                    parameters[name.uppercased()] = Set(texts.map { $0.uppercased() })
                 }
-                having[name.uppercased()] = Set(texts.map { $0.uppercased() })
+                having.append(parameters)
             }
         }
+        var component: String?
+        if let name = object["component"] {
+            guard case .property(let property, _) = source, property != "." else {
+                throw FeedMappingError(origin: reader.origin, path: "\(path).component",
+                                       message: "component reads a property of the payload's subcomponents: give property (not \".\")")
+            }
+            component = try reader.string(name, at: "\(path).component").uppercased()
+        }
+        let unit = try object["unit"].map { value throws(FeedMappingError) in try Self.unit(value, at: "\(path).unit", type: type, reader: reader) }
         try reader.refuseUnknownKeys(object, known: ["xpath", "property", "parameter", "type", "map", "mapOnly", "default", "many",
                                                      "separator", "part", "timeZone", "after", "namedValues", "stripPrefix", "split", "lenient",
-                                                     "having", "yearless"], at: path)
+                                                     "having", "yearless", "component", "unit"], at: path)
         var alternative = Alternative(
             source: source, type: type, table: table, tableOnly: try reader.flag(object["mapOnly"], at: "\(path).mapOnly"),
             defaultValue: try object["default"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).default") },
@@ -201,6 +232,8 @@ public struct FeedField: Sendable {
             split: try object["split"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).split") },
             lenient: try reader.flag(object["lenient"], at: "\(path).lenient"))
         alternative.having = having
+        alternative.component = component
+        alternative.unit = unit
         if let year = object["yearless"] {
             guard let number = year as? Int, (1...9999).contains(number), !(year is Bool) else {
                 throw FeedMappingError(origin: reader.origin, path: "\(path).yearless", message: "expected a year (1 to 9999)")
@@ -211,5 +244,24 @@ public struct FeedField: Sendable {
             alternative.yearless = number
         }
         return alternative
+    }
+
+    /// A `unit`: a duration every number counts, or an object giving one by node name.
+    private static func unit(_ value: Any, at path: String, type: FeedValueType, reader: MappingReader) throws(FeedMappingError) -> TriggerUnit {
+        guard type == .triggerlist else {
+            throw FeedMappingError(origin: reader.origin, path: path, message: "unit reads numbers as durations: give \"type\": \"triggerlist\"")
+        }
+        func duration(_ value: Any?, at place: String) throws(FeedMappingError) -> TriggerOffset {
+            let text = try reader.string(value, at: place)
+            guard let offset = TriggerOffset(text) else {
+                throw FeedMappingError(origin: reader.origin, path: place, message: "\"\(text)\" is not a duration (-PT1M, PT1H, P1D)")
+            }
+            return offset
+        }
+        guard let table = value as? [String: Any] else { return .each(try duration(value, at: path)) }
+        guard !table.isEmpty else { throw FeedMappingError(origin: reader.origin, path: path, message: "expected a duration, or node names with theirs") }
+        var units: [String: TriggerOffset] = [:]
+        for (name, text) in table { units[name] = try duration(text, at: "\(path).\(name)") }
+        return .byNodeName(units)
     }
 }

@@ -540,12 +540,29 @@ public final class FeedImporter {
                     if let index = pairs.firstIndex(where: { $0.name == name }) { pairs[index].values.append(value) } else { pairs.append((name, [value])) }
                 }
                 texts = pairs.isEmpty ? [] : [pairs.map { "\($0.name)=\($0.values.joined(separator: ","))" }.joined(separator: ";")]
-            case let .property(propertyName, _) where alternative.type == .datelist:
-                let properties = element.payload?.properties(named: propertyName) ?? []
-                let list = try dateList(properties.flatMap { property in
+            case .property where alternative.type == .datelist:
+                let list = try dateList(properties(read: alternative, in: element, child: child, all: true).flatMap { property in
                     property.value.split(separator: ",").map { (String($0), property.parameters["TZID"]) }
                 }, element: element, entity: entity, key: key, name: name)
                 if let list { return .text(list) }
+                continue
+            case .property where alternative.type == .triggerlist:
+                let triggers = properties(read: alternative, in: element, child: child, all: true).map { property in
+                    TriggerText(text: property.value, node: property.name, zone: property.parameters["TZID"])
+                }
+                if let list = try triggerList(triggers, alternative, element: element, entity: entity, key: key, name: name) { return .text(list) }
+                continue
+            case .xpath(let expression) where alternative.type == .triggerlist:
+                let zone = try alternative.timeZone.flatMap { timeZone throws(FeedImportError) in try element.xpath.strings(timeZone, at: node).first }
+                let triggers: [TriggerText]
+                if case .byNodeName? = alternative.unit {
+                    triggers = try element.xpath.nodes(expression, at: node).map { found in
+                        TriggerText(text: RecordXPath.string(of: found), node: found.pointee.name.map { String(cString: $0) } ?? "", zone: zone)
+                    }
+                } else {
+                    triggers = try element.xpath.strings(expression, at: node).map { TriggerText(text: $0, node: "", zone: zone) }
+                }
+                if let list = try triggerList(triggers, alternative, element: element, entity: entity, key: key, name: name) { return .text(list) }
                 continue
             case .xpath(let expression) where alternative.type == .exchangeRecurrence:
                 texts = try element.xpath.nodes(expression, at: node).prefix(1).compactMap(ExchangeRecurrence.rule(from:))
@@ -587,21 +604,28 @@ public final class FeedImporter {
         return nil
     }
 
+    /// The payload properties a property alternative reads (all of them, or the first): the
+    /// child's own (`"."`), else the record component's or, with `component`, its
+    /// subcomponents', those ``FeedField/Alternative/having`` admits.
+    private func properties(read alternative: FeedField.Alternative, in element: FeedRecordElement, child: ContentProperty?,
+                            all: Bool) -> [ContentProperty] {
+        guard case let .property(propertyName, _) = alternative.source else { return [] }
+        if propertyName == "." { return child.map { [$0] }?.filter { alternative.admits($0.parameters) } ?? [] }
+        guard let payload = element.payload else { return [] }
+        if alternative.component == nil, alternative.having.isEmpty {
+            return all ? payload.properties(named: propertyName) : payload.property(propertyName).map { [$0] } ?? []
+        }
+        let holders = alternative.component.map { name in payload.components.filter { $0.name == name } } ?? [payload]
+        let admitted = holders.flatMap { $0.properties(named: propertyName) }.filter { alternative.admits($0.parameters) }
+        return all ? admitted : Array(admitted.prefix(1))
+    }
+
     /// The texts of a payload-property alternative (all of them, or the first property's), and
     /// the zone its TZID names.
     private func sourceTexts(_ alternative: FeedField.Alternative, in element: FeedRecordElement, child: ContentProperty?,
                              all: Bool) -> (texts: [String], zone: String?) {
-        guard case let .property(propertyName, parameter) = alternative.source else { return ([], nil) }
-        let properties: [ContentProperty]
-        if propertyName == "." {
-            properties = child.map { [$0] }?.filter { alternative.admits($0.parameters) } ?? []
-        } else {
-            properties = element.payload.map { payload in
-                guard !alternative.having.isEmpty else { return all ? payload.properties(named: propertyName) : payload.property(propertyName).map { [$0] } ?? [] }
-                let admitted = payload.properties(named: propertyName).filter { alternative.admits($0.parameters) }
-                return all ? admitted : Array(admitted.prefix(1))
-            } ?? []
-        }
+        guard case let .property(_, parameter) = alternative.source else { return ([], nil) }
+        let properties = self.properties(read: alternative, in: element, child: child, all: all)
         let texts = properties.flatMap { property -> [String] in
             if let parameter { return property.parameters[parameter].map { [$0] } ?? [] }
             if let part = alternative.part { return [property.parts(part, joinedBy: alternative.separator)] }
@@ -659,8 +683,6 @@ public final class FeedImporter {
     private func dateList(_ texts: [(String, String?)], element: FeedRecordElement, entity: String, key: String?,
                           name: String) throws(FeedImportError) -> String? {
         var written: [String] = []
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
         for (text, zone) in texts {
             // A date has no blanks: what follows one is other lines run together (GData).
             let trimmed = text.trimmedBlanks.split(separator: " ").first.map(String.init) ?? ""
@@ -674,13 +696,67 @@ public final class FeedImporter {
                 let parts = parsed.components
                 written.append(String(format: "%04d%02d%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0))
             } else {
-                let parts = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: parsed.date)
-                written.append(String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
-                                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0))
+                written.append(Self.utcText(parsed.date))
             }
         }
         return written.isEmpty ? nil : written.joined(separator: ",")
     }
+
+    /// One TRIGGER text of a `triggerlist` field: the local name of the node (or the property)
+    /// it is from, for a `unit` by node name, and the zone of a floating date and time.
+    private struct TriggerText {
+        var text: String
+        var node: String
+        var zone: String?
+    }
+
+    /// Triggers in their canonical form (``TriggerOffset``, or a UTC date and time),
+    /// comma-separated, each once, in order; nil for none. A text that is no trigger refuses the
+    /// record, or, when the alternative is lenient, is left out alone.
+    private func triggerList(_ triggers: [TriggerText], _ alternative: FeedField.Alternative, element: FeedRecordElement, entity: String,
+                             key: String?, name: String) throws(FeedImportError) -> String? {
+        var written: [String] = []
+        for trigger in triggers {
+            let text = trigger.text.trimmedBlanks
+            if text.isEmpty { continue }
+            let unit: TriggerOffset?
+            switch alternative.unit {
+            case .each(let offset)?: unit = offset
+            case .byNodeName(let table)?: unit = table[trigger.node]
+            case nil: unit = nil
+            }
+            var value: String?
+            if let unit {
+                value = Int(text).map { unit.times($0).text }
+            } else if let offset = TriggerOffset(text) {
+                value = offset.text
+            } else {
+                let zone = definedZone(trigger.zone, at: text, in: element) ?? trigger.zone.flatMap { FeedValueReader.timeZone(named: $0) } ?? options.timeZone
+                if let parsed = FeedDateParser.parse(text, floatingIn: zone), !parsed.isDate { value = Self.utcText(parsed.date) }
+            }
+            guard let value else {
+                if alternative.lenient { continue }
+                let expected = unit == nil ? "a trigger (a duration such as -PT15M, or a date and time)" : "a whole number"
+                throw .invalidRecords([FeedRecordIssue(feed: feedName, line: element.line, entity: entity, key: key,
+                                                       message: "\(name): \"\(text)\" is not \(expected)")])
+            }
+            if !written.contains(value) { written.append(value) }
+        }
+        return written.isEmpty ? nil : written.joined(separator: ",")
+    }
+
+    /// An instant in iCalendar's basic UTC form: `20261201T080000Z`.
+    static func utcText(_ date: Date) -> String {
+        let parts = utcCalendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+    }
+
+    private static let utcCalendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
 
     /// A duration read for `field` as the instant it ends at, counted from the attribute its
     /// `after` names (no value without one); any other value as it is.
