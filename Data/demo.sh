@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fills a demo pim store and shows it: contacts (two imported from an xCard feed), a repeating
-# meeting, an event with attendees, tasks for them, then the task list (by urgency), the agenda,
-# the calendar exported as iCalendar, and a record file opened in pim.
+# meeting, an event with attendees and alarms, tasks for them, then the task list (by urgency),
+# the agenda, the alarms, the calendar exported as iCalendar, and a record file opened in pim.
 # Uses $PIM_STORE if set, else a new temporary store, never the user's own. Run from the
 # repository: Data/demo.sh
 set -e
@@ -20,7 +20,7 @@ pim contacts group add Engineers ada charles grace
 "$PIM" import "$(dirname "$0")/team.xcard.xml" --source team
 
 pim events add Standup --start "tomorrow 9:15" --duration 15m --repeat weekdays --location "Room 1" --attendee ada --attendee charles
-pim events add Design review --start "next tue 14:00" --duration 1h30m --attendee grace --attendee ada --location "Room 2"
+pim events add Design review --start "next tue 14:00" --duration 1h30m --attendee grace --attendee ada --location "Room 2" --alarm 1d --alarm 15m
 pim events add Conference --start "in 10 days" --all-day --repeat "FREQ=YEARLY"
 
 pim tasks add Prepare the review slides --due "next mon 17:00" --priority H --project work.review --tag slides --for-event "design review" --assignee ada
@@ -33,6 +33,9 @@ pim tasks add Water the plants --due "sat 10:00" --repeat weekly --project home
 "$PIM" tasks list
 echo
 "$PIM" events agenda --days 7
+echo
+# What goes off in the next two weeks (a cron notifier asks: pim alarms --from -5m --to now).
+"$PIM" alarms --to "in 14 days"
 echo
 # The calendar for other programs (iCalendar; contacts export writes vCard): pim-events(1).
 calendar="$(dirname "$PIM_STORE")/calendar.ics"

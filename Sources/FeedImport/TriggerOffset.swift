@@ -11,14 +11,14 @@ import Foundation
 /// TriggerOffset("-PT900S")?.text            // "-PT15M"
 /// TriggerOffset("-PT1M")?.times(15).text    // "-PT15M" (GData's minutes="15")
 /// ```
-struct TriggerOffset: Sendable, Equatable {
-    var before: Bool
-    var days: Int
-    var seconds: Int
+public struct TriggerOffset: Sendable, Equatable {
+    public var before: Bool
+    public var days: Int
+    public var seconds: Int
 
     /// The duration `text` writes (`-PT15M`, `PT0S`, `+P1W`, `-P1DT2H`, any case); nil for anything
     /// else, fractions included (RFC 5545 durations count whole units).
-    init?(_ text: String) {
+    public init?(_ text: String) {
         var rest = Substring(text.trimmedBlanks.uppercased())
         var before = false
         if rest.first == "-" || rest.first == "+" {
@@ -55,7 +55,7 @@ struct TriggerOffset: Sendable, Equatable {
         self.init(before: before, days: days, seconds: seconds)
     }
 
-    init(before: Bool, days: Int, seconds: Int) {
+    public init(before: Bool, days: Int, seconds: Int) {
         // A zero offset has no side: -PT0S is PT0S.
         self.before = before && (days > 0 || seconds > 0)
         self.days = days
@@ -69,7 +69,7 @@ struct TriggerOffset: Sendable, Equatable {
 
     /// The canonical text: weeks when it is whole weeks, else days then hours, minutes and
     /// seconds, each only when not zero (`-P1W`, `-P1DT2H`, `-PT15M`, `PT0S`).
-    var text: String {
+    public var text: String {
         var text = before ? "-P" : "P"
         if seconds == 0, days > 0, days % 7 == 0 { return text + "\(days / 7)W" }
         if days > 0 { text += "\(days)D" }

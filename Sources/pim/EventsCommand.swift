@@ -27,6 +27,9 @@ struct EventsCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The calendar it belongs to.", valueName: "name")) var calendar: String?
         @Option(help: "Notes.") var notes: String?
         @Option(help: "tentative, confirmed (the default) or cancelled.") var status: String?
+        @Option(name: .customLong("alarm"), parsing: .unconditionalSingleValue,
+                help: ArgumentHelp("An alarm (repeatable): 15m, 1h30m or 1d before the start, '10m after', 'at the start', or a date and time.", valueName: "when"))
+        var alarms: [String] = []
 
         func run() throws {
             let session = try Session(global)
@@ -40,6 +43,7 @@ struct EventsCommand: ParsableCommand {
             draft.calendar = calendar
             draft.notes = notes
             draft.status = status
+            draft.alarms = alarms
             let event = try session.store.addEvent(draft)
             try session.commit()
             try session.printChanged([event], kind: .event, verb: "Added") { _ in
@@ -179,6 +183,10 @@ struct EventsCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Attendees, comma-separated (replaces them all).", valueName: "contacts")) var attendees: String?
         @Option(help: "Notes.") var notes: String?
         @Option(parsing: .unconditional,
+                help: ArgumentHelp("The alarms, comma-separated (replaces them all; '' none): 15m, 1h before, '10m after', 'at the start', or a date and time.",
+                                   valueName: "whens"))
+        var alarms: String?
+        @Option(parsing: .unconditional,
                 help: ArgumentHelp("The occurrences a repeating event skips, comma-separated dates or dates and times (replaces them all; '' skips none).",
                                    valueName: "whens"))
         var skipped: String?
@@ -190,7 +198,7 @@ struct EventsCommand: ParsableCommand {
         func run() throws {
             let values: [String: String?] = [
                 "title": title, "start": start, "end": end, "location": location, "repeat": repeatRule, "status": status,
-                "calendar": calendar, "attendees": attendees, "notes": notes, "skipped": skipped,
+                "calendar": calendar, "attendees": attendees, "notes": notes, "skipped": skipped, "alarms": alarms,
             ]
             guard let occurrence else {
                 try RecordCommands.edit(id, kind: .event, values: values.compactMapValues { $0 }, global: global)

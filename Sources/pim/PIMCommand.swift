@@ -22,6 +22,6 @@ struct PIMCommand: ParsableCommand {
             8 store error, 9 feed cannot be imported, 10 sync server unreachable or refusing.
             """,
         subcommands: [TasksCommand.self, ContactsCommand.self, EventsCommand.self, UndoCommand.self, RedoCommand.self,
-                      ImportCommand.self, SyncCommand.self, OpenCommand.self, RecordsCommand.self]
+                      ImportCommand.self, SyncCommand.self, AlarmsCommand.self, OpenCommand.self, RecordsCommand.self]
     )
 }

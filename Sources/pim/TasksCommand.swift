@@ -33,6 +33,9 @@ struct TasksCommand: ParsableCommand {
         @Option(name: .customLong("depends-on"), help: ArgumentHelp("A task that must be done first (repeatable).", valueName: "task")) var dependsOn: [String] = []
         @Option(name: .customLong("repeat"), help: ArgumentHelp("Repeat: daily, weekly, monthly, yearly, weekdays or an RRULE (needs --due); done adds the next.", valueName: "rule")) var repeatRule: String?
         @Option(help: "Notes.") var notes: String?
+        @Option(name: .customLong("alarm"), parsing: .unconditionalSingleValue,
+                help: ArgumentHelp("An alarm (repeatable): 15m, 1h or 1d before the due date, '10m after', 'when due', or a date and time.", valueName: "when"))
+        var alarms: [String] = []
 
         func run() throws {
             let session = try Session(global)
@@ -49,6 +52,7 @@ struct TasksCommand: ParsableCommand {
             draft.parent = parent
             draft.dependsOn = dependsOn
             draft.notes = notes
+            draft.alarms = alarms
             let task = try session.store.addTask(draft)
             try session.commit()
             try session.printChanged([task], kind: .task, verb: "Added") { _ in
@@ -166,11 +170,16 @@ struct TasksCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The task it is a subtask of.", valueName: "task")) var parent: String?
         @Option(name: .customLong("depends-on"), help: ArgumentHelp("Tasks that must be done first, comma-separated (replaces them all).", valueName: "tasks")) var dependsOn: String?
         @Option(help: "Notes.") var notes: String?
+        @Option(parsing: .unconditional,
+                help: ArgumentHelp("The alarms, comma-separated (replaces them all; '' none): 15m, 1h before the due date, '10m after', 'when due', or a date and time.",
+                                   valueName: "whens"))
+        var alarms: String?
 
         func run() throws {
             let values: [String: String?] = [
                 "title": title, "status": status, "priority": priority, "due": due, "scheduled": scheduled, "wait": wait, "repeat": repeatRule,
                 "project": project, "tags": tags, "assignee": assignee, "event": event, "parent": parent, "depends-on": dependsOn, "notes": notes,
+                "alarms": alarms,
             ]
             try RecordCommands.edit(id, kind: .task, values: values.compactMapValues { $0 }, global: global)
         }

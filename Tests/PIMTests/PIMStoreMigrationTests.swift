@@ -1,5 +1,5 @@
 // Stores written with earlier versions of the PIM model (Data/PIM.xcdatamodeld/PIM.xcdatamodel,
-// PIM 2.xcdatamodel, PIM 3.xcdatamodel, PIM 4.xcdatamodel) opened by the current pim: migrated in place (lightweight migration), every
+// PIM 2.xcdatamodel, PIM 3.xcdatamodel, PIM 4.xcdatamodel, PIM 5.xcdatamodel) opened by the current pim: migrated in place (lightweight migration), every
 // record kept under its number, and the new version's fields usable at once.
 import Foundation
 import ObjectGraph
@@ -131,5 +131,31 @@ final class PIMStoreMigrationTests: PIMStoreTestCase {
         XCTAssertNil(migrated.syncToken, "no token yet: the next sync lists the collection whole")
         XCTAssertNil(migrated.listing)
         XCTAssertFalse(migrated.syncTokensRefused)
+    }
+
+    func testAStoreOfTheFifthModelVersionOpensWithItsRecordsAndTakesAlarms() throws {
+        let url = folder.appendingPathComponent("pim.sqlite")
+        let old = try firstVersion("PIM 5.xcdatamodel")
+        XCTAssertNil(old.entitiesByName["Event"]?.propertiesByName["alarms"], "set-up: version 5 keeps no alarms")
+        try writeStore(of: old, at: url) { context in
+            let event = context.insertNewObject(forEntityName: "Event")
+            event.setValue("Dentist", forKey: "title")
+            event.setValue(Int64(1), forKey: "number")
+            event.setValue(UUID(), forKey: "uuid")
+            event.setValue(now, forKey: "created")
+            event.setValue(now, forKey: "modified")
+            event.setValue(now, forKey: "start")
+            event.setValue(now.addingTimeInterval(3600), forKey: "end")
+        }
+
+        let pim = try open()
+        let migrated = try XCTUnwrap(RecordResolver(store: pim).resolve("1", as: .event) as? Event)
+        XCTAssertEqual(migrated.title, "Dentist")
+        XCTAssertNil(migrated.alarms)
+        migrated.alarms = Alarm.stored([.relative(before: true, days: 0, seconds: 900)])
+        try pim.commit(command: "events edit 1 --alarms 15m")
+        let reopened = try open()
+        let event = try XCTUnwrap(RecordResolver(store: reopened).resolve("1", as: .event) as? Event)
+        XCTAssertEqual(event.alarms, "-PT15M")
     }
 }

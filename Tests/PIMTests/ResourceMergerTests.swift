@@ -8,7 +8,8 @@ final class ResourceMergerTests: XCTestCase {
     private let ours = [
         "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//ObjectGraph//pim//EN",
         "BEGIN:VEVENT", "UID:tb-1@example.com", "DTSTART:20261203T140000Z", "DTEND:20261203T150000Z",
-        "LOCATION:Room 4", "SUMMARY:Board meeting", "ATTENDEE;CN=Ada:mailto:ada@example.com", "END:VEVENT",
+        "LOCATION:Room 4", "SUMMARY:Board meeting", "ATTENDEE;CN=Ada:mailto:ada@example.com",
+        "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Board meeting", "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT",
         "BEGIN:VEVENT", "UID:tb-1@example.com", "RECURRENCE-ID:20261210T140000Z", "DTSTART:20261210T150000Z",
         "SUMMARY:Board meeting (later)", "END:VEVENT",
         "END:VCALENDAR", "",
@@ -57,8 +58,9 @@ final class ResourceMergerTests: XCTestCase {
         XCTAssertTrue(master.contains("CATEGORIES:Board"))
         XCTAssertTrue(master.contains("X-MOZ-GENERATION:3"))
         XCTAssertFalse(master.contains("X-PIM-CALENDAR:old"))
-        XCTAssertTrue(master.contains("BEGIN:VALARM"))
-        XCTAssertTrue(master.contains(" and is folded"), "folded lines kept as they were")
+        XCTAssertEqual(master.filter { $0 == "BEGIN:VALARM" }.count, 1, "pim's alarm is the server's")
+        XCTAssertTrue(master.contains(" and is folded"), "the server's alarm, its folded lines kept as they were")
+        XCTAssertFalse(master.contains("DESCRIPTION:Board meeting"), "pim's text of the alarm gives way to the server's")
         XCTAssertTrue(master.contains("END:VALARM"))
         XCTAssertEqual(master.filter { $0.hasPrefix("DTSTAMP") }.count, 0, "pim's DTSTAMP only (none in this text)")
         let changed = component(merged, 1)
@@ -92,7 +94,8 @@ final class ResourceMergerTests: XCTestCase {
             "BEGIN:VCALENDAR", "BEGIN:VEVENT", "UID:s1", "DTSTART;TZID=Europe/Berlin:20261201T090000", "SUMMARY:Standup",
             "DESCRIPTION:New agenda", "ATTENDEE;CN=Bob:mailto:bob@example.com", "END:VEVENT",
             "BEGIN:VEVENT", "UID:s1", "RECURRENCE-ID;TZID=Europe/Berlin:20261202T090000", "DTSTART;TZID=Europe/Berlin:20261202T100000",
-            "SUMMARY:Standup", "END:VEVENT", "END:VCALENDAR", "",
+            "SUMMARY:Standup", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Standup", "TRIGGER:-PT5M", "END:VALARM",
+            "END:VEVENT", "END:VCALENDAR", "",
         ].joined(separator: "\r\n")
         let server = [
             "BEGIN:VCALENDAR", "BEGIN:VEVENT", "UID:s1", "DTSTART;TZID=Europe/Berlin:20261201T090000", "SUMMARY:Standup",
@@ -106,7 +109,7 @@ final class ResourceMergerTests: XCTestCase {
         XCTAssertEqual(master.filter { $0.uppercased().hasPrefix("ATTENDEE") }, ["ATTENDEE;CN=Bob Builder;PARTSTAT=ACCEPTED:MAILTO:Bob@Example.com"],
                        "one line for Bob, as the server wrote it")
         XCTAssertFalse(master.contains { $0.hasPrefix("X-ALT-DESC") }, "the description changed here: its HTML form goes")
-        XCTAssertTrue(component(merged, 1).contains("BEGIN:VALARM"), "the occurrence is the same instant in another zone")
+        XCTAssertTrue(component(merged, 1).contains("DESCRIPTION:Soon"), "the occurrence is the same instant in another zone: its alarm is the server's")
 
         let unchanged = ResourceMerger().merged(own.replacingOccurrences(of: "New agenda", with: "Old agenda"), keeping: server)
         XCTAssertTrue(component(unchanged, 0).contains("X-ALT-DESC;FMTTYPE=text/html:<p>Old agenda</p>"), "kept while the description is the server's")

@@ -80,6 +80,17 @@ public struct FormField {
         }
     }
 
+    /// The alarms of an event or task, comma-separated as `--alarm` reads each.
+    static func alarms(forTask: Bool) -> FormField {
+        let base = forTask ? "the due date" : "the start"
+        return FormField("alarms", "comma-separated: 15m, 1h30m or 1d before \(base), 10m after, \(forTask ? "when due" : "at the start"), or a date and time",
+                         property: "alarms", read: { record, store in
+            Alarm.list(record.value(forKey: "alarms") as? String).map { $0.text(forTask: forTask, timeZone: store.timeZone) }.joined(separator: ", ")
+        }) { record, text, store throws(PIMError) in
+            record.setValue(Alarm.stored(try store.readAlarms(text)), forKey: "alarms")
+        }
+    }
+
     /// Whether `record` has this field.
     func applies(to record: ManagedObject) -> Bool {
         property.map { record.entity.propertiesByName[$0] != nil } ?? true

@@ -28,6 +28,7 @@ extension RecordForm {
                 guard let task = record as? TaskItem else { return }
                 try store.setRepeat(text, of: task)
             },
+            .alarms(forTask: true),
             .text("project", "a project; dots make sub-projects"),
             FormField("tags", "comma-separated", read: { record, _ in
                 ((record as? TaskItem)?.tags.compactMap(\.name).sorted() ?? []).joined(separator: ", ")
@@ -91,6 +92,7 @@ extension RecordForm {
                     for changed in event.overrides { store.context.delete(changed) }
                 }
             },
+            .alarms(forTask: false),
             FormField("skipped", "occurrences of a repeating event it skips, comma-separated: 2026-12-04, 2026-12-11 09:00", read: { record, store in
                 guard let event = record as? Event else { return "" }
                 return event.skippedOccurrences.map { start in

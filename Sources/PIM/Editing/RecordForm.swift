@@ -116,6 +116,12 @@ public struct RecordForm {
             guard let newDue = task.due else { throw PIMError.usage(PIMStore.repeatNeedsDue) }
             if newDue != due { task.recurrenceStart = newDue }
         }
+        // Alarms before or after the due date need one, as a rule does (checked when the edit
+        // sets either: an imported task may have such alarms and no due date).
+        if let task, task.due == nil, values["due"] != nil || values["alarms"] != nil,
+           let relative = Alarm.list(task.alarms).first(where: \.isRelative) {
+            throw PIMError.usage(PIMStore.alarmNeedsDue(relative))
+        }
         try write(fields.indices.filter { fields[$0].key == "status" })
         return changed
     }

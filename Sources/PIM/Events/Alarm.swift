@@ -2,6 +2,7 @@
 // start or a task's due date, or at a date and time of its own. A record keeps its alarms in its
 // `alarms` attribute as iCalendar TRIGGER values, comma-separated (`-PT15M,-P1D,20261201T080000Z`);
 // typed, shown and edited as `15m before`, `1d before`, `at the start`, `10m after` or a date.
+import FeedImport
 import Foundation
 
 /// When an alarm goes off.
@@ -28,20 +29,8 @@ public enum Alarm: Hashable, Sendable {
     /// (`20261201T080000Z`, which iCalendar marks VALUE=DATE-TIME).
     public var triggerText: String {
         switch self {
-        case let .relative(before, days, seconds):
-            var text = before && (days > 0 || seconds > 0) ? "-P" : "P"
-            if seconds == 0, days > 0, days % 7 == 0 { return text + "\(days / 7)W" }
-            if days > 0 { text += "\(days)D" }
-            if seconds > 0 || days == 0 {
-                text += "T"
-                let (hours, minutes, rest) = (seconds / 3600, seconds % 3600 / 60, seconds % 60)
-                if hours > 0 { text += "\(hours)H" }
-                if minutes > 0 { text += "\(minutes)M" }
-                if rest > 0 || seconds == 0 { text += "\(rest)S" }
-            }
-            return text
-        case .absolute(let date):
-            return Self.utcFormat(date)
+        case let .relative(before, days, seconds): TriggerOffset(before: before, days: days, seconds: seconds).text
+        case .absolute(let date): Self.utcFormat(date)
         }
     }
 
@@ -50,46 +39,11 @@ public enum Alarm: Hashable, Sendable {
         let value = text.trimmingCharacters(in: .whitespaces).uppercased()
         if let date = Self.utcDate(value) {
             self = .absolute(date)
-            return
+        } else if let offset = TriggerOffset(value) {
+            self = .relative(before: offset.before, days: offset.days, seconds: offset.seconds)
+        } else {
+            return nil
         }
-        guard let (before, days, seconds) = Self.duration(value) else { return nil }
-        self = .relative(before: before && (days > 0 || seconds > 0), days: days, seconds: seconds)
-    }
-
-    /// An iCalendar duration (`-P1DT2H`, `PT15M`, `+P2W`): before (a minus sign), days, seconds.
-    static func duration(_ text: String) -> (Bool, Int, Int)? {
-        var rest = Substring(text)
-        var before = false
-        if rest.first == "-" || rest.first == "+" {
-            before = rest.first == "-"
-            rest = rest.dropFirst()
-        }
-        guard rest.first == "P" else { return nil }
-        rest = rest.dropFirst()
-        var days = 0, seconds = 0, inTime = false, sawPart = false
-        while !rest.isEmpty {
-            if rest.first == "T" {
-                guard !inTime else { return nil }
-                inTime = true
-                rest = rest.dropFirst()
-                continue
-            }
-            let digits = rest.prefix { $0.isASCII && $0.isNumber }
-            guard !digits.isEmpty, digits.count <= 9, let count = Int(digits) else { return nil }
-            rest = rest.dropFirst(digits.count)
-            guard let unit = rest.first else { return nil }
-            rest = rest.dropFirst()
-            switch (unit, inTime) {
-            case ("W", false): days += 7 * count
-            case ("D", false): days += count
-            case ("H", true): seconds += 3600 * count
-            case ("M", true): seconds += 60 * count
-            case ("S", true): seconds += count
-            default: return nil
-            }
-            sawPart = true
-        }
-        return sawPart ? (before, days, seconds) : nil
     }
 
     /// `20261201T080000Z` as a date.
@@ -173,19 +127,30 @@ public enum Alarm: Hashable, Sendable {
 
 extension PIMStore {
     /// The alarm `text` names, as `--alarm` reads it: a duration before the start or due date
-    /// (`15m`, `1h30m`, `2d`, `1w`, `PT15M`, optionally followed by `before`), one after it
-    /// (`10m after`), `0`, `at the start` or `when due`, or a date and time as `--due` reads them.
+    /// (`15m`, `1h30m`, `2d`, `1w`, `PT15M`, optionally followed by `before`, or `-15m`), one
+    /// after it (`10m after`, `+10m`), `0`, `at the start` or `when due`, or a date and time as
+    /// `--due` reads them.
     public func readAlarm(_ text: String) throws(PIMError) -> Alarm {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let lower = trimmed.lowercased()
         if ["0", "at start", "at the start", "start", "when due", "at due", "due"].contains(lower) { return .atStart }
         var words = lower.split(separator: " ").map(String.init)
         var before = true
+        var said: String?
         if let last = words.last, last == "before" || last == "after" {
             before = last == "before"
+            said = last
             words.removeLast()
         }
-        let durationText = words.joined()
+        var durationText = words.joined()
+        // A sign says which side, as iCalendar's TRIGGER does: -15m before, +10m after.
+        if let sign = durationText.first, sign == "-" || sign == "+", durationText.dropFirst().first?.isNumber == true {
+            if let said, (sign == "-") != (said == "before") {
+                throw PIMError.usage("alarm \"\(text)\": a \(sign == "-" ? "minus sign says before" : "plus sign says after"), not \(said)")
+            }
+            before = sign == "-"
+            durationText.removeFirst()
+        }
         if !durationText.isEmpty, durationText.first?.isNumber == true || durationText.first == "p",
            let duration = try? PIMDuration(parsing: durationText) {
             let parts = duration.components
@@ -193,12 +158,11 @@ extension PIMStore {
                 throw PIMError.usage("alarm \"\(text)\": months and years are not alarm offsets; give days or weeks (30d), or a date")
             }
             let days = parts.day ?? 0, seconds = (parts.hour ?? 0) * 3600 + (parts.minute ?? 0) * 60 + (parts.second ?? 0)
-            guard days >= 0, seconds >= 0 else { throw PIMError.usage("alarm \"\(text)\": give the offset without a sign, followed by before or after") }
             guard days <= 3650 else { throw PIMError.usage("alarm \"\(text)\": an alarm at most ten years (3650 days) from the start") }
             return .relative(before: before && (days > 0 || seconds > 0), days: days, seconds: seconds)
         }
         if words.count != lower.split(separator: " ").count {
-            throw PIMError.usage("alarm \"\(text)\": expected a duration before \(before ? "before" : "after"), such as 15m or 1h30m")
+            throw PIMError.usage("alarm \"\(text)\": expected a duration such as 15m or 1h30m before '\(before ? "before" : "after")'")
         }
         do {
             return .absolute(try readDate(trimmed, with: dateParser))

@@ -34,6 +34,7 @@ extension PIMStore {
         copy.title = event.title
         copy.location = event.location
         copy.notes = event.notes
+        copy.alarms = event.alarms
         copy.status = event.status
         copy.calendar = event.calendar
         copy.timeZone = event.timeZone

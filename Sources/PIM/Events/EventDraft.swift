@@ -19,6 +19,9 @@ public struct EventDraft: Sendable {
     public var notes: String?
     /// tentative, confirmed or cancelled; nil for the model's default (confirmed).
     public var status: String?
+    /// Alarms as `--alarm` reads them: `15m` (before the start), `10m after`, `at the start`, or
+    /// a date and time.
+    public var alarms: [String] = []
 
     public init(title: String, start: String) {
         self.title = title
@@ -66,6 +69,7 @@ extension PIMStore {
         if !allDay, let clock = parsedStart.clock { rule?.keepTime(clock, of: start, in: calendar) }
         let resolver = RecordResolver(store: self)
         let attendees = try draft.attendees.map { text throws(PIMError) in try resolver.resolve(text, as: .contact) }
+        let alarms = try readAlarms(draft.alarms.joined(separator: ","))
 
         guard let event = insertRecord("Event") as? Event else {
             preconditionFailure("the Event entity is not represented by its generated class")
@@ -78,6 +82,7 @@ extension PIMStore {
         event.location = draft.location
         event.notes = draft.notes
         if let status = draft.status { event.status = status }
+        event.alarms = Alarm.stored(alarms)
         event.recurrenceRule = rule?.description
         if let name = draft.calendar, !name.isEmpty { event.calendar = name }
         for attendee in attendees.compactMap({ $0 as? Contact }) { event.addToAttendees(attendee) }

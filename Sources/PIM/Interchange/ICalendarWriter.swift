@@ -117,6 +117,7 @@ public struct ICalendarWriter {
             guard let address = Self.address(of: attendee) else { continue }
             lines.add("ATTENDEE", ["CN": attendee.name ?? ""], value: "mailto:" + address)
         }
+        Self.addAlarms(of: event.alarms, summary: event.title ?? "", relatedToEnd: false, to: &lines)
         lines.end("VEVENT")
     }
 
@@ -155,7 +156,32 @@ public struct ICalendarWriter {
         for dependency in Set(task.dependencies.compactMap(Self.uid(of:))).sorted() {
             lines.add("RELATED-TO", ["RELTYPE": "DEPENDS-ON"], text: dependency)
         }
+        // An alarm before or after the due date is RELATED=END (RFC 5545 3.8.6.3), which needs a
+        // DUE: without one it goes nowhere.
+        Self.addAlarms(of: task.alarms, summary: task.title ?? "", relatedToEnd: true, keepRelative: task.due != nil, to: &lines)
         lines.end("VTODO")
+    }
+
+    /// The VALARM components of an `alarms` attribute: display alarms (their DESCRIPTION the
+    /// record's summary, as RFC 5545 3.6.6 asks of one) at each TRIGGER, a relative one from the
+    /// start, or from the end when `relatedToEnd` (a to-do's DUE).
+    static func addAlarms(of stored: String?, summary: String, relatedToEnd: Bool, keepRelative: Bool = true, to lines: inout ContentLines) {
+        for alarm in Alarm.list(stored) where keepRelative || !alarm.isRelative {
+            lines.begin("VALARM")
+            lines.add("ACTION", value: "DISPLAY")
+            lines.add("DESCRIPTION", text: summary)
+            switch alarm {
+            case .absolute:
+                lines.add("TRIGGER", ["VALUE": "DATE-TIME"], value: alarm.triggerText)
+            case .relative:
+                if relatedToEnd {
+                    lines.add("TRIGGER", ["RELATED": "END"], value: alarm.triggerText)
+                } else {
+                    lines.add("TRIGGER", value: alarm.triggerText)
+                }
+            }
+            lines.end("VALARM")
+        }
     }
 
     /// The UID a record is written with: the one it was imported with (RFC 5545 3.8.4.7 and RFC

@@ -17,6 +17,9 @@ public indirect enum OutputValue {
     case array([OutputValue])
     /// A JSON object shown in tables as `text` (a linked record's name, `value (label)`).
     case object([String: OutputValue], text: String)
+    /// An alarm: its iCalendar TRIGGER value in JSON (`-PT15M`, `20261201T080000Z`), `15m before`
+    /// or a local date and time in tables (`when due` for a task's alarm at its due date).
+    case alarm(Alarm, forTask: Bool)
 
     /// The value for JSONSerialization, dates as RFC 3339 with the offset of `timeZone`.
     public func jsonObject(timeZone: TimeZone) -> Any {
@@ -30,6 +33,7 @@ public indirect enum OutputValue {
         case .day(let value): OutputFormat.day(value)
         case .array(let values): values.map { $0.jsonObject(timeZone: timeZone) }
         case .object(let values, _): values.mapValues { $0.jsonObject(timeZone: timeZone) }
+        case .alarm(let alarm, _): alarm.triggerText
         }
     }
 
@@ -45,6 +49,7 @@ public indirect enum OutputValue {
         case .day(let value): OutputFormat.day(value)
         case .array(let values): values.map { $0.text(timeZone: timeZone) }.joined(separator: ", ")
         case .object(_, let text): text
+        case let .alarm(alarm, forTask): alarm.text(forTask: forTask, timeZone: timeZone)
         }
     }
 

@@ -95,6 +95,7 @@ public struct RecordField {
             RecordField("scheduled") { date($0, "scheduled") },
             RecordField("wait") { date($0, "wait") },
             RecordField("repeat") { string($0, "recurrenceRule") },
+            RecordField("alarms") { record in .array(Alarm.list(record.value(forKey: "alarms") as? String).map { .alarm($0, forTask: true) }) },
             RecordField("started") { date($0, "started") },
             RecordField("completed") { date($0, "completed") },
             RecordField("project") { string($0, "project") },
@@ -127,6 +128,7 @@ public struct RecordField {
             guard let event = record as? Event else { return .array([]) }
             return .array(event.skippedOccurrences.map { event.allDay ? .day($0) : .date($0, dateOnly: false) })
         },
+        RecordField("alarms") { record in .array(Alarm.list(record.value(forKey: "alarms") as? String).map { .alarm($0, forTask: false) }) },
         RecordField("calendar") { string($0, "calendar") },
         RecordField("series", reading: ["master"]) { record in .from((record as? Event)?.master) { reference($0) } },
         RecordField("replaces") { record in

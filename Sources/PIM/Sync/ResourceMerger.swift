@@ -1,11 +1,12 @@
 // What `pim sync` keeps of the server's copy of a resource it replaces: everything pim does not
-// hold. pim writes an event, to-do or card from its record, which has no place for an alarm
-// (VALARM), an attendee's reply, an attendee who is not one of its contacts, a department, a
-// photo link, a birthday without a year, an address book's custom labels, or the properties other
-// programs add (X-MOZ-*, X-APPLE-*, IMPP, RELATED...); sent alone, it would delete them on the
-// server and on every device. The merger copies them from the server's copy into pim's text,
-// inside the component they belong to (matched by UID and the instant of RECURRENCE-ID), as DAVx5
-// and Thunderbird keep what they do not know:
+// hold. pim writes an event, to-do or card from its record, which has no place for an alarm it
+// cannot read (one relative to an event's end), an alarm's sound or acknowledgement, an
+// attendee's reply, an attendee who is not one of its contacts, a department, a photo link, an
+// address book's custom labels, or the properties other programs add (X-MOZ-*, X-APPLE-*, IMPP,
+// RELATED...); sent alone, it would delete them on the server and on every device. The merger
+// copies them from the server's copy into pim's text, inside the component they belong to
+// (matched by UID and the instant of RECURRENCE-ID), as DAVx5 and Thunderbird keep what they do
+// not know:
 //
 // - a property pim does not write is kept; one that restates a property pim writes (an HTML
 //   description, a structured location, a formatted address label) only while that property's
@@ -17,7 +18,10 @@
 //   here); an organizer unless pim writes one;
 // - a value pim cannot read (PHOTO by URL) is kept while pim writes none; a birthday or
 //   anniversary that says pim's day is sent as the server wrote it (`--0412` for pim's 1604);
-//   an ORG whose organization is pim's keeps its units.
+//   an ORG whose organization is pim's keeps its units;
+// - an alarm (VALARM) of pim's that goes off when one of the server's does is sent as the
+//   server wrote it; the server's alarms pim reads and no longer has were removed here, and go.
+//   Those pim cannot read stay.
 import Foundation
 
 struct ResourceMerger {
@@ -77,7 +81,28 @@ struct ResourceMerger {
             guard let server else { continue }
             var used: Set<Int> = []
             let mine = object.properties
-            for index in object.begin..<object.end {
+            // Alarms: pim's, each sent as the server wrote it when the server's copy has one
+            // going off at the same time (its sound, UID, ACKNOWLEDGED stay); the server's other
+            // alarms that pim reads were removed here, and those it cannot read stay. They all
+            // follow the properties, as RFC 5545's grammar has them.
+            let serverAlarms = server.subcomponents.map { Self.alarmKey(of: $0, in: object.key.type) }
+            var usedAlarms: Set<Int> = []
+            var subcomponents: [String] = []
+            var index = object.begin
+            while index < object.end {
+                if let range = object.subcomponentRanges.first(where: { $0.lowerBound == index }) {
+                    let block = range.flatMap { ours[$0].physical }
+                    let key = Self.alarmKey(of: block, in: object.key.type)
+                    if let key, let match = serverAlarms.indices.first(where: { serverAlarms[$0] == key && !usedAlarms.contains($0) }) {
+                        usedAlarms.insert(match)
+                        subcomponents += server.subcomponents[match]
+                    } else {
+                        subcomponents += block
+                    }
+                    index = range.upperBound
+                    continue
+                }
+                defer { index += 1 }
                 let line = ours[index]
                 if let property = mine.first(where: { $0.line.index == index }), let match = equivalent(of: property, in: server, mine: mine, used: used) {
                     used.insert(match.line.index)
@@ -91,7 +116,10 @@ struct ResourceMerger {
                 }
             }
             output += keptLines(of: server, mine: mine, used: used)
-            output += server.subcomponents.flatMap { $0 }
+            output += subcomponents
+            for (number, block) in server.subcomponents.enumerated() where !usedAlarms.contains(number) && serverAlarms[number] == nil {
+                output += block
+            }
             lineIndex = object.end
         }
         while lineIndex < ours.count { output += ours[lineIndex].physical; lineIndex += 1 }
@@ -185,6 +213,40 @@ struct ResourceMerger {
         var end: Int
         var properties: [Property]
         var subcomponents: [[String]]
+        /// Where each subcomponent is, BEGIN through END, as indices of logical lines.
+        var subcomponentRanges: [Range<Int>] = []
+    }
+
+    /// What an alarm subcomponent (physical lines, BEGIN:VALARM to END:VALARM) of a `type`
+    /// component goes off at, as pim reads alarms: `A` and the instant of an absolute TRIGGER, `R`
+    /// and the duration of one relative to an event's start or a to-do's due date (RELATED=END).
+    /// Nil for one pim does not read (relative to an event's end, to a to-do's start, an
+    /// absolute time in an unknown zone) and for other subcomponents.
+    static func alarmKey(of block: [String], in type: String) -> String? {
+        let lines = logicalLines(block.joined(separator: "\r\n"))
+        guard let first = lines.first, property(first).name == "BEGIN", property(first).value.uppercased() == "VALARM" else { return nil }
+        var depth = 0
+        for line in lines {
+            let trigger = property(line)
+            if trigger.name == "BEGIN" { depth += 1 }
+            if trigger.name == "END" { depth -= 1 }
+            guard depth == 1, trigger.name == "TRIGGER" else { continue }
+            if parameter("VALUE", of: trigger) == "DATE-TIME" {
+                let instant = instant(of: trigger)
+                return instant.count == 14 || instant.hasPrefix("D") ? nil : "A" + instant
+            }
+            switch Alarm(trigger: trigger.value) {
+            case .absolute(let date)?:
+                // A UTC time without VALUE=DATE-TIME: `pim import` reads it on an event only.
+                return type == "VTODO" ? nil : "A" + String(Int(date.timeIntervalSince1970))
+            case let alarm?:
+                let related = parameter("RELATED", of: trigger) ?? "START"
+                return related == (type == "VTODO" ? "END" : "START") ? "R" + alarm.triggerText : nil
+            case nil:
+                return nil
+            }
+        }
+        return nil
     }
 
     /// `text`'s content lines (CRLF or LF, as XML hands calendar data over), unfolded.
@@ -228,7 +290,7 @@ struct ResourceMerger {
     static func components(of lines: [Line]) -> [Component] {
         var found: [Component] = []
         var open: Component?
-        var inner: (depth: Int, lines: [String])?
+        var inner: (depth: Int, lines: [String], begin: Int)?
         for line in lines {
             let property = property(line)
             if var nested = inner {
@@ -237,6 +299,7 @@ struct ResourceMerger {
                 if property.name == "END" { nested.depth -= 1 }
                 if nested.depth == 0 {
                     open?.subcomponents.append(nested.lines)
+                    open?.subcomponentRanges.append(nested.begin..<line.index + 1)
                     inner = nil
                 } else {
                     inner = nested
@@ -249,7 +312,7 @@ struct ResourceMerger {
                     open = Component(key: Key(type: type, uid: "", recurrence: ""), begin: line.index + 1, end: line.index + 1,
                                      properties: [], subcomponents: [])
                 } else if open != nil {
-                    inner = (1, line.physical)
+                    inner = (1, line.physical, line.index)
                 }
             } else if property.name == "END", var component = open, property.value.uppercased() == component.key.type {
                 component.end = line.index

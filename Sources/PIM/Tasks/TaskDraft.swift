@@ -21,6 +21,9 @@ public struct TaskDraft: Sendable {
     public var dependsOn: [String] = []
     /// How the task repeats: daily, weekly, monthly, yearly, weekdays or an RRULE (needs a due date).
     public var repeatRule: String?
+    /// Alarms as `--alarm` reads them: `15m` (before the due date), `10m after`, `when due`, or a
+    /// date and time.
+    public var alarms: [String] = []
 
     public init(title: String) { self.title = title }
 }
@@ -80,6 +83,10 @@ extension PIMStore {
         // As an event's: 02:30 typed on a day that skips it is due at 03:30 that day, and at
         // 02:30 on the later days.
         if let due, let clock = parsedDue?.clock { rule?.keepTime(clock, of: due, in: calendar) }
+        let alarms = try readAlarms(draft.alarms.joined(separator: ","))
+        if due == nil, let relative = alarms.first(where: \.isRelative) {
+            throw PIMError.usage(Self.alarmNeedsDue(relative))
+        }
 
         guard let task = insertRecord("Task") as? TaskItem else {
             preconditionFailure("the Task entity is not represented by TaskItem: PIMClasses are not registered")
@@ -97,6 +104,7 @@ extension PIMStore {
         task.parent = parent as? TaskItem
         task.recurrenceRule = rule?.description
         task.recurrenceStart = rule == nil ? nil : due
+        task.alarms = Alarm.stored(alarms)
         for dependency in dependencies.compactMap({ $0 as? TaskItem }) { task.addToDependencies(dependency) }
         try setTags(draft.tags, of: task)
         return task
@@ -186,6 +194,11 @@ extension PIMStore {
     /// The usage error of a repeat rule on a task without a due date.
     static let repeatNeedsDue = "repeat: a repeating task needs a due date (--due): its occurrences follow from it"
 
+    /// Why a task without a due date cannot have `alarm`, an alarm before or after it.
+    static func alarmNeedsDue(_ alarm: Alarm) -> String {
+        "alarm \"\(alarm.text(forTask: true, timeZone: .gmt))\": a task needs a due date (--due) for an alarm before or after it; give a date and time for the alarm instead"
+    }
+
     /// Sets how `task` repeats (a `--repeat` value; empty for not at all): a series that starts
     /// at its due date, which a task that repeats needs.
     public func setRepeat(_ text: String, of task: TaskItem) throws(PIMError) {
@@ -222,6 +235,12 @@ extension PIMStore {
         copy.parent = task.parent
         copy.recurrenceRule = text
         copy.recurrenceStart = task.recurrenceStart ?? due
+        // Alarms before or after the due date move with it; one at a date of its own moves as
+        // many days as the due date, as the scheduled and wait dates do.
+        copy.alarms = Alarm.stored(Alarm.list(task.alarms).compactMap { alarm in
+            guard case .absolute(let date) = alarm else { return alarm }
+            return calendar.date(byAdding: .day, value: days, to: date).map(Alarm.absolute)
+        })
         for tag in task.tags { copy.addToTags(tag) }
         return copy
     }
