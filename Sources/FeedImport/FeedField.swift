@@ -114,6 +114,10 @@ public struct FeedField: Sendable {
         /// For payload properties: the subcomponents of the record's component (`VALARM`) whose
         /// properties are read, in order, instead of the component's own.
         public var component: String?
+        /// For `component`: the subcomponents left out, those with a property (the key) of one
+        /// of the values (compared in any case): `ACTION` `NONE`, RFC 9074's alarm that never
+        /// alerts, which Apple's calendars write as a placeholder.
+        public var without: [String: Set<String>] = [:]
         /// For `triggerlist`: how a number is read as a duration.
         var unit: TriggerUnit?
 
@@ -217,10 +221,24 @@ public struct FeedField: Sendable {
             }
             component = try reader.string(name, at: "\(path).component").uppercased()
         }
+        var without: [String: Set<String>] = [:]
+        if let filter = object["without"] {
+            guard component != nil else {
+                throw FeedMappingError(origin: reader.origin, path: "\(path).without", message: "without leaves out subcomponents: give component")
+            }
+            for (name, values) in try reader.object(filter, at: "\(path).without") {
+                let list = values as? [Any] ?? [values]
+                let texts = list.compactMap { $0 as? String }
+                guard !texts.isEmpty, texts.count == list.count else {
+                    throw FeedMappingError(origin: reader.origin, path: "\(path).without.\(name)", message: "expected a property value, or a list of them")
+                }
+                without[name.uppercased()] = Set(texts.map { $0.uppercased() })
+            }
+        }
         let unit = try object["unit"].map { value throws(FeedMappingError) in try Self.unit(value, at: "\(path).unit", type: type, reader: reader) }
         try reader.refuseUnknownKeys(object, known: ["xpath", "property", "parameter", "type", "map", "mapOnly", "default", "many",
                                                      "separator", "part", "timeZone", "after", "namedValues", "stripPrefix", "split", "lenient",
-                                                     "having", "yearless", "component", "unit"], at: path)
+                                                     "having", "yearless", "component", "without", "unit"], at: path)
         var alternative = Alternative(
             source: source, type: type, table: table, tableOnly: try reader.flag(object["mapOnly"], at: "\(path).mapOnly"),
             defaultValue: try object["default"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).default") },
@@ -233,6 +251,7 @@ public struct FeedField: Sendable {
             lenient: try reader.flag(object["lenient"], at: "\(path).lenient"))
         alternative.having = having
         alternative.component = component
+        alternative.without = without
         alternative.unit = unit
         if let year = object["yearless"] {
             guard let number = year as? Int, (1...9999).contains(number), !(year is Bool) else {

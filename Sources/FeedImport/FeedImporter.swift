@@ -615,7 +615,13 @@ public final class FeedImporter {
         if alternative.component == nil, alternative.having.isEmpty {
             return all ? payload.properties(named: propertyName) : payload.property(propertyName).map { [$0] } ?? []
         }
-        let holders = alternative.component.map { name in payload.components.filter { $0.name == name } } ?? [payload]
+        let holders = alternative.component.map { name in
+            payload.components.filter { component in
+                component.name == name && !alternative.without.contains { property, values in
+                    component.properties(named: property).contains { values.contains($0.value.uppercased()) }
+                }
+            }
+        } ?? [payload]
         let admitted = holders.flatMap { $0.properties(named: propertyName) }.filter { alternative.admits($0.parameters) }
         return all ? admitted : Array(admitted.prefix(1))
     }

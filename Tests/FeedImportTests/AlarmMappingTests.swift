@@ -251,6 +251,24 @@ final class AlarmMappingTests: XCTestCase {
     func testAMisspeltKeyOfATriggerListIsAMappingErrorListingTheNewKeys() throws {
         let error = mappingError(Self.calendarMapping(alarms: #"{"property": "TRIGGER", "components": "VALARM", "type": "triggerlist"}"#))
         XCTAssertTrue(error.hasPrefix("test.json: records[0].attributes.alarms.components: unknown key (expected one of after, component, "), error)
-        XCTAssertTrue(error.contains(", unit, xpath, yearless)"), error)
+        XCTAssertTrue(error.contains(", unit, without, xpath, yearless)"), error)
+    }
+
+    // MARK: without
+
+    func testWithoutLeavesOutTheSubcomponentsWithThatPropertyValue() throws {
+        let none = "BEGIN:VEVENT\r\nUID:b\r\nSUMMARY:b\r\nDTSTART:20261201T090000Z\r\n"
+            + "BEGIN:VALARM\r\nACTION:none\r\nTRIGGER;VALUE=DATE-TIME:19760401T005545Z\r\nEND:VALARM\r\n"
+            + "BEGIN:VALARM\r\nACTION:AUDIO\r\nTRIGGER:-PT5M\r\nEND:VALARM\r\nEND:VEVENT\r\n"
+        let mapping = #"{"property": "TRIGGER", "component": "VALARM", "without": {"ACTION": ["NONE", "X-SILENT"]}, "type": "triggerlist"}"#
+        try importFeed(calendar(event("a", "TRIGGER:-PT15M"), none), mapping: Self.calendarMapping(alarms: mapping))
+        XCTAssertEqual(try alarms(), ["a": "-PT15M", "b": "-PT5M"], "Apple's ACTION:NONE placeholder (any case) is no alarm")
+    }
+
+    func testWithoutNeedsAComponentAndValues() {
+        XCTAssertEqual(mappingError(Self.calendarMapping(alarms: #"{"property": "TRIGGER", "without": {"ACTION": "NONE"}}"#)),
+                       "test.json: records[0].attributes.alarms.without: without leaves out subcomponents: give component")
+        XCTAssertEqual(mappingError(Self.calendarMapping(alarms: #"{"property": "TRIGGER", "component": "VALARM", "without": {"ACTION": [1]}}"#)),
+                       "test.json: records[0].attributes.alarms.without.ACTION: expected a property value, or a list of them")
     }
 }

@@ -136,6 +136,21 @@ final class AlarmTests: XCTestCase {
         XCTAssertEqual(lines.filter { $0.hasPrefix("TRIGGER") }, ["TRIGGER:-PT15M", "TRIGGER;RELATED=END:PT0S"])
     }
 
+    func testATodoPimWritesWithoutADueDateKeepsTheServersAlarmsRelatedToIt() {
+        let own = calendarText("VTODO", ["DTSTART:20261203T090000Z"])
+        let server = calendarText("VTODO", ["DTSTART:20261203T090000Z"] + alarm("TRIGGER;RELATED=END:-PT15M") + alarm("TRIGGER;VALUE=DATE-TIME:20261203T080000Z"))
+        let merged = ResourceMerger().merged(own, keeping: server)
+        XCTAssertEqual(triggers(merged), ["TRIGGER;RELATED=END:-PT15M"],
+                       "pim cannot write an alarm related to a due date it has not: the server's stays; the one at 08:00 was removed here")
+    }
+
+    func testApplesNoneAlarmStaysOnTheServer() {
+        let own = calendarText("VEVENT", alarm("TRIGGER:-PT15M"))
+        let server = calendarText("VEVENT", ["BEGIN:VALARM", "ACTION:NONE", "TRIGGER;VALUE=DATE-TIME:19760401T005545Z", "END:VALARM"])
+        let merged = ResourceMerger().merged(own, keeping: server)
+        XCTAssertEqual(triggers(merged), ["TRIGGER:-PT15M", "TRIGGER;VALUE=DATE-TIME:19760401T005545Z"], "RFC 9074's alarm that never alerts is not pim's")
+    }
+
     func testTwoEqualAlarmsHereMatchTwoOnTheServerOnce() {
         let own = calendarText("VEVENT", alarm("TRIGGER:-PT15M"))
         let server = calendarText("VEVENT", alarm("TRIGGER:-PT15M", ["X-FIRST:1"]) + alarm("TRIGGER:-PT15M", ["X-SECOND:1"]))

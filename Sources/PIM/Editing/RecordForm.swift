@@ -101,6 +101,7 @@ public struct RecordForm {
         let before = fields.map { values[$0.key] == nil ? nil : $0.read(record, store) }
         let task = record as? TaskItem
         let due = task?.due
+        let alarms = task?.alarms
         var changed = false
         func write(_ indices: [Int]) throws(PIMError) {
             for index in indices {
@@ -117,8 +118,9 @@ public struct RecordForm {
             if newDue != due { task.recurrenceStart = newDue }
         }
         // Alarms before or after the due date need one, as a rule does (checked when the edit
-        // sets either: an imported task may have such alarms and no due date).
-        if let task, task.due == nil, values["due"] != nil || values["alarms"] != nil,
+        // clears the due date or changes the alarms: an imported task may have such alarms and
+        // no due date, and the form holds every field).
+        if let task, task.due == nil, due != nil || task.alarms != alarms,
            let relative = Alarm.list(task.alarms).first(where: \.isRelative) {
             throw PIMError.usage(PIMStore.alarmNeedsDue(relative))
         }

@@ -111,7 +111,10 @@ public enum Alarm: Hashable, Sendable {
     public func text(forTask: Bool = false, timeZone: TimeZone) -> String {
         switch self {
         case .absolute(let date):
-            return OutputFormat.local(date, timeZone: timeZone)
+            // To the second when it has seconds (a phone's alarm may): read back, it is the same.
+            let whole = date.timeIntervalSinceReferenceDate.truncatingRemainder(dividingBy: 60) == 0
+            return whole ? OutputFormat.local(date, timeZone: timeZone)
+                : OutputFormat.string(from: date, format: "yyyy-MM-dd HH:mm:ss", timeZone: timeZone)
         case let .relative(before, days, seconds):
             if days == 0, seconds == 0 { return forTask ? "when due" : "at the start" }
             var parts = ""
@@ -143,13 +146,21 @@ extension PIMStore {
             words.removeLast()
         }
         var durationText = words.joined()
-        // A sign says which side, as iCalendar's TRIGGER does: -15m before, +10m after.
-        if let sign = durationText.first, sign == "-" || sign == "+", durationText.dropFirst().first?.isNumber == true {
+        // A sign says which side, as iCalendar's TRIGGER does: -15m before, +10m after. An
+        // iCalendar duration without one is after, as a TRIGGER (and `--json`) writes it: PT10M.
+        var sign: Character?
+        if let first = durationText.first, first == "-" || first == "+",
+           let next = durationText.dropFirst().first, next.isNumber || next == "p" {
+            sign = first
+            durationText.removeFirst()
+        }
+        if let sign {
             if let said, (sign == "-") != (said == "before") {
                 throw PIMError.usage("alarm \"\(text)\": a \(sign == "-" ? "minus sign says before" : "plus sign says after"), not \(said)")
             }
             before = sign == "-"
-            durationText.removeFirst()
+        } else if said == nil, durationText.first == "p" {
+            before = false
         }
         if !durationText.isEmpty, durationText.first?.isNumber == true || durationText.first == "p",
            let duration = try? PIMDuration(parsing: durationText) {

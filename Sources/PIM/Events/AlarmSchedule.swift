@@ -47,9 +47,12 @@ extension PIMStore {
                 let reach = Double(days + 1) * 86_400 + Double(seconds)
                 if before { latest = max(latest, to.addingTimeInterval(reach)) } else { earliest = min(earliest, from.addingTimeInterval(-reach)) }
             }
+            // Days before a timed start are days of its own zone (RFC 5545 3.3.6): 09:00 in New
+            // York the day before, whatever the clocks did here.
+            let zoned = event.allDay ? calendar : event.zonedCalendar(fallback: calendar)
             for start in event.occurrences(in: earliest..<latest, calendar: calendar) {
                 for alarm in relative {
-                    guard let date = alarm.date(from: start, in: calendar), date >= from, date < to else { continue }
+                    guard let date = alarm.date(from: start, in: zoned), date >= from, date < to else { continue }
                     firings.append(AlarmFiring(date: date, alarm: alarm, record: event, base: start))
                 }
             }
@@ -75,7 +78,9 @@ extension PIMStore {
     public func alarmWindow(from: String?, to: String?) throws(PIMError) -> Range<Date> {
         let parser = dateParser
         let start = try from.map { text throws(PIMError) in try readDate(text, with: parser) } ?? now
-        let end = try to.map { text throws(PIMError) in try readDate(text, with: parser) } ?? start.addingTimeInterval(86_400)
+        // A day after: 25 hours on the day the clocks go back.
+        let end = try to.map { text throws(PIMError) in try readDate(text, with: parser) }
+            ?? calendar.pimDate(byAdding: DateComponents(day: 1), to: start) ?? start.addingTimeInterval(86_400)
         guard start < end else {
             throw PIMError.usage("--to (\(OutputFormat.local(end, timeZone: timeZone))) must come after --from (\(OutputFormat.local(start, timeZone: timeZone)))")
         }

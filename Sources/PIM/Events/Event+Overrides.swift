@@ -34,7 +34,9 @@ extension PIMStore {
         copy.title = event.title
         copy.location = event.location
         copy.notes = event.notes
-        copy.alarms = event.alarms
+        // Alarms before or after the start go with each occurrence; one at a set time is the
+        // series' own, and goes off once.
+        copy.alarms = Alarm.stored(Alarm.list(event.alarms).filter(\.isRelative))
         copy.status = event.status
         copy.calendar = event.calendar
         copy.timeZone = event.timeZone

@@ -85,14 +85,16 @@ struct ResourceMerger {
             // going off at the same time (its sound, UID, ACKNOWLEDGED stay); the server's other
             // alarms that pim reads were removed here, and those it cannot read stay. They all
             // follow the properties, as RFC 5545's grammar has them.
-            let serverAlarms = server.subcomponents.map { Self.alarmKey(of: $0, in: object.key.type) }
+            // A to-do pim writes without a DUE has no alarm related to it in pim's text.
+            let relativeToo = object.key.type != "VTODO" || mine.contains { $0.name == "DUE" }
+            let serverAlarms = server.subcomponents.map { Self.alarmKey(of: $0, in: object.key.type, relativeToo: relativeToo) }
             var usedAlarms: Set<Int> = []
             var subcomponents: [String] = []
             var index = object.begin
             while index < object.end {
                 if let range = object.subcomponentRanges.first(where: { $0.lowerBound == index }) {
                     let block = range.flatMap { ours[$0].physical }
-                    let key = Self.alarmKey(of: block, in: object.key.type)
+                    let key = Self.alarmKey(of: block, in: object.key.type, relativeToo: relativeToo)
                     if let key, let match = serverAlarms.indices.first(where: { serverAlarms[$0] == key && !usedAlarms.contains($0) }) {
                         usedAlarms.insert(match)
                         subcomponents += server.subcomponents[match]
@@ -221,10 +223,13 @@ struct ResourceMerger {
     /// component goes off at, as pim reads alarms: `A` and the instant of an absolute TRIGGER, `R`
     /// and the duration of one relative to an event's start or a to-do's due date (RELATED=END).
     /// Nil for one pim does not read (relative to an event's end, to a to-do's start, an
-    /// absolute time in an unknown zone) and for other subcomponents.
-    static func alarmKey(of block: [String], in type: String) -> String? {
+    /// absolute time in an unknown zone, ACTION:NONE), for a relative one unless `relativeToo`,
+    /// and for other subcomponents.
+    static func alarmKey(of block: [String], in type: String, relativeToo: Bool = true) -> String? {
         let lines = logicalLines(block.joined(separator: "\r\n"))
         guard let first = lines.first, property(first).name == "BEGIN", property(first).value.uppercased() == "VALARM" else { return nil }
+        // RFC 9074's alarm that never alerts (Apple's placeholder): no alarm pim reads.
+        if lines.contains(where: { property($0).name == "ACTION" && property($0).value.uppercased() == "NONE" }) { return nil }
         var depth = 0
         for line in lines {
             let trigger = property(line)
@@ -241,7 +246,7 @@ struct ResourceMerger {
                 return type == "VTODO" ? nil : "A" + String(Int(date.timeIntervalSince1970))
             case let alarm?:
                 let related = parameter("RELATED", of: trigger) ?? "START"
-                return related == (type == "VTODO" ? "END" : "START") ? "R" + alarm.triggerText : nil
+                return relativeToo && related == (type == "VTODO" ? "END" : "START") ? "R" + alarm.triggerText : nil
             case nil:
                 return nil
             }
