@@ -145,3 +145,12 @@ enum WindowsTimeZones {
         "Line Islands Standard Time": "Pacific/Kiritimati",
     ]
 }
+
+/// Time zones by the names calendars write in TZID: IANA's (`Europe/Berlin`) or Windows'
+/// (`W. Europe Standard Time`, as Outlook and Exchange write them).
+public enum TimeZoneNames {
+    /// The zone `name` stands for; nil for a name neither IANA nor Windows knows.
+    public static func zone(named name: String) -> TimeZone? {
+        TimeZone(identifier: name) ?? WindowsTimeZones.ianaName[name].flatMap(TimeZone.init(identifier:))
+    }
+}

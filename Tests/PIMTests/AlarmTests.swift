@@ -74,6 +74,14 @@ final class AlarmTests: XCTestCase {
         ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Dentist", trigger] + extra + ["END:VALARM"]
     }
 
+    /// A merger for pim's text `own` whose last sync sent `lastSynced`: the alarms that text had
+    /// and `own` has not were removed here.
+    private func merger(_ own: String, lastSynced: String) -> ResourceMerger {
+        var merger = ResourceMerger()
+        merger.removedAlarms = Set(ResourceMerger.alarmKeys(of: lastSynced)).subtracting(ResourceMerger.alarmKeys(of: own))
+        return merger
+    }
+
     /// The TRIGGER lines of `text`, in order.
     private func triggers(_ text: String) -> [String] {
         text.components(separatedBy: "\r\n").filter { $0.hasPrefix("TRIGGER") }
@@ -94,9 +102,20 @@ final class AlarmTests: XCTestCase {
         let own = calendarText("VEVENT", alarm("TRIGGER:-PT30M"))
         let server = calendarText("VEVENT", alarm("TRIGGER:-PT15M") + alarm("TRIGGER;RELATED=END:-PT5M")
                                   + alarm("TRIGGER;VALUE=DATE-TIME:20261201T070000Z") + alarm("TRIGGER;VALUE=DATE-TIME;TZID=Mars/Olympus:20261201T070000"))
-        let merged = ResourceMerger().merged(own, keeping: server)
+        let merged = merger(own, lastSynced: server).merged(own, keeping: server)
         XCTAssertEqual(triggers(merged), ["TRIGGER:-PT30M", "TRIGGER;RELATED=END:-PT5M", "TRIGGER;VALUE=DATE-TIME;TZID=Mars/Olympus:20261201T070000"],
                        "pim's new alarm; the server's 15 minutes and 07:00 UTC were removed here; its alarm before the end and its time in an unknown zone stay")
+    }
+
+    func testWithoutALastSyncOfItsAlarmsNoAlarmOfTheServerIsTakenForRemoved() {
+        // A resource last synced before pim read alarms: its record has none of the server's.
+        let own = calendarText("VEVENT", alarm("TRIGGER:-PT30M"))
+        let server = calendarText("VEVENT", alarm("TRIGGER:-PT15M") + alarm("TRIGGER;VALUE=DATE-TIME:20261201T070000Z"))
+        XCTAssertEqual(triggers(ResourceMerger().merged(own, keeping: server)),
+                       ["TRIGGER:-PT30M", "TRIGGER:-PT15M", "TRIGGER;VALUE=DATE-TIME:20261201T070000Z"])
+        let added = calendarText("VEVENT", alarm("TRIGGER:-PT30M") + alarm("TRIGGER:-P1D"))
+        XCTAssertEqual(triggers(merger(own, lastSynced: own).merged(own, keeping: added)), ["TRIGGER:-PT30M", "TRIGGER:-P1D"],
+                       "one another client added since the last sync stays")
     }
 
     func testAnAbsoluteAlarmMatchesTheSameInstantInAnyZone() {
@@ -119,7 +138,7 @@ final class AlarmTests: XCTestCase {
         let own = calendarText("VTODO", ["DUE:20261204T170000Z"] + alarm("TRIGGER;RELATED=END:-PT1H"))
         let server = calendarText("VTODO", ["DUE:20261204T170000Z"] + alarm("TRIGGER;RELATED=END:-PT1H", ["X-KEEP:1"]) + alarm("TRIGGER:-PT10M")
                                   + alarm("TRIGGER;RELATED=END:-P1D"))
-        let merged = ResourceMerger().merged(own, keeping: server)
+        let merged = merger(own, lastSynced: server).merged(own, keeping: server)
         XCTAssertEqual(triggers(merged), ["TRIGGER;RELATED=END:-PT1H", "TRIGGER:-PT10M"],
                        "the matched one as the server wrote it; one before the start pim does not read stays; the day before the due date was removed here")
         XCTAssertTrue(merged.contains("X-KEEP:1"))
@@ -139,7 +158,7 @@ final class AlarmTests: XCTestCase {
     func testATodoPimWritesWithoutADueDateKeepsTheServersAlarmsRelatedToIt() {
         let own = calendarText("VTODO", ["DTSTART:20261203T090000Z"])
         let server = calendarText("VTODO", ["DTSTART:20261203T090000Z"] + alarm("TRIGGER;RELATED=END:-PT15M") + alarm("TRIGGER;VALUE=DATE-TIME:20261203T080000Z"))
-        let merged = ResourceMerger().merged(own, keeping: server)
+        let merged = merger(own, lastSynced: server).merged(own, keeping: server)
         XCTAssertEqual(triggers(merged), ["TRIGGER;RELATED=END:-PT15M"],
                        "pim cannot write an alarm related to a due date it has not: the server's stays; the one at 08:00 was removed here")
     }
@@ -151,12 +170,25 @@ final class AlarmTests: XCTestCase {
         XCTAssertEqual(triggers(merged), ["TRIGGER:-PT15M", "TRIGGER;VALUE=DATE-TIME:19760401T005545Z"], "RFC 9074's alarm that never alerts is not pim's")
     }
 
-    func testTwoEqualAlarmsHereMatchTwoOnTheServerOnce() {
+    func testTwoAlarmsOfTheServerAtTheTimeOfOneOfPimsBothStay() {
+        // pim reads them as one alarm (each once): it removed neither.
         let own = calendarText("VEVENT", alarm("TRIGGER:-PT15M"))
-        let server = calendarText("VEVENT", alarm("TRIGGER:-PT15M", ["X-FIRST:1"]) + alarm("TRIGGER:-PT15M", ["X-SECOND:1"]))
-        let merged = ResourceMerger().merged(own, keeping: server)
-        XCTAssertEqual(triggers(merged), ["TRIGGER:-PT15M"], "pim keeps each alarm once")
+        let server = calendarText("VEVENT", alarm("TRIGGER:-PT15M", ["X-FIRST:1"]) + alarm("TRIGGER:-PT15M", ["ACTION:EMAIL"]))
+        let merged = merger(own, lastSynced: own).merged(own, keeping: server)
+        XCTAssertEqual(triggers(merged), ["TRIGGER:-PT15M", "TRIGGER:-PT15M"])
         XCTAssertTrue(merged.contains("X-FIRST:1"))
-        XCTAssertFalse(merged.contains("X-SECOND:1"))
+        XCTAssertTrue(merged.contains("ACTION:EMAIL"))
+    }
+
+    func testAnAlarmsTextFollowsTheTitleOnlyWhenItWasTheTitle() {
+        let own = calendarText("VEVENT", alarm("TRIGGER:-PT15M")).replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (Dr. Kim)")
+            .replacingOccurrences(of: "DESCRIPTION:Dentist", with: "DESCRIPTION:Dentist (Dr. Kim)")
+        let server = calendarText("VEVENT", alarm("TRIGGER:-PT15M", ["X-KEEP:1"]))
+        let merged = ResourceMerger().merged(own, keeping: server)
+        XCTAssertTrue(merged.contains("DESCRIPTION:Dentist (Dr. Kim)\r\n") && merged.contains("X-KEEP:1"), merged)
+        XCTAssertFalse(merged.contains("DESCRIPTION:Dentist\r\n"), merged)
+        let own2 = calendarText("VEVENT", alarm("TRIGGER:-PT15M"))
+        let custom = calendarText("VEVENT", ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Leave now", "TRIGGER:-PT15M", "END:VALARM"])
+        XCTAssertTrue(ResourceMerger().merged(own2, keeping: custom).contains("DESCRIPTION:Leave now\r\n"), "its own text stays")
     }
 }

@@ -304,7 +304,7 @@ extension PIMStore {
         // before their subtasks, so that a subtask's RELATED-TO names a resource already there. A
         // request that fails stops the run, keeping what was done (the requests already on their
         // way are answered and counted).
-        var sent: [String: (record: ManagedObject, etag: String?, digest: String)] = [:]
+        var sent: [String: (record: ManagedObject, etag: String?, digest: String, alarms: [String])] = [:]
         do throws(PIMError) {
             let theirs = try serverTexts(of: puts.filter { $0.condition != .absent }.map(\.href), of: collection, client: client, base: base)
             // A relation the server's copy has to a task pim does not have is another client's.
@@ -313,8 +313,10 @@ extension PIMStore {
             for (slot, target, record, condition) in puts {
                 guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
                 let own = resourceText(of: record, in: collection)
-                let removed = Set(known[slot]?.attendees ?? []).subtracting(attendeeAddresses(of: record))
-                let text = theirs[key(target)].map { ResourceMerger(removedAttendees: removed, taskUIDs: tasks).merged(own, keeping: $0) } ?? own
+                var merger = ResourceMerger(removedAttendees: Set(known[slot]?.attendees ?? []).subtracting(attendeeAddresses(of: record)),
+                                            taskUIDs: tasks)
+                merger.removedAlarms = Set(known[slot]?.alarms ?? []).subtracting(ResourceMerger.alarmKeys(of: own))
+                let text = theirs[key(target)].map { merger.merged(own, keeping: $0) } ?? own
                 var headers = ["Content-Type": collection.collectionKind == .addressBook ? "text/vcard; charset=utf-8" : "text/calendar; charset=utf-8"]
                 switch condition {
                 case .ifMatch(let etag): headers["If-Match"] = etag
@@ -337,7 +339,7 @@ extension PIMStore {
                     }
                     if record.value(forKey: "source") as? String != urlText { record.setValue(urlText, forKey: "source") }
                     if record.value(forKey: "externalID") as? String != target { record.setValue(target, forKey: "externalID") }
-                    sent[slot] = (record, response.etag, Self.digest(of: own))
+                    sent[slot] = (record, response.etag, Self.digest(of: own), ResourceMerger.alarmKeys(of: own))
                     report.sent += 1
                 }
             }
@@ -367,8 +369,9 @@ extension PIMStore {
                 .max()?.timeIntervalSinceReferenceDate ?? now.timeIntervalSinceReferenceDate
         }
         for (href, record) in pulled.records where !record.isDeleted {
-            known[key(href)] = SyncedResource(etag: server[key(href)]?.etag, stamp: savedStamp(record), digest: digest(of: record, in: collection),
-                                              attendees: attendeeAddresses(of: record))
+            let text = resourceText(of: record, in: collection)
+            known[key(href)] = SyncedResource(etag: server[key(href)]?.etag, stamp: savedStamp(record), digest: Self.digest(of: text),
+                                              attendees: attendeeAddresses(of: record), alarms: ResourceMerger.alarmKeys(of: text))
         }
         for (href, record) in inStep where known[href] != nil && !record.isDeleted && sent[href] == nil {
             known[href]?.stamp = savedStamp(record)
@@ -376,7 +379,7 @@ extension PIMStore {
         for (href, _) in localDeletes { known[href] = nil }
         for (href, value) in sent {
             known[href] = SyncedResource(etag: value.etag, stamp: savedStamp(value.record), digest: value.digest,
-                                         attendees: attendeeAddresses(of: value.record))
+                                         attendees: attendeeAddresses(of: value.record), alarms: value.alarms)
         }
         collection.syncedResources = known
         if report.failure == nil { collection.lastSynced = now }

@@ -20,14 +20,20 @@
 //   anniversary that says pim's day is sent as the server wrote it (`--0412` for pim's 1604);
 //   an ORG whose organization is pim's keeps its units;
 // - an alarm (VALARM) of pim's that goes off when one of the server's does is sent as the
-//   server wrote it; the server's alarms pim reads and no longer has were removed here, and go.
-//   Those pim cannot read stay.
+//   server wrote it (its text following a title changed here when it was the title); the
+//   server's alarms pim's text had at the last sync and has no longer were removed here, and
+//   go; the others stay.
+import FeedImport
 import Foundation
 
 struct ResourceMerger {
     /// The attendees (lower-case addresses) pim's record had at the last sync and has no longer:
     /// removed here, so not kept from the server's copy.
     var removedAttendees: Set<String> = []
+    /// The alarms (``alarmKeys(of:)``) pim's text had at the last sync and has no longer:
+    /// removed here, so not kept from the server's copy. The server's other alarms stay, those
+    /// added since by another client too.
+    var removedAlarms: Set<String> = []
     /// The UIDs (lower case) of the tasks pim has: a parent or dependency the server's copy
     /// names among them is pim's to keep or drop; one naming another task is another client's.
     var taskUIDs: Set<String> = []
@@ -90,6 +96,7 @@ struct ResourceMerger {
             let serverAlarms = server.subcomponents.map { Self.alarmKey(of: $0, in: object.key.type, relativeToo: relativeToo) }
             var usedAlarms: Set<Int> = []
             var subcomponents: [String] = []
+            let serverSummary = server.properties.first { $0.name == "SUMMARY" }?.value
             var index = object.begin
             while index < object.end {
                 if let range = object.subcomponentRanges.first(where: { $0.lowerBound == index }) {
@@ -97,7 +104,7 @@ struct ResourceMerger {
                     let key = Self.alarmKey(of: block, in: object.key.type, relativeToo: relativeToo)
                     if let key, let match = serverAlarms.indices.first(where: { serverAlarms[$0] == key && !usedAlarms.contains($0) }) {
                         usedAlarms.insert(match)
-                        subcomponents += server.subcomponents[match]
+                        subcomponents += Self.alarm(server.subcomponents[match], describedAs: block, whenItSays: serverSummary)
                     } else {
                         subcomponents += block
                     }
@@ -119,7 +126,8 @@ struct ResourceMerger {
             }
             output += keptLines(of: server, mine: mine, used: used)
             output += subcomponents
-            for (number, block) in server.subcomponents.enumerated() where !usedAlarms.contains(number) && serverAlarms[number] == nil {
+            for (number, block) in server.subcomponents.enumerated() where !usedAlarms.contains(number) {
+                if let key = serverAlarms[number], removedAlarms.contains(Self.scoped(key, in: server.key)) { continue }
                 output += block
             }
             lineIndex = object.end
@@ -217,6 +225,40 @@ struct ResourceMerger {
         var subcomponents: [[String]]
         /// Where each subcomponent is, BEGIN through END, as indices of logical lines.
         var subcomponentRanges: [Range<Int>] = []
+    }
+
+    /// The alarms of pim's `text` (its events' and to-dos', each changed occurrence's apart), as
+    /// a sync remembers them: what the next sync's ``removedAlarms`` is told from.
+    static func alarmKeys(of text: String) -> [String] {
+        let lines = logicalLines(text)
+        var keys: [String] = []
+        for object in components(of: lines) {
+            let relativeToo = object.key.type != "VTODO" || object.properties.contains { $0.name == "DUE" }
+            for range in object.subcomponentRanges {
+                guard let key = alarmKey(of: range.flatMap { lines[$0].physical }, in: object.key.type, relativeToo: relativeToo) else { continue }
+                keys.append(scoped(key, in: object.key))
+            }
+        }
+        return keys
+    }
+
+    /// An alarm's key within its component (an event and each changed occurrence apart).
+    static func scoped(_ key: String, in component: Key) -> String {
+        "\(component.type) \(component.uid.lowercased()) \(component.recurrence) \(key)"
+    }
+
+    /// The server's alarm `theirs`, with the DESCRIPTION of pim's `ours` when its own was the
+    /// server's SUMMARY (`summary`): an alarm that says the title says a title changed here.
+    /// One whose text is its own (`Leave now`) keeps it.
+    static func alarm(_ theirs: [String], describedAs ours: [String], whenItSays summary: String?) -> [String] {
+        let serverLines = logicalLines(theirs.joined(separator: "\r\n"))
+        let ownLines = logicalLines(ours.joined(separator: "\r\n"))
+        guard let summary, let own = ownLines.first(where: { property($0).name == "DESCRIPTION" }),
+              let index = serverLines.firstIndex(where: { property($0).name == "DESCRIPTION" }),
+              property(serverLines[index]).value == summary, property(own).value != summary else { return theirs }
+        var lines = serverLines.map(\.physical)
+        lines[index] = own.physical
+        return lines.flatMap { $0 }
     }
 
     /// What an alarm subcomponent (physical lines, BEGIN:VALARM to END:VALARM) of a `type`
@@ -339,7 +381,7 @@ struct ResourceMerger {
         guard digits.count == 14 else { return "D" + digits }
         let zoneName = property.parameters.split(separator: ";").first { $0.uppercased().hasPrefix("TZID=") }
             .map { String($0.dropFirst(5)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
-        let zone = property.value.uppercased().hasSuffix("Z") ? TimeZone(identifier: "UTC") : zoneName.flatMap(TimeZone.init(identifier:))
+        let zone = property.value.uppercased().hasSuffix("Z") ? TimeZone(identifier: "UTC") : zoneName.flatMap(TimeZoneNames.zone(named:))
         guard let zone else { return digits }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone

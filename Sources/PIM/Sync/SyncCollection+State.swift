@@ -19,6 +19,10 @@ struct SyncedResource: Codable, Equatable {
     /// The addresses of an event's attendees here: one the server's copy still has that pim's
     /// record no longer has was removed here (not kept from the server's copy).
     var attendees: [String]?
+    /// The alarms of the text its records were sent as (``ResourceMerger/alarmKeys(of:)``): one
+    /// the server's copy still has that pim's text no longer has was removed here. Nil for a
+    /// resource last synced before pim read alarms: none of the server's is taken for removed.
+    var alarms: [String]?
 }
 
 /// The kinds of collection pim syncs.
