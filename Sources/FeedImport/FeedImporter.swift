@@ -752,7 +752,7 @@ public final class FeedImporter {
     }
 
     /// An instant in iCalendar's basic UTC form: `20261201T080000Z`.
-    static func utcText(_ date: Date) -> String {
+    public static func utcText(_ date: Date) -> String {
         let parts = utcCalendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
                       parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)

@@ -30,7 +30,7 @@ public enum Alarm: Hashable, Sendable {
     public var triggerText: String {
         switch self {
         case let .relative(before, days, seconds): TriggerOffset(before: before, days: days, seconds: seconds).text
-        case .absolute(let date): Self.utcFormat(date)
+        case .absolute(let date): FeedImporter.utcText(date)
         }
     }
 
@@ -57,12 +57,6 @@ public enum Alarm: Hashable, Sendable {
         let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         guard components.isValidDate(in: utc), let date = utc.date(from: components) else { return nil }
         return date
-    }
-
-    static func utcFormat(_ date: Date) -> String {
-        let parts = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
-                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
     }
 
     private static let utc: Calendar = {
