@@ -127,7 +127,7 @@ struct ResourceMerger {
             output += keptLines(of: server, mine: mine, used: used)
             output += subcomponents
             for (number, block) in server.subcomponents.enumerated() where !usedAlarms.contains(number) {
-                if let key = serverAlarms[number], removedAlarms.contains(Self.scoped(key, in: server.key)) { continue }
+                if let key = serverAlarms[number], removedAlarms.contains(Self.scoped(key, in: object.key)) { continue }
                 output += block
             }
             lineIndex = object.end
