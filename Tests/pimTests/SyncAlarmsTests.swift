@@ -79,4 +79,39 @@ final class SyncAlarmsTests: SyncTestCase {
         XCTAssertEqual(count(try syncRun(on: nil, []).reports[calendarURL], "sent"), 1)
         XCTAssertEqual(try serverTriggers("Long walk"), ["TRIGGER:-PT10M", "TRIGGER;RELATED=END:-PT5M"], "still once each")
     }
+
+    /// A store that synced before pim read alarms has the events without them, and remembers no
+    /// alarms for their resources: the next sync reads each once more (the phone's alarm is one
+    /// here then), and nothing of the server's is taken for removed.
+    func testAResourceSyncedBeforePimReadAlarmsIsReadOnceMore() throws {
+        try addCollections()
+        let event = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Example//Phone//EN",
+            "BEGIN:VEVENT", "UID:walk-1@example.com", "DTSTAMP:20261120T100000Z", "SUMMARY:Walk",
+            "DTSTART:20261203T140000Z", "DTEND:20261203T150000Z",
+            "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER:-PT15M", "X-WR-ALARMUID:9C1B", "END:VALARM",
+            "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        XCTAssertEqual(try server.request("PUT", "/alice/calendar/walk-1.ics", headers: ["Content-Type": "text/calendar"], body: event).status, 201)
+        XCTAssertEqual(count(try syncRun(on: nil, []).reports[calendarURL], "added"), 1)
+        // What an earlier pim left: the event without its alarm, its resource remembered without
+        // alarms (the key as JSONEncoder writes it, slashes escaped, which SQLite's paths match).
+        let forget = try run("/usr/bin/sqlite3", [store.path, """
+            UPDATE ZEVENT SET ZALARMS = NULL;
+            UPDATE ZSYNCCOLLECTION SET ZRESOURCES = CAST(json_remove(CAST(ZRESOURCES AS TEXT), '$."\\/alice\\/calendar\\/walk-1.ics".alarms') AS BLOB)
+                WHERE ZRESOURCES IS NOT NULL;
+            """], environment: [:])
+        XCTAssertEqual(forget.status, 0, forget.stderr)
+        XCTAssertEqual(try alarms(of: "Walk"), [], "set-up: no alarm here")
+
+        let next = try syncRun(on: nil, [])
+        XCTAssertEqual(next.run.status, 0, next.run.stderr)
+        XCTAssertEqual(try alarms(of: "Walk"), ["-PT15M"], "read once more: \(next.run.stdout)")
+        XCTAssertEqual(count(try syncRun(on: nil, []).reports[calendarURL], "updated"), 0, "and only once")
+        XCTAssertEqual(try run("events", "edit", "Walk", "--location", "Park").status, 0)
+        XCTAssertEqual(count(try syncRun(on: nil, []).reports[calendarURL], "sent"), 1)
+        let sent = try resource(titled: "Walk").text
+        XCTAssertEqual(try serverTriggers("Walk"), ["TRIGGER:-PT15M"], sent)
+        XCTAssertTrue(sent.contains("X-WR-ALARMUID:9C1B\r\n") && sent.contains("ACTION:AUDIO\r\n"), sent)
+    }
 }

@@ -256,6 +256,10 @@ extension PIMStore {
                     pulls.append(listed.href)
                 } else if changedHere {
                     puts.append((href, listed.href, record, .ifMatch(listed.etag)))
+                } else if collection.collectionKind == .calendar, last?.alarms == nil {
+                    // Last synced before pim read alarms: read once more, so that the alarms
+                    // other devices set are alarms here too.
+                    pulls.append(listed.href)
                 }
             case let (listed?, nil):
                 if last == nil {
