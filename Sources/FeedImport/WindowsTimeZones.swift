@@ -146,11 +146,12 @@ enum WindowsTimeZones {
     ]
 }
 
-/// Time zones by the names calendars write in TZID: IANA's (`Europe/Berlin`) or Windows'
-/// (`W. Europe Standard Time`, as Outlook and Exchange write them).
+/// Time zones by the names calendars write in TZID, as the importer reads them: IANA's
+/// (`Europe/Berlin`, also behind a prefix such as Mozilla's `/mozilla.org/20050126_1/`) or
+/// Windows' (`W. Europe Standard Time`, as Outlook and Exchange write them).
 public enum TimeZoneNames {
-    /// The zone `name` stands for; nil for a name neither IANA nor Windows knows.
+    /// The zone `name` stands for; nil for a name the importer does not know either.
     public static func zone(named name: String) -> TimeZone? {
-        TimeZone(identifier: name) ?? WindowsTimeZones.ianaName[name].flatMap(TimeZone.init(identifier:))
+        FeedValueReader.timeZone(named: name)
     }
 }
