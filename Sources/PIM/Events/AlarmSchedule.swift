@@ -65,9 +65,8 @@ extension PIMStore {
         }
         return firings.sorted { a, b in
             if a.date != b.date { return a.date < b.date }
-            let numbers = (a.record.value(forKey: "number") as? Int64 ?? 0, b.record.value(forKey: "number") as? Int64 ?? 0)
             if a.record.entity !== b.record.entity { return a.record is Event }
-            return numbers.0 < numbers.1
+            return (a.record.value(forKey: "number") as? Int64 ?? 0) < (b.record.value(forKey: "number") as? Int64 ?? 0)
         }
     }
 }

@@ -313,20 +313,21 @@ extension PIMStore {
             let theirs = try serverTexts(of: puts.filter { $0.condition != .absent }.map(\.href), of: collection, client: client, base: base)
             // A relation the server's copy has to a task pim does not have is another client's.
             let tasks = collection.collectionKind == .calendar && !theirs.isEmpty ? try taskUIDs() : []
-            var waves: [Int: [(slot: String, target: String, record: ManagedObject, condition: PutCondition, own: String, request: DAVRequest)]] = [:]
+            var waves: [Int: [(slot: String, target: String, record: ManagedObject, condition: PutCondition, own: String, alarms: [String], request: DAVRequest)]] = [:]
             for (slot, target, record, condition) in puts {
                 guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
                 let own = resourceText(of: record, in: collection)
                 var merger = ResourceMerger(removedAttendees: Set(known[slot]?.attendees ?? []).subtracting(attendeeAddresses(of: record)),
                                             taskUIDs: tasks)
-                merger.removedAlarms = Set(known[slot]?.alarms ?? []).subtracting(ResourceMerger.alarmKeys(of: own))
+                let alarms = ResourceMerger.alarmKeys(of: own)
+                merger.removedAlarms = Set(known[slot]?.alarms ?? []).subtracting(alarms)
                 let text = theirs[key(target)].map { merger.merged(own, keeping: $0) } ?? own
                 var headers = ["Content-Type": collection.collectionKind == .addressBook ? "text/vcard; charset=utf-8" : "text/calendar; charset=utf-8"]
                 switch condition {
                 case .ifMatch(let etag): headers["If-Match"] = etag
                 case .absent: headers["If-None-Match"] = "*"
                 }
-                waves[depth(record), default: []].append((slot, target, record, condition, own,
+                waves[depth(record), default: []].append((slot, target, record, condition, own, alarms,
                                                           DAVRequest(method: "PUT", url: url, headers: headers, body: Data(text.utf8))))
             }
             for wave in waves.keys.sorted().compactMap({ waves[$0] }) {
@@ -343,7 +344,7 @@ extension PIMStore {
                     }
                     if record.value(forKey: "source") as? String != urlText { record.setValue(urlText, forKey: "source") }
                     if record.value(forKey: "externalID") as? String != target { record.setValue(target, forKey: "externalID") }
-                    sent[slot] = (record, response.etag, Self.digest(of: own), ResourceMerger.alarmKeys(of: own))
+                    sent[slot] = (record, response.etag, Self.digest(of: own), put.alarms)
                     report.sent += 1
                 }
             }

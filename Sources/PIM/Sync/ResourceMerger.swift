@@ -91,8 +91,7 @@ struct ResourceMerger {
             // going off at the same time (its sound, UID, ACKNOWLEDGED stay); the server's other
             // alarms that pim reads were removed here, and those it cannot read stay. They all
             // follow the properties, as RFC 5545's grammar has them.
-            // A to-do pim writes without a DUE has no alarm related to it in pim's text.
-            let relativeToo = object.key.type != "VTODO" || mine.contains { $0.name == "DUE" }
+            let relativeToo = object.takesRelativeAlarms
             let serverAlarms = server.subcomponents.map { Self.alarmKey(of: $0, in: object.key.type, relativeToo: relativeToo) }
             var usedAlarms: Set<Int> = []
             var subcomponents: [String] = []
@@ -225,6 +224,10 @@ struct ResourceMerger {
         var subcomponents: [[String]]
         /// Where each subcomponent is, BEGIN through END, as indices of logical lines.
         var subcomponentRanges: [Range<Int>] = []
+
+        /// Whether its alarms may be relative: a to-do's are related to its DUE, which pim's
+        /// text of a to-do without one lacks.
+        var takesRelativeAlarms: Bool { key.type != "VTODO" || properties.contains { $0.name == "DUE" } }
     }
 
     /// The alarms of pim's `text` (its events' and to-dos', each changed occurrence's apart), as
@@ -233,9 +236,9 @@ struct ResourceMerger {
         let lines = logicalLines(text)
         var keys: [String] = []
         for object in components(of: lines) {
-            let relativeToo = object.key.type != "VTODO" || object.properties.contains { $0.name == "DUE" }
             for range in object.subcomponentRanges {
-                guard let key = alarmKey(of: range.flatMap { lines[$0].physical }, in: object.key.type, relativeToo: relativeToo) else { continue }
+                guard let key = alarmKey(of: range.flatMap { lines[$0].physical }, in: object.key.type,
+                                         relativeToo: object.takesRelativeAlarms) else { continue }
                 keys.append(scoped(key, in: object.key))
             }
         }
