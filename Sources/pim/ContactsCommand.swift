@@ -8,7 +8,8 @@ struct ContactsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contacts",
         abstract: "Add, list, change and group contacts.",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, Email.self, Birthdays.self, Export.self, GroupCommand.self],
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, Email.self, Birthdays.self, Duplicates.self, Merge.self,
+                      Export.self, GroupCommand.self],
         aliases: ["contact", "c"]
     )
 
@@ -208,6 +209,110 @@ struct ContactsCommand: ParsableCommand {
                 if !lines.isEmpty { try session.print(lines.joined(separator: "\n") + "\n") }
             }
             if addresses.isEmpty { throw PIMError.noMatch("no contact with an e-mail address matches") }
+        }
+    }
+
+    struct Duplicates: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Contacts that are likely the same person or organization, for merge.",
+            discussion: """
+                Contacts go together when they share an e-mail address (ignoring case), a phone number (its last nine \
+                digits: +44 7700 900123 is 07700 900123) or a name (ignoring case, accents, punctuation and word order: \
+                "Smith, Ann" is Ann Smith); contacts linked through others are one set. Each set is printed as its \
+                contacts (number, name, first e-mail address), what they share, and the merge command that keeps the \
+                first. --json prints an array of objects with contacts (number, id, name) and shared (kind: email, phone \
+                or name; value). Exit 1 when there are none.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            let session = try Session(global)
+            let sets = try session.store.duplicateContacts()
+            if global.json {
+                try session.print(RecordPresenter.json(sets.map { set in
+                    ["contacts": set.contacts.map { contact in
+                        ["number": contact.number, "id": contact.uuid?.uuidString.lowercased() ?? "", "name": contact.name ?? ""] as [String: Any]
+                     },
+                     "shared": set.shared.map { ["kind": $0.kind.rawValue, "value": $0.value] }] as [String: Any]
+                }))
+            } else if !sets.isEmpty {
+                let labels: [SharedValue.Kind: String] = [.email: "e-mail", .phone: "phone", .name: "name"]
+                let text = sets.map { set in
+                    var table = Table(headers: ["#", "NAME", "EMAIL"])
+                    for contact in set.contacts {
+                        table.append([String(contact.number), contact.name ?? "", contact.emailAddresses.first?.address ?? ""])
+                    }
+                    let shared = set.shared.map { "\(labels[$0.kind] ?? $0.kind.rawValue) \($0.value)" }.joined(separator: "; ")
+                    let merge = "pim contacts merge " + set.contacts.map { String($0.number) }.joined(separator: " ")
+                    return table.render(colored: session.colored) + "shared: \(shared)\nmerge:  \(merge)\n"
+                }.joined(separator: "\n")
+                try session.print(text)
+            }
+            if sets.isEmpty { throw PIMError.noMatch("no contacts share an e-mail address, a phone number or a name") }
+        }
+    }
+
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Merge contacts into the first: it takes what it lacks, the others are deleted.",
+            discussion: """
+                The first contact keeps its own values. A field it has no value for (nickname, organization, title, \
+                birthday, anniversary, url, photo, notes) takes the first other contact's; notes that differ are joined. \
+                E-mail addresses, phone numbers and postal addresses it lacks are added after its own. Events the others \
+                attend or organize, tasks assigned to them and their groups name the first contact instead. The others \
+                are then deleted (asked first, as delete asks; --yes does not ask). Values of the others that differ \
+                from the first's are listed as dropped. A first contact never synced or imported takes the binding of \
+                the first other that was: pim sync then updates that card on the server instead of deleting it, and \
+                pim import updates the merged contact. pim undo takes the merge back. --json prints an object: contact \
+                (the merged contact, as show prints it), merged (number, id, name of each contact merged into it) and \
+                dropped (field, value, from).
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The contact to keep, then those merged into it.") var ids: [String]
+        @Flag(name: [.long, .customShort("y")], help: "Do not ask for confirmation.") var yes = false
+
+        func run() throws {
+            let session = try Session(global)
+            let report = try session.store.mergeContacts(ids)
+            let contact = report.contact
+            let merged = report.merged.map { "\($0.number) (\($0.name ?? ""))" }.joined(separator: ", ")
+            try session.confirm("Merge \(merged) into contact \(contact.number) (\(contact.name ?? "")), deleting \(report.merged.count == 1 ? "it" : "them")?",
+                                refusal: "not merging without --yes (no terminal to ask on)", declined: "nothing merged", yes: yes)
+            // What the others were, read before the save turns them into deleted objects.
+            let mergedJSON: [[String: Any]] = report.merged.map {
+                ["number": $0.number, "id": $0.uuid?.uuidString.lowercased() ?? "", "name": $0.name ?? ""]
+            }
+            let mergedText = report.merged.map { "contact \($0.number) (\($0.name ?? ""))" }
+            try session.commit()
+            if global.json {
+                let presenter = session.presenter(.contact)
+                try session.print(RecordPresenter.json([
+                    "contact": presenter.jsonObject(contact),
+                    "merged": mergedJSON,
+                    "dropped": report.dropped.map { ["field": $0.field, "value": $0.value, "from": $0.from] as [String: Any] },
+                ] as [String: Any]))
+                return
+            }
+            try session.printChanged([contact], kind: .contact, verb: "Merged into") { _ in
+                var lines = ["merged: " + mergedText.joined(separator: ", ")]
+                if !report.filled.isEmpty { lines.append("took: " + report.filled.joined(separator: ", ")) }
+                func counts(_ items: [(what: String, count: Int)]) -> String {
+                    items.map { "\($0.count) \($0.count == 1 ? Self.singular($0.what) : $0.what)" }.joined(separator: ", ")
+                }
+                if !report.added.isEmpty { lines.append("added: " + counts(report.added)) }
+                if !report.movedTo.isEmpty { lines.append("now naming it: " + counts(report.movedTo)) }
+                if report.joinedNotes { lines.append("notes: joined") }
+                if let source = report.tookSource { lines.append("bound to: \(source)") }
+                lines += report.dropped.map { "dropped \($0.field) \"\($0.value)\" of contact \($0.from)" }
+                return lines
+            }
+        }
+
+        /// `e-mail addresses` as one: `e-mail address`.
+        static func singular(_ plural: String) -> String {
+            plural.hasSuffix("addresses") ? String(plural.dropLast(2)) : String(plural.dropLast())
         }
     }
 
