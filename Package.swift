@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "PIM",
             dependencies: ["ObjectGraph", "FeedImport"],
-            resources: [.embedInCode("PIM.xcdatamodeld/PIM 6.xcdatamodel/contents"),
+            resources: [.embedInCode("PIM.xcdatamodeld/PIM 7.xcdatamodel/contents"),
                         // The feed mappings of Importers/feeds, seen through a symlink.
                         .embedInCode("Import/FeedMappings/atom-xcal.json"),
                         .embedInCode("Import/FeedMappings/dav.json"),

@@ -35,6 +35,12 @@ public enum FeedValueType: String, Sendable, CaseIterable {
     /// and times as UTC (`20261201T080000Z`; a TZID's or a floating time converted as `datetime`
     /// converts it). With `unit`, numbers count a duration (GData's `minutes="15"`).
     case triggerlist
+    /// Dated notes (iCalendar's COMMENT, each a task's annotation): each property's or node's
+    /// text on a line of its own (its line breaks and tabs as spaces), after the instant its
+    /// `stamp` parameter gives in iCalendar's basic UTC form (`20261125T093000Z`; nothing when it
+    /// has none or another form) and a tab: `20261125T093000Z\tcalled back`. Empty texts are
+    /// left out.
+    case notelist
     /// Exchange's recurrence XML (the `t:Recurrence` element the XPath selects) as an RRULE.
     case exchangeRecurrence = "exchange-recurrence"
     /// A time zone: an IANA name as it is, a Windows name (`W. Europe Standard Time`) as its
@@ -120,6 +126,9 @@ public struct FeedField: Sendable {
         public var without: [String: Set<String>] = [:]
         /// For `triggerlist`: how a number is read as a duration.
         var unit: TriggerUnit?
+        /// For `notelist` payload properties: the parameter that dates each note
+        /// (`X-PIM-ENTRY`).
+        public var stamp: String?
 
         /// Whether `property` passes ``having``.
         func admits(_ parameters: [String: String]) -> Bool {
@@ -236,9 +245,17 @@ public struct FeedField: Sendable {
             }
         }
         let unit = try object["unit"].map { value throws(FeedMappingError) in try Self.unit(value, at: "\(path).unit", type: type, reader: reader) }
+        var stamp: String?
+        if let name = object["stamp"] {
+            guard type == .notelist, case .property = source else {
+                throw FeedMappingError(origin: reader.origin, path: "\(path).stamp",
+                                       message: "stamp names the parameter that dates a note: give \"type\": \"notelist\" and property")
+            }
+            stamp = try reader.string(name, at: "\(path).stamp").uppercased()
+        }
         try reader.refuseUnknownKeys(object, known: ["xpath", "property", "parameter", "type", "map", "mapOnly", "default", "many",
                                                      "separator", "part", "timeZone", "after", "namedValues", "stripPrefix", "split", "lenient",
-                                                     "having", "yearless", "component", "without", "unit"], at: path)
+                                                     "having", "yearless", "component", "without", "unit", "stamp"], at: path)
         var alternative = Alternative(
             source: source, type: type, table: table, tableOnly: try reader.flag(object["mapOnly"], at: "\(path).mapOnly"),
             defaultValue: try object["default"].map { value throws(FeedMappingError) in try reader.string(value, at: "\(path).default") },
@@ -253,6 +270,7 @@ public struct FeedField: Sendable {
         alternative.component = component
         alternative.without = without
         alternative.unit = unit
+        alternative.stamp = stamp
         if let year = object["yearless"] {
             guard let number = year as? Int, (1...9999).contains(number), !(year is Bool) else {
                 throw FeedMappingError(origin: reader.origin, path: "\(path).yearless", message: "expected a year (1 to 9999)")

@@ -564,6 +564,15 @@ public final class FeedImporter {
                 }
                 if let list = try triggerList(triggers, alternative, element: element, entity: entity, key: key, name: name) { return .text(list) }
                 continue
+            case .property where alternative.type == .notelist:
+                let notes = properties(read: alternative, in: element, child: child, all: true).map { property in
+                    (stamp: alternative.stamp.flatMap { property.parameters[$0] }, text: property.value)
+                }
+                if let list = Self.noteList(notes) { return .text(list) }
+                continue
+            case .xpath(let expression) where alternative.type == .notelist:
+                if let list = Self.noteList(try element.xpath.strings(expression, at: node).map { (nil, $0) }) { return .text(list) }
+                continue
             case .xpath(let expression) where alternative.type == .exchangeRecurrence:
                 texts = try element.xpath.nodes(expression, at: node).prefix(1).compactMap(ExchangeRecurrence.rule(from:))
             case .xpath(let expression) where alternative.type == .datelist:
@@ -706,6 +715,21 @@ public final class FeedImporter {
             }
         }
         return written.isEmpty ? nil : written.joined(separator: ",")
+    }
+
+    /// The text of a `notelist` field: a line per note with text, its stamp (when it is an
+    /// instant in iCalendar's basic UTC form) and a tab before it; nil when no note has text.
+    static func noteList(_ notes: [(stamp: String?, text: String)]) -> String? {
+        let lines = notes.compactMap { note -> String? in
+            let text = note.text.map { $0.isNewline || $0 == "\t" ? " " : $0 }.reduce(into: "") { $0.append($1) }.trimmedBlanks
+            guard !text.isEmpty else { return nil }
+            let stamp = note.stamp?.trimmedBlanks ?? ""
+            let dated = stamp.count == 16 && stamp.hasSuffix("Z") && stamp.dropLast().enumerated().allSatisfy { index, character in
+                index == 8 ? character == "T" : character.isASCII && character.isNumber
+            }
+            return (dated ? stamp : "") + "\t" + text
+        }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
     }
 
     /// One TRIGGER text of a `triggerlist` field: the local name of the node (or the property)

@@ -31,7 +31,7 @@ struct FeedValueReader {
     func value(of text: String, as type: FeedValueType, zone: String?, fixedZone: TimeZone? = nil) throws(FeedValueError) -> FeedValue? {
         switch type {
         case .string: return text.isEmpty ? nil : .text(text)
-        case .text, .datelist, .triggerlist, .exchangeRecurrence:
+        case .text, .datelist, .triggerlist, .notelist, .exchangeRecurrence:
             let trimmed = text.trimmedBlanks
             return trimmed.isEmpty ? nil : .text(trimmed)
         case .html:

@@ -41,6 +41,8 @@ public enum PIMError: Error, CustomStringConvertible {
     case predicate(ObjectGraph.PredicateError, option: String)
     case notFound(kind: RecordKind, reference: String)
     case ambiguous(kind: RecordKind, reference: String, candidates: [String])
+    /// A text that names several parts of a record (`denotate`'s annotation), listed.
+    case ambiguousText(String)
     /// No occurrence of a repeating event starts when the text said (or it is skipped already).
     case noOccurrence(String)
     case conflict(String)
@@ -61,7 +63,7 @@ public enum PIMError: Error, CustomStringConvertible {
         case .noMatch: .noMatch
         case .usage, .date, .recurrence, .predicate: .usage
         case .notFound, .noOccurrence: .notFound
-        case .ambiguous: .ambiguous
+        case .ambiguous, .ambiguousText: .ambiguous
         case .conflict: .conflict
         case .notConfirmed: .notConfirmed
         case .invalid: .invalidData
@@ -74,7 +76,7 @@ public enum PIMError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noMatch(let message), .usage(let message), .conflict(let message), .notConfirmed(let message), .invalid(let message),
-             .noOccurrence(let message), .feed(let message), .server(let message):
+             .noOccurrence(let message), .feed(let message), .server(let message), .ambiguousText(let message):
             return message
         case .date(let error): return error.description
         case .recurrence(let error): return error.description

@@ -10,7 +10,7 @@ public enum PIMModel {
     public static let shared: ManagedObjectModel = {
         PIMClasses.register()
         do {
-            return try ManagedObjectModel(xmlData: Data(PackageResources.contents), path: "Data/PIM.xcdatamodeld/PIM 6.xcdatamodel/contents")
+            return try ManagedObjectModel(xmlData: Data(PackageResources.contents), path: "Data/PIM.xcdatamodeld/PIM 7.xcdatamodel/contents")
         } catch {
             preconditionFailure("the PIM model embedded from Data/PIM.xcdatamodeld does not load: \(error)")
         }

@@ -218,7 +218,7 @@ struct ContactsCommand: ParsableCommand {
             discussion: """
                 Contacts go together when they share an e-mail address (ignoring case), a phone number (its last nine \
                 digits: +44 7700 900123 is 07700 900123) or a name (ignoring case, accents, punctuation and word order: \
-                "Smith, Ann" is Ann Smith); contacts linked through others are one set. Each set is printed as its \
+                "Smith, Ann" is Ann Smith, O'Brien is OBrien); contacts linked through others are one set. Each set is printed as its \
                 contacts (number, name, first e-mail address), what they share, and the merge command that keeps the \
                 first. --json prints an array of objects with contacts (number, id, name) and shared (kind: email, phone \
                 or name; value). Exit 1 when there are none.
@@ -262,9 +262,10 @@ struct ContactsCommand: ParsableCommand {
                 E-mail addresses, phone numbers and postal addresses it lacks are added after its own. Events the others \
                 attend or organize, tasks assigned to them and their groups name the first contact instead. The others \
                 are then deleted (asked first, as delete asks; --yes does not ask). Values of the others that differ \
-                from the first's are listed as dropped. A first contact never synced or imported takes the binding of \
-                the first other that was: pim sync then updates that card on the server instead of deleting it, and \
-                pim import updates the merged contact. pim undo takes the merge back. --json prints an object: contact \
+                from the first's are listed as dropped. A first contact not yet synced takes the card of the first \
+                other read from a CardDAV address book: pim sync then updates that card on the server instead of \
+                deleting it. An imported contact merged comes back with a new import of its feed, as a deleted one \
+                does. pim undo takes the merge back. --json prints an object: contact \
                 (the merged contact, as show prints it), merged (number, id, name of each contact merged into it) and \
                 dropped (field, value, from).
                 """)

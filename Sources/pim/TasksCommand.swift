@@ -12,7 +12,8 @@ struct TasksCommand: ParsableCommand {
             ahead rising to 1 a week overdue) + 8 blocking + 6/3.9/1.8 priority H/M/L + 5 scheduled \
             and past + 4 started + 2 age (over a year) + 1 tags + 1 project - 3 waiting - 5 blocked.
             """,
-        subcommands: [Add.self, List.self, Projects.self, Tags.self, Show.self, Edit.self, Start.self, Done.self, Delete.self, Search.self, Export.self],
+        subcommands: [Add.self, List.self, Projects.self, Tags.self, Show.self, Edit.self, Start.self, Done.self, Annotate.self, Denotate.self,
+                      Delete.self, Search.self, Export.self],
         aliases: ["task", "t"]
     )
 
@@ -225,6 +226,50 @@ struct TasksCommand: ParsableCommand {
         }
     }
 
+    struct Annotate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a dated note to a task, as Taskwarrior's annotate does.",
+            discussion: """
+                The words are joined into one line, dated now. show lists a task's annotations under it, oldest \
+                first; list shows them with --fields annotations; search finds their words. They are sent to \
+                CalDAV servers and exported as COMMENT properties. --json prints the task.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The task.") var id: String
+        @Argument(help: "The annotation (words are joined).") var words: [String] = []
+
+        func run() throws {
+            let session = try Session(global)
+            let task = try resolveTask(id, in: session)
+            let annotation = try session.store.annotate(task, with: words.joined(separator: " "))
+            try session.commit()
+            try session.printChanged([task], kind: .task, verb: "Annotated") { _ in
+                [annotation.text(timeZone: session.store.timeZone)]
+            }
+        }
+    }
+
+    struct Denotate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an annotation of a task: the one with the text given, or the only one containing it; the latest without text.",
+            discussion: "Text is compared ignoring case. Exit 1 when no annotation matches, 4 when several contain the text (listed).")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The task.") var id: String
+        @Argument(help: "The annotation's text, or a part of it (words are joined).") var words: [String] = []
+
+        func run() throws {
+            let session = try Session(global)
+            let task = try resolveTask(id, in: session)
+            let removed = try session.store.denotate(task, matching: words.isEmpty ? nil : words.joined(separator: " "))
+            try session.commit()
+            try session.printChanged([task], kind: .task, verb: "Denotated") { _ in
+                ["removed: " + removed.text(timeZone: session.store.timeZone)]
+            }
+        }
+    }
+
     struct Done: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Mark tasks done.", aliases: ["finish"])
 
@@ -291,4 +336,11 @@ struct TaskSelectionOptions: ParsableArguments {
 /// The tasks `ids` name, each once, in the order given.
 func resolveTasks(_ ids: [String], in session: Session) throws -> [TaskItem] {
     try RecordCommands.resolve(ids, kind: .task, session: session).compactMap { $0 as? TaskItem }
+}
+
+func resolveTask(_ id: String, in session: Session) throws -> TaskItem {
+    guard let task = try RecordResolver(store: session.store).resolve(id, as: .task) as? TaskItem else {
+        throw PIMError.notFound(kind: .task, reference: id)
+    }
+    return task
 }

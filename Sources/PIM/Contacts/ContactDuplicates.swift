@@ -1,7 +1,8 @@
 // `pim contacts duplicates`: contacts that are likely one person or organization, for `pim
 // contacts merge`. Two contacts go together when they share an e-mail address (ignoring case), a
 // phone number (its last nine digits, so that +44 7700 900123 and 07700 900123 meet), or a name
-// (ignoring case, accents, punctuation and word order: "Smith, Ann" is Ann Smith); contacts linked
+// (ignoring case, accents, apostrophes, other punctuation and word order: "Smith, Ann" is Ann Smith,
+// O'Brien is OBrien); contacts linked
 // through others form one set.
 import Foundation
 import ObjectGraph
@@ -95,7 +96,9 @@ extension PIMStore {
     /// A name without case, accents, punctuation or word order (`smith ann`); nil when nothing is
     /// left.
     static func nameKey(_ name: String) -> String? {
+        // Apostrophes join a word (O'Brien is OBrien); other punctuation parts words.
         let folded = name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            .filter { !"'’ʼ`´".contains($0) }
         let words = folded.split { !$0.isLetter && !$0.isNumber }.map(String.init).sorted()
         return words.isEmpty ? nil : words.joined(separator: " ")
     }

@@ -62,17 +62,19 @@ extension PIMStore {
     func merge(_ others: ArraySlice<Contact>, into target: Contact) -> ContactMergeReport {
         var report = ContactMergeReport(contact: target, merged: Array(others))
         var counts: [String: Int] = [:]
+        var events: Set<ObjectIdentifier> = []
         for other in others {
             mergeValues(of: other, into: target, report: &report)
             counts["e-mail addresses", default: 0] += moveEmails(of: other, to: target)
             counts["phone numbers", default: 0] += movePhones(of: other, to: target, report: &report)
             counts["postal addresses", default: 0] += moveAddresses(of: other, to: target)
-            counts["events", default: 0] += moveEvents(of: other, to: target)
+            events.formUnion(moveEvents(of: other, to: target))
             counts["tasks", default: 0] += moveTasks(of: other, to: target)
             counts["groups", default: 0] += moveGroups(of: other, to: target)
             takeBinding(of: other, into: target, report: &report)
             context.delete(other)
         }
+        counts["events"] = events.count
         func counted(_ whats: [String]) -> [(what: String, count: Int)] {
             whats.compactMap { what in counts[what].flatMap { $0 > 0 ? (what, $0) : nil } }
         }
@@ -117,7 +119,7 @@ extension PIMStore {
                 for (field, keyPath) in days { take(field, person, kept, keyPath) { OutputFormat.day($0) } }
             } else {
                 for (field, keyPath) in personal {
-                    if let value = person[keyPath: keyPath], !value.isEmpty {
+                    if let value = person[keyPath: keyPath], !value.trimmingCharacters(in: .whitespaces).isEmpty {
                         report.dropped.append(DroppedValue(field: field, value: value, from: other.number))
                     }
                 }
@@ -128,7 +130,7 @@ extension PIMStore {
                 }
             }
         }
-        if let organization = other as? Organization, let unit = organization.unit, !unit.isEmpty {
+        if let organization = other as? Organization, let unit = organization.unit, !unit.trimmingCharacters(in: .whitespaces).isEmpty {
             if let kept = target as? Organization {
                 take("unit", organization, kept, \.unit) { $0 }
             } else {
@@ -165,7 +167,12 @@ extension PIMStore {
     /// number is compared as duplicates compares it (``phoneKey(_:)``: `07700 900123` is `+44 7700
     /// 900123`); one written otherwise than `target` writes it is reported dropped.
     private func movePhones(of other: Contact, to target: Contact, report: inout ContactMergeReport) -> Int {
-        func key(_ number: String) -> String { Self.phoneKey(number) ?? Self.phoneDigits(number) }
+        // A short number by its digits; one without digits (`see the website`) by its text.
+        func key(_ number: String) -> String {
+            if let key = Self.phoneKey(number) { return key }
+            let digits = Self.phoneDigits(number)
+            return digits.contains(where: \.isNumber) ? digits : "text:" + number.trimmingCharacters(in: .whitespaces).lowercased()
+        }
         var known: [String: String] = [:]
         for phone in target.phoneNumbers {
             if let number = phone.number, known[key(number)] == nil { known[key(number)] = number }
@@ -202,8 +209,8 @@ extension PIMStore {
         return moved
     }
 
-    /// The events `other` attends or organizes now have `target` in its place; how many.
-    private func moveEvents(of other: Contact, to target: Contact) -> Int {
+    /// The events `other` attends or organizes now have `target` in its place; which.
+    private func moveEvents(of other: Contact, to target: Contact) -> Set<ObjectIdentifier> {
         var moved: Set<ObjectIdentifier> = []
         for event in other.attendedEvents {
             event.removeFromAttendees(other)
@@ -214,7 +221,7 @@ extension PIMStore {
             event.organizer = target
             moved.insert(ObjectIdentifier(event))
         }
-        return moved.count
+        return moved
     }
 
     /// The tasks assigned to `other` are assigned to `target`; how many.
@@ -234,12 +241,15 @@ extension PIMStore {
         return joined
     }
 
-    /// A target bound to no resource or imported record takes `other`'s binding (its source, its
-    /// key there, and the UID the resource has): the next sync updates the server's card in place
-    /// (with what pim does not read of it) instead of deleting it, and a new import of the feed
-    /// updates the merged contact instead of adding the other again.
+    /// A target bound to no resource or imported record takes `other`'s binding to a sync
+    /// collection's card (its source, its href there, and the card's UID): the next sync updates
+    /// the server's card in place (with what pim does not read of it) instead of deleting it. A
+    /// binding to an imported feed's record is not taken: a new import of the feed would replace
+    /// the merged contact's values with the feed's (an import sets what the feed says); the other
+    /// contact comes back with it instead, as a deleted one does.
     private func takeBinding(of other: Contact, into target: Contact, report: inout ContactMergeReport) {
-        guard target.source == nil, target.externalID == nil, let source = other.source, let key = other.externalID else { return }
+        guard target.source == nil, target.externalID == nil, let source = other.source, let key = other.externalID,
+              isSyncCollection(source) else { return }
         let uid = ICalendarWriter.uid(of: other)
         other.source = nil
         other.externalID = nil
@@ -247,6 +257,14 @@ extension PIMStore {
         target.externalID = key
         target.uid = uid
         report.tookSource = source
+    }
+
+    /// Whether `source` is the URL of a collection `pim sync` syncs.
+    private func isSyncCollection(_ source: String) -> Bool {
+        var request = FetchRequest<SyncCollection>(entityName: "SyncCollection")
+        guard let predicate = try? ObjectGraph.Predicate(format: "url == %@", source) else { return false }
+        request.predicate = predicate
+        return ((try? fetch(request)) ?? []).isEmpty == false
     }
 
     /// A phone number's digits, with its leading `+`: how merges and duplicates compare numbers

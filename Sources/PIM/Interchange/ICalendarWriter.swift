@@ -151,6 +151,15 @@ public struct ICalendarWriter {
         if let notes = task.notes, !notes.isEmpty { lines.add("DESCRIPTION", text: notes) }
         if let project = task.project, !project.isEmpty { lines.add("X-PIM-PROJECT", text: project) }
         if let wait = task.wait { lines.add("X-PIM-WAIT", value: Self.utcText(wait)) }
+        // Annotations as RFC 5545's COMMENT ("non-processing information intended to provide a
+        // comment to the calendar user"), each dated in an X- parameter when pim knows its date.
+        for annotation in Annotation.list(task.annotations) {
+            if let entry = annotation.entry {
+                lines.add("COMMENT", ["X-PIM-ENTRY": Annotation.entryText(entry)], text: annotation.text)
+            } else {
+                lines.add("COMMENT", text: annotation.text)
+            }
+        }
         if let parent = task.parent.flatMap(Self.uid(of:)) { lines.add("RELATED-TO", ["RELTYPE": "PARENT"], text: parent) }
         // RFC 9253's DEPENDS-ON: "a task may be blocked waiting on the other, referenced, task".
         for dependency in Set(task.dependencies.compactMap(Self.uid(of:))).sorted() {

@@ -20,6 +20,9 @@ public indirect enum OutputValue {
     /// An alarm: its iCalendar TRIGGER value in JSON (`-PT15M`, `20261201T080000Z`), `15m before`
     /// or a local date and time in tables (`when due` for a task's alarm at its due date).
     case alarm(Alarm, forTask: Bool)
+    /// A task's annotations: objects with `entry` (an instant, or null) and `description` in JSON,
+    /// as Taskwarrior exports them; one per line in tables (`2026-11-25 10:30 called back`).
+    case annotations([Annotation])
 
     /// The value for JSONSerialization, dates as RFC 3339 with the offset of `timeZone`.
     public func jsonObject(timeZone: TimeZone) -> Any {
@@ -34,6 +37,10 @@ public indirect enum OutputValue {
         case .array(let values): values.map { $0.jsonObject(timeZone: timeZone) }
         case .object(let values, _): values.mapValues { $0.jsonObject(timeZone: timeZone) }
         case .alarm(let alarm, _): alarm.triggerText
+        case .annotations(let annotations):
+            annotations.map { annotation -> [String: Any] in
+                ["entry": annotation.entry.map { OutputFormat.rfc3339($0, timeZone: timeZone) } ?? NSNull(), "description": annotation.text]
+            }
         }
     }
 
@@ -50,6 +57,7 @@ public indirect enum OutputValue {
         case .array(let values): values.map { $0.text(timeZone: timeZone) }.joined(separator: ", ")
         case .object(_, let text): text
         case let .alarm(alarm, forTask): alarm.text(forTask: forTask, timeZone: timeZone)
+        case .annotations(let annotations): annotations.map { $0.text(timeZone: timeZone) }.joined(separator: "\n")
         }
     }
 

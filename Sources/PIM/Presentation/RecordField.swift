@@ -96,6 +96,7 @@ public struct RecordField {
             RecordField("wait") { date($0, "wait") },
             RecordField("repeat") { string($0, "recurrenceRule") },
             RecordField("alarms") { record in .array(Alarm.list(record.value(forKey: "alarms") as? String).map { .alarm($0, forTask: true) }) },
+            RecordField("annotations") { .annotations(Annotation.list($0.value(forKey: "annotations") as? String)) },
             RecordField("started") { date($0, "started") },
             RecordField("completed") { date($0, "completed") },
             RecordField("project") { string($0, "project") },

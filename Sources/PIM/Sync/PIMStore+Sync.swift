@@ -256,9 +256,9 @@ extension PIMStore {
                     pulls.append(listed.href)
                 } else if changedHere {
                     puts.append((href, listed.href, record, .ifMatch(listed.etag)))
-                } else if collection.collectionKind == .calendar, last?.alarms == nil {
-                    // Last synced before pim read alarms: read once more, so that the alarms
-                    // other devices set are alarms here too.
+                } else if collection.collectionKind == .calendar, last?.alarms == nil || record is TaskItem && last?.comments != true {
+                    // Last synced before pim read alarms (or a to-do's comments as annotations):
+                    // read once more, so that what other devices set is here too.
                     pulls.append(listed.href)
                 }
             case let (listed?, nil):
@@ -308,12 +308,13 @@ extension PIMStore {
         // before their subtasks, so that a subtask's RELATED-TO names a resource already there. A
         // request that fails stops the run, keeping what was done (the requests already on their
         // way are answered and counted).
-        var sent: [String: (record: ManagedObject, etag: String?, digest: String, alarms: [String])] = [:]
+        var sent: [String: (record: ManagedObject, etag: String?, digest: String, alarms: [String], comments: Bool)] = [:]
         do throws(PIMError) {
             let theirs = try serverTexts(of: puts.filter { $0.condition != .absent }.map(\.href), of: collection, client: client, base: base)
             // A relation the server's copy has to a task pim does not have is another client's.
             let tasks = collection.collectionKind == .calendar && !theirs.isEmpty ? try taskUIDs() : []
-            var waves: [Int: [(slot: String, target: String, record: ManagedObject, condition: PutCondition, own: String, alarms: [String], request: DAVRequest)]] = [:]
+            var waves: [Int: [(slot: String, target: String, record: ManagedObject, condition: PutCondition, own: String, alarms: [String],
+                               comments: Bool, request: DAVRequest)]] = [:]
             for (slot, target, record, condition) in puts {
                 guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
                 let own = resourceText(of: record, in: collection)
@@ -321,13 +322,16 @@ extension PIMStore {
                                             taskUIDs: tasks)
                 let alarms = ResourceMerger.alarmKeys(of: own)
                 merger.removedAlarms = Set(known[slot]?.alarms ?? []).subtracting(alarms)
+                merger.contactAddresses = contactAddresses(of: record)
+                // A to-do last synced before pim read comments as annotations keeps the server's.
+                merger.keepsServerComments = record is TaskItem && known[slot] != nil && known[slot]?.comments != true
                 let text = theirs[key(target)].map { merger.merged(own, keeping: $0) } ?? own
                 var headers = ["Content-Type": collection.collectionKind == .addressBook ? "text/vcard; charset=utf-8" : "text/calendar; charset=utf-8"]
                 switch condition {
                 case .ifMatch(let etag): headers["If-Match"] = etag
                 case .absent: headers["If-None-Match"] = "*"
                 }
-                waves[depth(record), default: []].append((slot, target, record, condition, own, alarms,
+                waves[depth(record), default: []].append((slot, target, record, condition, own, alarms, !merger.keepsServerComments,
                                                           DAVRequest(method: "PUT", url: url, headers: headers, body: Data(text.utf8))))
             }
             for wave in waves.keys.sorted().compactMap({ waves[$0] }) {
@@ -344,7 +348,7 @@ extension PIMStore {
                     }
                     if record.value(forKey: "source") as? String != urlText { record.setValue(urlText, forKey: "source") }
                     if record.value(forKey: "externalID") as? String != target { record.setValue(target, forKey: "externalID") }
-                    sent[slot] = (record, response.etag, Self.digest(of: own), put.alarms)
+                    sent[slot] = (record, response.etag, Self.digest(of: own), put.alarms, put.comments)
                     report.sent += 1
                 }
             }
@@ -376,7 +380,7 @@ extension PIMStore {
         for (href, record) in pulled.records where !record.isDeleted {
             let text = resourceText(of: record, in: collection)
             known[key(href)] = SyncedResource(etag: server[key(href)]?.etag, stamp: savedStamp(record), digest: Self.digest(of: text),
-                                              attendees: attendeeAddresses(of: record), alarms: ResourceMerger.alarmKeys(of: text))
+                                              attendees: attendeeAddresses(of: record), alarms: ResourceMerger.alarmKeys(of: text), comments: true)
         }
         for (href, record) in inStep where known[href] != nil && !record.isDeleted && sent[href] == nil {
             known[href]?.stamp = savedStamp(record)
@@ -384,7 +388,8 @@ extension PIMStore {
         for (href, _) in localDeletes { known[href] = nil }
         for (href, value) in sent {
             known[href] = SyncedResource(etag: value.etag, stamp: savedStamp(value.record), digest: value.digest,
-                                         attendees: attendeeAddresses(of: value.record), alarms: value.alarms)
+                                         attendees: attendeeAddresses(of: value.record), alarms: value.alarms,
+                                         comments: value.comments ? true : nil)
         }
         collection.syncedResources = known
         if report.failure == nil { collection.lastSynced = now }
@@ -435,6 +440,19 @@ extension PIMStore {
     /// The addresses of a resource's attendees here (lower case), every address of each: an
     /// attendee the server's copy has that is among them at one sync and gone at the next was
     /// removed here.
+    /// Each address (lower case) of the attendees and organizers of `record`'s events, with all
+    /// the addresses of its contact (``ResourceMerger/contactAddresses``).
+    private func contactAddresses(of record: ManagedObject) -> [String: Set<String>] {
+        guard let event = record as? Event else { return [:] }
+        var addresses: [String: Set<String>] = [:]
+        let events = resourceRecords(event).compactMap { $0 as? Event }
+        for contact in events.flatMap(\.attendees) + events.compactMap(\.organizer) {
+            let all = Set(contact.emailAddresses.compactMap { $0.address?.lowercased() })
+            for address in all { addresses[address, default: []].formUnion(all) }
+        }
+        return addresses
+    }
+
     private func attendeeAddresses(of record: ManagedObject) -> [String] {
         guard let event = record as? Event else { return [] }
         let addresses = resourceRecords(event).compactMap { $0 as? Event }.flatMap(\.attendees)

@@ -34,6 +34,13 @@ struct ResourceMerger {
     /// removed here, so not kept from the server's copy. The server's other alarms stay, those
     /// added since by another client too.
     var removedAlarms: Set<String> = []
+    /// Whether the server's COMMENTs of a to-do stay beside pim's: for a resource last synced by
+    /// a pim that did not read them as annotations (its record here lacks them).
+    var keepsServerComments = false
+    /// Each address (lower case) of a contact pim names as an attendee or organizer, with every
+    /// address of that contact: a server's line naming the contact by another of its addresses
+    /// says what pim's says (pim writes the contact's first address).
+    var contactAddresses: [String: Set<String>] = [:]
     /// The UIDs (lower case) of the tasks pim has: a parent or dependency the server's copy
     /// names among them is pim's to keep or drop; one naming another task is another client's.
     var taskUIDs: Set<String> = []
@@ -44,7 +51,8 @@ struct ResourceMerger {
         "VEVENT": ["UID", "DTSTAMP", "CREATED", "LAST-MODIFIED", "SUMMARY", "DTSTART", "DTEND", "DURATION", "LOCATION",
                    "DESCRIPTION", "URL", "STATUS", "RRULE", "EXDATE", "RECURRENCE-ID"],
         "VTODO": ["UID", "DTSTAMP", "CREATED", "LAST-MODIFIED", "SUMMARY", "DESCRIPTION", "DTSTART", "DUE", "DURATION",
-                  "COMPLETED", "PERCENT-COMPLETE", "PRIORITY", "STATUS", "RRULE", "EXDATE", "CATEGORIES", "RELATED-TO", "URL"],
+                  "COMPLETED", "PERCENT-COMPLETE", "PRIORITY", "STATUS", "RRULE", "EXDATE", "CATEGORIES", "RELATED-TO", "URL",
+                  "COMMENT"],
         "VCARD": ["VERSION", "PRODID", "UID", "FN", "N", "NICKNAME", "ORG", "TITLE", "BDAY", "ANNIVERSARY", "EMAIL", "TEL",
                   "ADR", "CATEGORIES", "URL", "NOTE", "PHOTO", "REV", "KIND", "X-ABSHOWAS", "MEMBER", "X-ADDRESSBOOKSERVER-KIND",
                   "X-ADDRESSBOOKSERVER-MEMBER"],
@@ -149,7 +157,14 @@ struct ResourceMerger {
         }
         guard Self.matchedByValue.contains(property.name) else { return nil }
         let value = Self.comparable(property)
-        return server.properties.first { $0.name == property.name && !used.contains($0.line.index) && Self.comparable($0) == value }
+        if let found = server.properties.first(where: { $0.name == property.name && !used.contains($0.line.index) && Self.comparable($0) == value }) {
+            return found
+        }
+        guard property.name == "ATTENDEE" || property.name == "ORGANIZER", let aliases = contactAddresses[value] else { return nil }
+        // The same contact by another of its addresses, unless pim's text names that address too.
+        let named = Set(mine.filter { $0.name == property.name }.map(Self.comparable))
+        return server.properties.first { $0.name == property.name && !used.contains($0.line.index)
+            && aliases.contains(Self.comparable($0)) && !named.contains(Self.comparable($0)) }
     }
 
     /// The server's lines pim's text does not say and are kept, in the server's order.
@@ -177,6 +192,8 @@ struct ResourceMerger {
                     || !taskUIDs.contains(property.value.trimmingCharacters(in: .whitespaces).lowercased())
             case "BDAY", "ANNIVERSARY":
                 keep = !names.contains(property.name) && property.value.hasPrefix("--")
+            case "COMMENT":
+                keep = keepsServerComments || !owned.contains(property.name)
             case let name where Self.restating[name] != nil:
                 let restated = Self.restating[name] ?? ""
                 keep = Set(server.properties.filter { $0.name == restated }.map(\.value)) == Set(mine.filter { $0.name == restated }.map(\.value))

@@ -23,6 +23,10 @@ struct SyncedResource: Codable, Equatable {
     /// the server's copy still has that pim's text no longer has was removed here. Nil for a
     /// resource last synced before pim read alarms: none of the server's is taken for removed.
     var alarms: [String]?
+    /// Whether the to-do's COMMENTs were read as annotations when pim last read or sent it; nil
+    /// for a resource last synced before pim read them (or sent keeping the server's unread):
+    /// the server's COMMENTs are then kept when pim sends it, and it is read once more.
+    var comments: Bool?
 }
 
 /// The kinds of collection pim syncs.
