@@ -1,7 +1,8 @@
 #!/bin/sh
-# Fills a demo pim store and shows it: contacts (two imported from an xCard feed), a repeating
-# meeting, an event with attendees and alarms, tasks for them, then the task list (by urgency),
-# the agenda, the alarms, the calendar exported as iCalendar, and a record file opened in pim.
+# Fills a demo pim store and shows it: contacts (two imported from an xCard feed, one of them
+# typed again and merged), a repeating meeting, an event with attendees and alarms, tasks for
+# them, then the task list (by urgency), the agenda, the alarms, the calendar exported as
+# iCalendar, and a record file opened in pim.
 # Uses $PIM_STORE if set, else a new temporary store, never the user's own. Run from the
 # repository: Data/demo.sh
 set -e
@@ -29,8 +30,14 @@ pim tasks add Buy oat milk --due "today 18:00" --project home --tag shopping
 pim tasks add Renew passport --due eom --priority L --project home
 pim tasks add Read the notes on the engine --project reading --tag next
 pim tasks add Water the plants --due "sat 10:00" --repeat weekly --project home
+pim tasks annotate "Book the room" asked facilities: room 2 is free at 14:00
 
 "$PIM" tasks list
+echo
+# Luigi typed here and imported with the team: duplicates finds him twice, merge makes one.
+pim contacts add "Menabrea, Luigi" --phone "work:+39 011 555 0100" --notes "Wrote up Babbage's Turin lecture"
+"$PIM" contacts duplicates
+"$PIM" contacts merge "Luigi Menabrea" "Menabrea, Luigi" --yes
 echo
 "$PIM" events agenda --days 7
 echo

@@ -1,5 +1,5 @@
 // Stores written with earlier versions of the PIM model (Data/PIM.xcdatamodeld/PIM.xcdatamodel,
-// PIM 2.xcdatamodel, PIM 3.xcdatamodel, PIM 4.xcdatamodel, PIM 5.xcdatamodel) opened by the current pim: migrated in place (lightweight migration), every
+// PIM 2.xcdatamodel, PIM 3.xcdatamodel, PIM 4.xcdatamodel, PIM 5.xcdatamodel, PIM 6.xcdatamodel) opened by the current pim: migrated in place (lightweight migration), every
 // record kept under its number, and the new version's fields usable at once.
 import Foundation
 import ObjectGraph
@@ -157,5 +157,31 @@ final class PIMStoreMigrationTests: PIMStoreTestCase {
         let reopened = try open()
         let event = try XCTUnwrap(RecordResolver(store: reopened).resolve("1", as: .event) as? Event)
         XCTAssertEqual(event.alarms, "-PT15M")
+    }
+
+    func testAStoreOfTheSixthModelVersionOpensWithItsTasksAndTakesAnnotations() throws {
+        let url = folder.appendingPathComponent("pim.sqlite")
+        let old = try firstVersion("PIM 6.xcdatamodel")
+        XCTAssertNil(old.entitiesByName["Task"]?.propertiesByName["annotations"], "set-up: version 6 keeps no annotations")
+        try writeStore(of: old, at: url) { context in
+            let task = context.insertNewObject(forEntityName: "Task")
+            task.setValue("Fix the roof", forKey: "title")
+            task.setValue(Int64(1), forKey: "number")
+            task.setValue(UUID(), forKey: "uuid")
+            task.setValue(now, forKey: "created")
+            task.setValue(now, forKey: "modified")
+            task.setValue("-PT1H", forKey: "alarms")
+        }
+
+        let pim = try open()
+        let migrated = try XCTUnwrap(RecordResolver(store: pim).resolve("1", as: .task) as? TaskItem)
+        XCTAssertEqual(migrated.title, "Fix the roof")
+        XCTAssertEqual(migrated.alarms, "-PT1H", "version 6's alarms kept")
+        XCTAssertNil(migrated.annotations)
+        _ = try pim.annotate(migrated, with: "called Bob")
+        try pim.commit(command: "tasks annotate 1 called Bob")
+        let reopened = try open()
+        let task = try XCTUnwrap(RecordResolver(store: reopened).resolve("1", as: .task) as? TaskItem)
+        XCTAssertEqual(Annotation.list(task.annotations).map(\.text), ["called Bob"])
     }
 }
