@@ -45,13 +45,15 @@ final class SyncAnnotationsTests: SyncTestCase {
     }
 
     /// What an earlier pim left: a to-do whose server copy has comments pim never read, its
-    /// resource remembered without `comments`. Edited here before the next sync, it keeps them;
-    /// the sync after reads them as annotations, and from then on pim owns them.
-    func testCommentsAnEarlierPimDidNotReadAreKeptAndThenRead() throws {
+    /// resource remembered without `comments`. Edited here before the next sync, it reads them as
+    /// annotations as it sends itself, so that pim's text says them all; from then on a comment
+    /// removed here goes from the server. (First version: it kept them beside its own unread and
+    /// read them at the sync after, and a second change here before that sync duplicated them.)
+    func testCommentsAnEarlierPimDidNotReadAreReadWhenTheToDoIsSent() throws {
         try addCollections()
         let todo = [
             "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Phone//EN", "BEGIN:VTODO", "UID:roof-1", "DTSTAMP:20261120T080000Z",
-            "SUMMARY:Fix the roof", "COMMENT:Ask about slate", "END:VTODO", "END:VCALENDAR", "",
+            "SUMMARY:Fix the roof", "COMMENT;LANGUAGE=en:Ask about slate", "END:VTODO", "END:VCALENDAR", "",
         ].joined(separator: "\r\n")
         XCTAssertEqual(try server.request("PUT", "/alice/calendar/roof-1.ics", headers: ["Content-Type": "text/calendar"], body: todo).status, 201)
         XCTAssertEqual(count(try syncRun(on: nil, []).reports[calendarURL], "added"), 1)
@@ -65,16 +67,18 @@ final class SyncAnnotationsTests: SyncTestCase {
 
         XCTAssertEqual(try run("tasks", "annotate", "Fix the roof", "slate ordered").status, 0)
         XCTAssertEqual(count(try syncRun(on: nil, []).reports[calendarURL], "sent"), 1)
+        XCTAssertEqual(try annotations(of: "Fix the roof"), ["slate ordered", "Ask about slate"], "the server's comment is one here")
         let comments = try serverComments("Fix the roof")
-        XCTAssertEqual(comments.count, 2, "the server's comment stays beside the new one: \(comments)")
-        XCTAssertTrue(comments.contains("COMMENT:Ask about slate"), "\(comments)")
+        XCTAssertEqual(comments.count, 2, "each once: \(comments)")
+        XCTAssertTrue(comments.contains("COMMENT;LANGUAGE=en:Ask about slate"), "as the phone wrote it: \(comments)")
 
-        XCTAssertEqual(count(try syncRun(on: nil, []).reports[calendarURL], "updated"), 1, "read once more")
-        // In the server's order: pim's line, then the one it kept.
-        XCTAssertEqual(try annotations(of: "Fix the roof"), ["slate ordered", "Ask about slate"])
-        XCTAssertEqual(count(try syncRun(on: nil, []).reports[calendarURL], "updated"), 0, "and only once")
+        XCTAssertEqual(try run("tasks", "annotate", "Fix the roof", "roofer booked").status, 0)
+        XCTAssertEqual(count(try syncRun(on: nil, []).reports[calendarURL], "sent"), 1)
+        XCTAssertEqual(try serverComments("Fix the roof").count, 3, "no comment twice after a second change")
+        XCTAssertEqual(count(try syncRun(on: nil, []).reports[calendarURL], "updated"), 0)
         XCTAssertEqual(try run("tasks", "denotate", "Fix the roof", "Ask").status, 0)
         XCTAssertEqual(count(try syncRun(on: nil, []).reports[calendarURL], "sent"), 1)
-        XCTAssertEqual(try serverComments("Fix the roof").count, 1, "now pim's to remove")
+        XCTAssertEqual(try serverComments("Fix the roof").count, 2, "now pim's to remove")
+        XCTAssertFalse(try serverComments("Fix the roof").contains { $0.contains("Ask about slate") })
     }
 }

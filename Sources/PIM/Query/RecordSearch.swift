@@ -13,7 +13,13 @@ extension PIMStore {
         do {
             return .and(try words.map { word in
                 .or(try keys.map { key in
-                    try ObjectGraph.Predicate(format: key.contains(".") ? "ANY %K CONTAINS[cd] %@" : "%K CONTAINS[cd] %@", key, word)
+                    if key == "annotations" {
+                        // A task's annotations are lines of a stamp, a tab and the text: the word
+                        // is looked for in a text, not in the stamps (20261125T093000Z).
+                        let pattern = "(?s)(?:.*\\n)?[^\\t\\n]*\\t[^\\n]*" + NSRegularExpression.escapedPattern(for: word) + ".*"
+                        return try ObjectGraph.Predicate(format: "%K MATCHES[cd] %@", key, pattern)
+                    }
+                    return try ObjectGraph.Predicate(format: key.contains(".") ? "ANY %K CONTAINS[cd] %@" : "%K CONTAINS[cd] %@", key, word)
                 })
             })
         } catch {

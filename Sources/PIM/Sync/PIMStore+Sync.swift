@@ -256,7 +256,7 @@ extension PIMStore {
                     pulls.append(listed.href)
                 } else if changedHere {
                     puts.append((href, listed.href, record, .ifMatch(listed.etag)))
-                } else if collection.collectionKind == .calendar, last?.alarms == nil || record is TaskItem && last?.comments != true {
+                } else if collection.collectionKind == .calendar, last?.alarms == nil || record is TaskItem && last?.comments == nil {
                     // Last synced before pim read alarms (or a to-do's comments as annotations):
                     // read once more, so that what other devices set is here too.
                     pulls.append(listed.href)
@@ -308,30 +308,35 @@ extension PIMStore {
         // before their subtasks, so that a subtask's RELATED-TO names a resource already there. A
         // request that fails stops the run, keeping what was done (the requests already on their
         // way are answered and counted).
-        var sent: [String: (record: ManagedObject, etag: String?, digest: String, alarms: [String], comments: Bool)] = [:]
+        var sent: [String: (record: ManagedObject, etag: String?, digest: String, alarms: [String], comments: [String])] = [:]
         do throws(PIMError) {
             let theirs = try serverTexts(of: puts.filter { $0.condition != .absent }.map(\.href), of: collection, client: client, base: base)
             // A relation the server's copy has to a task pim does not have is another client's.
             let tasks = collection.collectionKind == .calendar && !theirs.isEmpty ? try taskUIDs() : []
             var waves: [Int: [(slot: String, target: String, record: ManagedObject, condition: PutCondition, own: String, alarms: [String],
-                               comments: Bool, request: DAVRequest)]] = [:]
+                               comments: [String], request: DAVRequest)]] = [:]
             for (slot, target, record, condition) in puts {
                 guard let url = URL(string: target, relativeTo: base)?.absoluteURL else { continue }
+                // A to-do last synced before pim read comments: the server's become annotations
+                // here first, so that pim's text says them all (and later removals here count).
+                if let task = record as? TaskItem, let last = known[slot], last.comments == nil, let server = theirs[key(target)] {
+                    readComments(of: server, into: task)
+                }
                 let own = resourceText(of: record, in: collection)
                 var merger = ResourceMerger(removedAttendees: Set(known[slot]?.attendees ?? []).subtracting(attendeeAddresses(of: record)),
                                             taskUIDs: tasks)
                 let alarms = ResourceMerger.alarmKeys(of: own)
                 merger.removedAlarms = Set(known[slot]?.alarms ?? []).subtracting(alarms)
                 merger.contactAddresses = contactAddresses(of: record)
-                // A to-do last synced before pim read comments as annotations keeps the server's.
-                merger.keepsServerComments = record is TaskItem && known[slot] != nil && known[slot]?.comments != true
+                let comments = ResourceMerger.commentKeys(of: own)
+                merger.removedComments = Set(known[slot]?.comments ?? []).subtracting(comments)
                 let text = theirs[key(target)].map { merger.merged(own, keeping: $0) } ?? own
                 var headers = ["Content-Type": collection.collectionKind == .addressBook ? "text/vcard; charset=utf-8" : "text/calendar; charset=utf-8"]
                 switch condition {
                 case .ifMatch(let etag): headers["If-Match"] = etag
                 case .absent: headers["If-None-Match"] = "*"
                 }
-                waves[depth(record), default: []].append((slot, target, record, condition, own, alarms, !merger.keepsServerComments,
+                waves[depth(record), default: []].append((slot, target, record, condition, own, alarms, comments,
                                                           DAVRequest(method: "PUT", url: url, headers: headers, body: Data(text.utf8))))
             }
             for wave in waves.keys.sorted().compactMap({ waves[$0] }) {
@@ -380,7 +385,8 @@ extension PIMStore {
         for (href, record) in pulled.records where !record.isDeleted {
             let text = resourceText(of: record, in: collection)
             known[key(href)] = SyncedResource(etag: server[key(href)]?.etag, stamp: savedStamp(record), digest: Self.digest(of: text),
-                                              attendees: attendeeAddresses(of: record), alarms: ResourceMerger.alarmKeys(of: text), comments: true)
+                                              attendees: attendeeAddresses(of: record), alarms: ResourceMerger.alarmKeys(of: text),
+                                              comments: ResourceMerger.commentKeys(of: text))
         }
         for (href, record) in inStep where known[href] != nil && !record.isDeleted && sent[href] == nil {
             known[href]?.stamp = savedStamp(record)
@@ -388,8 +394,7 @@ extension PIMStore {
         for (href, _) in localDeletes { known[href] = nil }
         for (href, value) in sent {
             known[href] = SyncedResource(etag: value.etag, stamp: savedStamp(value.record), digest: value.digest,
-                                         attendees: attendeeAddresses(of: value.record), alarms: value.alarms,
-                                         comments: value.comments ? true : nil)
+                                         attendees: attendeeAddresses(of: value.record), alarms: value.alarms, comments: value.comments)
         }
         collection.syncedResources = known
         if report.failure == nil { collection.lastSynced = now }
@@ -440,6 +445,20 @@ extension PIMStore {
     /// The addresses of a resource's attendees here (lower case), every address of each: an
     /// attendee the server's copy has that is among them at one sync and gone at the next was
     /// removed here.
+    /// Adds the COMMENTs of the server's `text` of `task` that it does not have (by text,
+    /// ignoring case) to its annotations, after its own.
+    private func readComments(of text: String, into task: TaskItem) {
+        var annotations = Annotation.list(task.annotations)
+        var known = Set(annotations.map { $0.text.lowercased() })
+        for comment in ResourceMerger.comments(of: text) {
+            let annotation = Annotation(entry: comment.stamp.flatMap(Annotation.entryDate), text: comment.text)
+            guard !annotation.text.isEmpty, known.insert(annotation.text.lowercased()).inserted else { continue }
+            annotations.append(annotation)
+        }
+        let stored = Annotation.stored(annotations)
+        if stored != task.annotations { task.annotations = stored }
+    }
+
     /// Each address (lower case) of the attendees and organizers of `record`'s events, with all
     /// the addresses of its contact (``ResourceMerger/contactAddresses``).
     private func contactAddresses(of record: ManagedObject) -> [String: Set<String>] {

@@ -34,9 +34,11 @@ struct ResourceMerger {
     /// removed here, so not kept from the server's copy. The server's other alarms stay, those
     /// added since by another client too.
     var removedAlarms: Set<String> = []
-    /// Whether the server's COMMENTs of a to-do stay beside pim's: for a resource last synced by
-    /// a pim that did not read them as annotations (its record here lacks them).
-    var keepsServerComments = false
+    /// The comments (``commentKeys(of:)``) of a to-do pim's text had at the last sync and has no
+    /// longer: annotations removed here, so not kept from the server's copy. The server's other
+    /// COMMENTs stay: those another client added since, and those of a to-do last synced before
+    /// pim read them.
+    var removedComments: Set<String> = []
     /// Each address (lower case) of a contact pim names as an attendee or organizer, with every
     /// address of that contact: a server's line naming the contact by another of its addresses
     /// says what pim's says (pim writes the contact's first address).
@@ -51,8 +53,7 @@ struct ResourceMerger {
         "VEVENT": ["UID", "DTSTAMP", "CREATED", "LAST-MODIFIED", "SUMMARY", "DTSTART", "DTEND", "DURATION", "LOCATION",
                    "DESCRIPTION", "URL", "STATUS", "RRULE", "EXDATE", "RECURRENCE-ID"],
         "VTODO": ["UID", "DTSTAMP", "CREATED", "LAST-MODIFIED", "SUMMARY", "DESCRIPTION", "DTSTART", "DUE", "DURATION",
-                  "COMPLETED", "PERCENT-COMPLETE", "PRIORITY", "STATUS", "RRULE", "EXDATE", "CATEGORIES", "RELATED-TO", "URL",
-                  "COMMENT"],
+                  "COMPLETED", "PERCENT-COMPLETE", "PRIORITY", "STATUS", "RRULE", "EXDATE", "CATEGORIES", "RELATED-TO", "URL"],
         "VCARD": ["VERSION", "PRODID", "UID", "FN", "N", "NICKNAME", "ORG", "TITLE", "BDAY", "ANNIVERSARY", "EMAIL", "TEL",
                   "ADR", "CATEGORIES", "URL", "NOTE", "PHOTO", "REV", "KIND", "X-ABSHOWAS", "MEMBER", "X-ADDRESSBOOKSERVER-KIND",
                   "X-ADDRESSBOOKSERVER-MEMBER"],
@@ -77,7 +78,7 @@ struct ResourceMerger {
     }
 
     /// Properties a line of pim's is matched with a line of the server's by value.
-    static let matchedByValue: Set<String> = ["EMAIL", "TEL", "ADR", "URL", "ATTENDEE", "ORGANIZER", "IMPP"]
+    static let matchedByValue: Set<String> = ["EMAIL", "TEL", "ADR", "URL", "ATTENDEE", "ORGANIZER", "IMPP", "COMMENT"]
 
     /// `own` (pim's text, CRLF and folded) with what `theirs` (the server's copy) holds that pim
     /// does not.
@@ -193,7 +194,7 @@ struct ResourceMerger {
             case "BDAY", "ANNIVERSARY":
                 keep = !names.contains(property.name) && property.value.hasPrefix("--")
             case "COMMENT":
-                keep = keepsServerComments || !owned.contains(property.name)
+                keep = server.key.type != "VTODO" || !removedComments.contains(Self.scoped(Self.comparable(property), in: server.key))
             case let name where Self.restating[name] != nil:
                 let restated = Self.restating[name] ?? ""
                 keep = Set(server.properties.filter { $0.name == restated }.map(\.value)) == Set(mine.filter { $0.name == restated }.map(\.value))
@@ -260,6 +261,40 @@ struct ResourceMerger {
             }
         }
         return keys
+    }
+
+    /// The comments of the to-dos of `text` (a resource's), each as its text in lower case within
+    /// its to-do: what ``removedComments`` is made of.
+    static func commentKeys(of text: String) -> [String] {
+        let lines = logicalLines(text)
+        return components(of: lines).filter { $0.key.type == "VTODO" }.flatMap { object in
+            object.properties.filter { $0.name == "COMMENT" }.map { scoped(comparable($0), in: object.key) }
+        }
+    }
+
+    /// The comments of the to-dos of `text`, each with its X-PIM-ENTRY stamp (when it has one)
+    /// and its text, escapes undone, in order.
+    static func comments(of text: String) -> [(stamp: String?, text: String)] {
+        components(of: logicalLines(text)).filter { $0.key.type == "VTODO" }.flatMap { object in
+            object.properties.filter { $0.name == "COMMENT" }.map { (parameter("X-PIM-ENTRY", of: $0), unescaped($0.value)) }
+        }
+    }
+
+    /// An iCalendar TEXT value with its escapes undone (`\,` `\;` `\n` `\\`).
+    static func unescaped(_ value: String) -> String {
+        var text = ""
+        var escaping = false
+        for character in value {
+            if escaping {
+                text.append(character == "n" || character == "N" ? "\n" : character)
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else {
+                text.append(character)
+            }
+        }
+        return text
     }
 
     /// An alarm's key within its component (an event and each changed occurrence apart).
@@ -428,6 +463,8 @@ struct ResourceMerger {
         switch property.name {
         case "TEL": return value.filter { $0.isNumber || $0 == "+" }
         case "ATTENDEE", "ORGANIZER", "EMAIL": return value.hasPrefix("mailto:") ? String(value.dropFirst(7)) : value
+        // A comment as an annotation holds it: escapes undone, on one line.
+        case "COMMENT": return Annotation(entry: nil, text: unescaped(property.value)).text.lowercased()
         default: return value
         }
     }

@@ -23,10 +23,12 @@ struct SyncedResource: Codable, Equatable {
     /// the server's copy still has that pim's text no longer has was removed here. Nil for a
     /// resource last synced before pim read alarms: none of the server's is taken for removed.
     var alarms: [String]?
-    /// Whether the to-do's COMMENTs were read as annotations when pim last read or sent it; nil
-    /// for a resource last synced before pim read them (or sent keeping the server's unread):
-    /// the server's COMMENTs are then kept when pim sends it, and it is read once more.
-    var comments: Bool?
+    /// The comments of the text its records were sent as or read into
+    /// (``ResourceMerger/commentKeys(of:)``): one the server's copy still has that pim's text no
+    /// longer has was removed here. Nil for a resource last synced before pim read a to-do's
+    /// comments as annotations: none of the server's is taken for removed, and a to-do not
+    /// changed here is read once more.
+    var comments: [String]?
 }
 
 /// The kinds of collection pim syncs.
