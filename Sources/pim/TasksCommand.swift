@@ -12,15 +12,13 @@ struct TasksCommand: ParsableCommand {
             ahead rising to 1 a week overdue) + 8 blocking + 6/3.9/1.8 priority H/M/L + 5 scheduled \
             and past + 4 started + 2 age (over a year) + 1 tags + 1 project - 3 waiting - 5 blocked.
             """,
-        subcommands: [Add.self, List.self, Projects.self, Tags.self, Show.self, Edit.self, Start.self, Done.self, Annotate.self, Denotate.self,
-                      Delete.self, Search.self, Export.self],
+        subcommands: [Add.self, Log.self, List.self, Projects.self, Tags.self, Show.self, Edit.self, Start.self, Stop.self, Done.self, Annotate.self,
+                      Denotate.self, Delete.self, Search.self, Export.self],
         aliases: ["task", "t"]
     )
 
-    struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a task.", aliases: ["new"])
-
-        @OptionGroup var global: GlobalOptions
+    /// What `add` and `log` read of a new task.
+    struct NewTaskOptions: ParsableArguments {
         @Argument(help: "The title (words are joined).") var title: [String]
         @Option(parsing: .unconditional, help: ArgumentHelp("Due date: 2026-12-01, 'tomorrow 17:00', 'next friday', 'in 3 days', eow, +2h...", valueName: "when")) var due: String?
         @Option(parsing: .unconditional, help: ArgumentHelp("When to start working on it.", valueName: "when")) var scheduled: String?
@@ -38,8 +36,7 @@ struct TasksCommand: ParsableCommand {
                 help: ArgumentHelp("An alarm (repeatable): 15m, 1h or 1d before the due date, '10m after', 'when due', or a date and time.", valueName: "when"))
         var alarms: [String] = []
 
-        func run() throws {
-            let session = try Session(global)
+        var draft: TaskDraft {
             var draft = TaskDraft(title: title.joined(separator: " "))
             draft.repeatRule = repeatRule
             draft.due = due
@@ -54,12 +51,53 @@ struct TasksCommand: ParsableCommand {
             draft.dependsOn = dependsOn
             draft.notes = notes
             draft.alarms = alarms
-            let task = try session.store.addTask(draft)
+            return draft
+        }
+
+        /// The lines `add` and `log` print under the task: the dates they read.
+        func echoedDates(of task: TaskItem, in session: Session) -> [String] {
+            [("due", task.due), ("scheduled", task.scheduled), ("wait", task.wait)].compactMap { label, date in
+                date.map { "\(label) \(session.echo($0))" }
+            }
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a task.", aliases: ["new"])
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var task: NewTaskOptions
+
+        func run() throws {
+            let session = try Session(global)
+            let added = try session.store.addTask(task.draft)
             try session.commit()
-            try session.printChanged([task], kind: .task, verb: "Added") { _ in
-                [("due", task.due), ("scheduled", task.scheduled), ("wait", task.wait)].compactMap { label, date in
-                    date.map { "\(label) \(session.echo($0))" }
-                }
+            try session.printChanged([added], kind: .task, verb: "Added") { _ in task.echoedDates(of: added, in: session) }
+        }
+    }
+
+    struct Log: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a task that is done already, as Taskwarrior's log does: a record of work finished.",
+            discussion: """
+                Takes add's options; the task is done now (its completion date), so it is in no list of open \
+                tasks. A repeating rule is refused: a logged task has no next occurrence.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var task: NewTaskOptions
+
+        func validate() throws {
+            if task.repeatRule != nil { throw ValidationError("--repeat: a logged task is done and has no next occurrence; use add") }
+        }
+
+        func run() throws {
+            let session = try Session(global)
+            let logged = try session.store.addTask(task.draft)
+            session.store.complete(logged)
+            try session.commit()
+            try session.printChanged([logged], kind: .task, verb: "Logged") { _ in
+                task.echoedDates(of: logged, in: session) + (logged.completed.map { ["done \(session.echo($0))"] } ?? [])
             }
         }
     }
@@ -267,6 +305,27 @@ struct TasksCommand: ParsableCommand {
             try session.printChanged([task], kind: .task, verb: "Denotated") { _ in
                 ["removed: " + removed.text(timeZone: session.store.timeZone)]
             }
+        }
+    }
+
+    struct Stop: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stop started tasks: pending again, their start cleared, as Taskwarrior's stop does.",
+            discussion: "A task that is not started is left as it is and named on standard error; exit 1 when none of them was started.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The tasks.") var ids: [String]
+
+        func run() throws {
+            let session = try Session(global)
+            let tasks = try resolveTasks(ids, in: session)
+            let stopped = tasks.filter { session.store.stop($0) }
+            for task in tasks where !stopped.contains(where: { $0 === task }) {
+                Console.error("pim: task \(task.number) (\(task.title ?? "")) is not started")
+            }
+            guard !stopped.isEmpty else { throw PIMError.noMatch("no task was stopped") }
+            try session.commit()
+            try session.printChanged(stopped, kind: .task, verb: "Stopped")
         }
     }
 

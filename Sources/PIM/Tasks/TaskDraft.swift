@@ -176,6 +176,15 @@ extension PIMStore {
         task.completed = nil
     }
 
+    /// Stops a started task: pending again, its start cleared (Taskwarrior's stop). Whether it
+    /// was started; a task that was not is left as it is.
+    public func stop(_ task: TaskItem) -> Bool {
+        guard task.status == "started" else { return false }
+        task.status = "pending"
+        task.started = nil
+        return true
+    }
+
     /// Marks a task done now; a task already done keeps the date it was first done, as a started
     /// task keeps its start. A repeating task that becomes done gets its next occurrence, which
     /// is returned (``addNextOccurrence(of:)``), and hands its rule on to it: the done task no
