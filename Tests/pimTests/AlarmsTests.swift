@@ -34,7 +34,7 @@ final class AlarmsTests: PimTestCase {
 
         XCTAssertEqual(try pim("tasks", "add", "Pay rent", "--due", "2026-11-27 17:00", "--alarm", "1h", "--alarm", "when due").status, 0)
         XCTAssertEqual(try alarms("tasks", "1"), ["-PT1H", "PT0S"])
-        XCTAssertTrue(try pim("tasks", "show", "1").stdout.contains("alarms      1h before, when due\n"))
+        XCTAssertTrue(try pim("tasks", "show", "1").stdout.contains("alarms       1h before, when due\n"), "a task's labels are as wide as annotations")
         let listed = try pim("tasks", "list", "--fields", "number,alarms")
         XCTAssertTrue(listed.stdout.contains("1  1h before, when due"), listed.stdout)
     }
