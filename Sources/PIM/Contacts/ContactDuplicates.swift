@@ -1,9 +1,8 @@
 // `pim contacts duplicates`: contacts that are likely one person or organization, for `pim
 // contacts merge`. Two contacts go together when they share an e-mail address (ignoring case), a
 // phone number (its last nine digits, so that +44 7700 900123 and 07700 900123 meet), or a name
-// (ignoring case, accents, apostrophes, other punctuation and word order: "Smith, Ann" is Ann Smith,
-// O'Brien is OBrien); contacts linked
-// through others form one set.
+// (ignoring case, accents, punctuation and word order: "Smith, Ann" is Ann Smith, and O'Brien is
+// OBrien); contacts linked through others form one set.
 import Foundation
 import ObjectGraph
 

@@ -34,8 +34,8 @@ public struct ContactMergeReport {
     public var dropped: [DroppedValue] = []
     /// Whether its notes now end with another's.
     public var joinedNotes = false
-    /// The binding to a sync collection's resource or an import's record it took from another
-    /// (its source): pim sync and pim import then update that resource through it.
+    /// The sync collection whose card it took from another (the collection's URL): pim sync then
+    /// updates that card through it.
     public var tookSource: String?
 }
 

@@ -442,9 +442,6 @@ extension PIMStore {
         return String(hash, radix: 16)
     }
 
-    /// The addresses of a resource's attendees here (lower case), every address of each: an
-    /// attendee the server's copy has that is among them at one sync and gone at the next was
-    /// removed here.
     /// Adds the COMMENTs of the server's `text` of `task` that it does not have (by text,
     /// ignoring case) to its annotations, after its own.
     private func readComments(of text: String, into task: TaskItem) {
@@ -472,6 +469,9 @@ extension PIMStore {
         return addresses
     }
 
+    /// The addresses of a resource's attendees here (lower case), every address of each: an
+    /// attendee the server's copy has that is among them at one sync and gone at the next was
+    /// removed here.
     private func attendeeAddresses(of record: ManagedObject) -> [String] {
         guard let event = record as? Event else { return [] }
         let addresses = resourceRecords(event).compactMap { $0 as? Event }.flatMap(\.attendees)

@@ -12,8 +12,9 @@
 //   description, a structured location, a formatted address label) only while that property's
 //   value is the server's;
 // - a line of pim's whose value the server's copy has too (an e-mail address, a phone, an
-//   attendee) is sent as the server wrote it, with its parameters (TYPE=pref, PARTSTAT, CN) and
-//   the lines of its group (Apple's item1.X-ABLabel);
+//   attendee, a to-do's comment) is sent as the server wrote it, with its parameters (TYPE=pref,
+//   PARTSTAT, CN, LANGUAGE) and the lines of its group (Apple's item1.X-ABLabel); an attendee
+//   or organizer the server names by another address of the same contact is that line too;
 // - an attendee pim's text lacks is kept unless pim's record had it at the last sync (removed
 //   here); an organizer unless pim writes one;
 // - a value pim cannot read (PHOTO by URL) is kept while pim writes none; a birthday or
@@ -22,7 +23,9 @@
 // - an alarm (VALARM) of pim's that goes off when one of the server's does is sent as the
 //   server wrote it (its text following a title changed here when it was the title); the
 //   server's alarms pim's text had at the last sync and has no longer were removed here, and
-//   go; the others stay.
+//   go; the others stay;
+// - a to-do's comments (pim's annotations) likewise: those pim's text had at the last sync and
+//   has no longer go, the server's others stay.
 import FeedImport
 import Foundation
 
@@ -36,8 +39,7 @@ struct ResourceMerger {
     var removedAlarms: Set<String> = []
     /// The comments (``commentKeys(of:)``) of a to-do pim's text had at the last sync and has no
     /// longer: annotations removed here, so not kept from the server's copy. The server's other
-    /// COMMENTs stay: those another client added since, and those of a to-do last synced before
-    /// pim read them.
+    /// COMMENTs stay: those another client added since.
     var removedComments: Set<String> = []
     /// Each address (lower case) of a contact pim names as an attendee or organizer, with every
     /// address of that contact: a server's line naming the contact by another of its addresses
