@@ -8,7 +8,8 @@ struct ContactsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contacts",
         abstract: "Add, list, change and group contacts.",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, Email.self, Birthdays.self, Duplicates.self, Merge.self,
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, Email.self, Phone.self, Birthdays.self, Duplicates.self,
+                      Merge.self,
                       Export.self, GroupCommand.self],
         aliases: ["contact", "c"]
     )
@@ -183,6 +184,9 @@ struct ContactsCommand: ParsableCommand {
     }
 
     struct Email: ParsableCommand {
+        /// A value for one field of a tab-separated line: a tab or line break inside would split it.
+        static func clean(_ text: String) -> String { text.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") }
+
         static let configuration = CommandConfiguration(
             abstract: "The e-mail addresses of the contacts whose text contains every word (all with none), for mail programs.",
             discussion: """
@@ -203,9 +207,7 @@ struct ContactsCommand: ParsableCommand {
                 try session.print(RecordPresenter.json(addresses.map { ["address": $0.address, "name": $0.name, "label": $0.label, "contact": $0.contact] as [String: Any] }))
             } else {
                 var lines = mutt ? ["pim: " + (addresses.isEmpty ? "no matches" : "\(addresses.count) address\(addresses.count == 1 ? "" : "es")")] : []
-                // A tab or line break inside a value would split its line.
-                func clean(_ text: String) -> String { text.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") }
-                lines += addresses.map { [$0.address, $0.name, $0.label].map(clean).joined(separator: "\t") }
+                lines += addresses.map { [$0.address, $0.name, $0.label].map(Self.clean).joined(separator: "\t") }
                 if !lines.isEmpty { try session.print(lines.joined(separator: "\n") + "\n") }
             }
             if addresses.isEmpty { throw PIMError.noMatch("no contact with an e-mail address matches") }
@@ -314,6 +316,30 @@ struct ContactsCommand: ParsableCommand {
         /// `e-mail addresses` as one: `e-mail address`.
         static func singular(_ plural: String) -> String {
             plural.hasSuffix("addresses") ? String(plural.dropLast(2)) : String(plural.dropLast())
+        }
+    }
+
+    struct Phone: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The phone numbers of the contacts whose text contains every word (all with none), for dialers and SMS tools.",
+            discussion: """
+                One line per number: the number, the contact's name and the number's label, separated by tabs, by \
+                contact name, as khard's phone --parsable prints them. --json prints the numbers as objects. Exit 1 \
+                when no contact with a number matches.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The words (parts of names, nicknames, organizations, numbers or addresses).") var words: [String] = []
+
+        func run() throws {
+            let session = try Session(global)
+            let numbers = try session.store.phoneNumbers(matching: words)
+            if global.json {
+                try session.print(RecordPresenter.json(numbers.map { ["number": $0.number, "name": $0.name, "label": $0.label, "contact": $0.contact] as [String: Any] }))
+            } else if !numbers.isEmpty {
+                try session.print(numbers.map { [$0.number, $0.name, $0.label].map(Email.clean).joined(separator: "\t") }.joined(separator: "\n") + "\n")
+            }
+            if numbers.isEmpty { throw PIMError.noMatch("no contact with a phone number matches") }
         }
     }
 

@@ -20,17 +20,7 @@ extension PIMStore {
     /// contacts with an address when there are none), by contact name (ignoring case), each
     /// contact's addresses in their order.
     public func emailAddresses(matching words: [String]) throws(PIMError) -> [ContactEmail] {
-        var query = RecordQuery(kind: .contact)
-        do {
-            query.filters = [try ObjectGraph.Predicate(format: "emailAddresses.@count > 0")]
-        } catch {
-            throw PIMError.wrapping(error, storePath: url.path)
-        }
-        let text = words.joined(separator: " ")
-        if !text.trimmingCharacters(in: .whitespaces).isEmpty { query.filters.append(try searchPredicate(text, kind: .contact)) }
-        query.relationshipKeyPaths = ["emailAddresses"]
-        let contacts = try list(query).compactMap { $0 as? Contact }
-            .sorted { (($0.name ?? "").lowercased(), $0.number) < (($1.name ?? "").lowercased(), $1.number) }
+        let contacts = try contacts(having: "emailAddresses", matching: words)
         return contacts.flatMap { contact in
             contact.emailAddresses.compactMap { email -> ContactEmail? in
                 guard let address = email.address, !address.isEmpty else { return nil }
