@@ -8,9 +8,8 @@ struct ContactsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contacts",
         abstract: "Add, list, change and group contacts.",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, Email.self, Phone.self, Birthdays.self, Duplicates.self,
-                      Merge.self,
-                      Export.self, GroupCommand.self],
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self, Email.self, Phone.self, Birthdays.self,
+                      Duplicates.self, Merge.self, Export.self, GroupCommand.self],
         aliases: ["contact", "c"]
     )
 

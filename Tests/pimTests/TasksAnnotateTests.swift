@@ -30,6 +30,9 @@ final class TasksAnnotateTests: PimTestCase {
         let shown = try pim("tasks", "show", "1")
         XCTAssertTrue(shown.stdout.contains("annotations  2026-11-25 10:30 called Bob, left a message\n"
                                             + "             2026-11-26 08:05 quote arrived: 2,400\n"), shown.stdout)
+        let table = try pim("tasks", "list", "--fields", "number,annotations")
+        XCTAssertTrue(table.stdout.contains("1  2026-11-25 10:30 called Bob, left a message; 2026-11-26 08:05 quote arrived: 2,400\n"),
+                      "a list's cell has them on one line, apart: \(table.stdout)")
         let listed = try pim("tasks", "list", "--fields", "number,annotations", "--json")
         XCTAssertEqual((try XCTUnwrap(listed.json() as? [[String: Any]]).first?["annotations"] as? [Any])?.count, 2)
         let found = try pim("tasks", "search", "quote", "--json")

@@ -61,6 +61,13 @@ public indirect enum OutputValue {
         }
     }
 
+    /// The value as one cell of a list's table: its text, with a task's annotations on one line
+    /// apart by semicolons (`show` gives each a line of its own).
+    public func cellText(timeZone: TimeZone) -> String {
+        guard case .annotations(let annotations) = self else { return text(timeZone: timeZone) }
+        return annotations.map { $0.text(timeZone: timeZone) }.joined(separator: "; ")
+    }
+
     /// The value of an optional, or null.
     static func from<T>(_ value: T?, _ make: (T) -> OutputValue) -> OutputValue {
         value.map(make) ?? .null

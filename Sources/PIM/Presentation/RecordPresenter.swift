@@ -36,7 +36,7 @@ public struct RecordPresenter {
     public func table(_ records: [ManagedObject], fields: [RecordField]) -> String {
         var table = Table(headers: fields.map(\.header))
         for record in records {
-            table.append(fields.map { $0.value(record).text(timeZone: timeZone) }, emphasis: emphasis(of: record))
+            table.append(fields.map { $0.value(record).cellText(timeZone: timeZone) }, emphasis: emphasis(of: record))
         }
         return table.render(colored: colored)
     }
