@@ -263,9 +263,9 @@ struct ContactsCommand: ParsableCommand {
                 E-mail addresses, phone numbers and postal addresses it lacks are added after its own. Events the others \
                 attend or organize, tasks assigned to them and their groups name the first contact instead. The others \
                 are then deleted (asked first, as delete asks; --yes does not ask). Values of the others that differ \
-                from the first's are listed as dropped. A first contact not yet synced takes the card of the first \
-                other read from a CardDAV address book: pim sync then updates that card on the server instead of \
-                deleting it. An imported contact merged comes back with a new import of its feed, as a deleted one \
+                from the first's are listed as dropped. A first contact not synced (typed here or imported) takes the \
+                card of the first other read from a CardDAV address book: pim sync then updates that card on the \
+                server instead of deleting it. An imported contact merged comes back with a new import of its feed, as a deleted one \
                 does. pim undo takes the merge back. --json prints an object: contact \
                 (the merged contact, as show prints it), merged (number, id, name of each contact merged into it) and \
                 dropped (field, value, from).
@@ -306,7 +306,9 @@ struct ContactsCommand: ParsableCommand {
                 if !report.added.isEmpty { lines.append("added: " + counts(report.added)) }
                 if !report.movedTo.isEmpty { lines.append("now naming it: " + counts(report.movedTo)) }
                 if report.joinedNotes { lines.append("notes: joined") }
-                if let source = report.tookSource { lines.append("bound to: \(source)") }
+                if let source = report.tookSource {
+                    lines.append("bound to: \(source)" + (report.leftSource.map { " (no longer to the import \($0))" } ?? ""))
+                }
                 lines += report.dropped.map { "dropped \($0.field) \"\($0.value)\" of contact \($0.from)" }
                 return lines
             }

@@ -83,4 +83,30 @@ final class SyncMergeTests: SyncTestCase {
         XCTAssertEqual(try list("contacts").compactMap { $0["name"] as? String }, ["Ann Smith"])
         XCTAssertEqual(try show("Ann Smith")["number"] as? Int, 2)
     }
+
+    /// A phone's card merged into an imported contact: the imported one takes the card (else the
+    /// person would go from the server and every device) and leaves its feed, as the output says.
+    /// Failed before its fix: only a contact with no source took a card, so the sync deleted the
+    /// phone's card.
+    func testAPhonesCardMergedIntoAnImportedContactStaysThePhonesCard() throws {
+        try addCollections()
+        XCTAssertEqual(try server.request("PUT", "/alice/contacts/phone-ann.vcf", headers: ["Content-Type": "text/vcard"], body: [
+            "BEGIN:VCARD", "VERSION:3.0", "UID:PHONE-ANN-1", "FN:Annie", "N:;Annie;;;", "TEL;TYPE=CELL:07700 900123", "END:VCARD", "",
+        ].joined(separator: "\r\n")).status, 201)
+        XCTAssertEqual(count(try syncRun(on: nil, []).reports[contactsURL], "added"), 1)
+        let card = folder.appendingPathComponent("ann.vcf")
+        try "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:work-ann-1\r\nFN:Ann Smith\r\nN:Smith;Ann;;;\r\nEMAIL:ann@example.org\r\nEND:VCARD\r\n"
+            .write(to: card, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try run("import", card.path).status, 0)
+
+        let merged = try run("contacts", "merge", "Ann Smith", "Annie", "--yes")
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        XCTAssertTrue(merged.stdout.contains("  bound to: \(contactsURL) (no longer to the import vcard)\n"), merged.stdout)
+        let report = try syncRun(on: nil, []).reports[contactsURL]
+        XCTAssertEqual(count(report, "sent"), 1, "\(String(describing: report))")
+        XCTAssertEqual(count(report, "removed"), 0, "the person stays on the server: \(String(describing: report))")
+        let left = try cards()
+        XCTAssertEqual(left.map(\.href), ["/alice/contacts/phone-ann.vcf"])
+        XCTAssertTrue(left[0].text.contains("UID:PHONE-ANN-1\r\n") && left[0].text.contains("ann@example.org"), left[0].text)
+    }
 }

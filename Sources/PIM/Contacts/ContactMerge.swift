@@ -37,6 +37,8 @@ public struct ContactMergeReport {
     /// The sync collection whose card it took from another (the collection's URL): pim sync then
     /// updates that card through it.
     public var tookSource: String?
+    /// The import source it was bound to before it took the card (the feed its record came from).
+    public var leftSource: String?
 }
 
 extension PIMStore {
@@ -241,16 +243,19 @@ extension PIMStore {
         return joined
     }
 
-    /// A target bound to no resource or imported record takes `other`'s binding to a sync
-    /// collection's card (its source, its href there, and the card's UID): the next sync updates
-    /// the server's card in place (with what pim does not read of it) instead of deleting it. A
-    /// binding to an imported feed's record is not taken: a new import of the feed would replace
-    /// the merged contact's values with the feed's (an import sets what the feed says); the other
-    /// contact comes back with it instead, as a deleted one does.
+    /// A target not bound to a sync collection's card (typed here, or imported) takes `other`'s
+    /// binding to one (its collection, its href there, and the card's UID): the next sync updates
+    /// the server's card in place (with what pim does not read of it) instead of deleting it and,
+    /// with it, the person on every device. An imported target so leaves its feed: a new import
+    /// of it adds that record again. A binding to an imported feed's record is not taken: a new
+    /// import of the feed would replace the merged contact's values with the feed's (an import
+    /// sets what the feed says); the other contact comes back with it instead, as a deleted one
+    /// does.
     private func takeBinding(of other: Contact, into target: Contact, report: inout ContactMergeReport) {
-        guard target.source == nil, target.externalID == nil, let source = other.source, let key = other.externalID,
-              isSyncCollection(source) else { return }
+        guard report.tookSource == nil, !(target.source.map(isSyncCollection) ?? false),
+              let source = other.source, let key = other.externalID, isSyncCollection(source) else { return }
         let uid = ICalendarWriter.uid(of: other)
+        report.leftSource = target.source
         other.source = nil
         other.externalID = nil
         target.source = source
