@@ -13,7 +13,7 @@ import ObjectGraph
 /// | 3 | no record has that id, number or name; no occurrence of a repeating event starts then |
 /// | 4 | the id, number or name matches several records |
 /// | 5 | conflict: the record changed in another pim run since this one read it |
-/// | 6 | not confirmed: a delete without `--yes` and no terminal to ask on, or answered no |
+/// | 6 | not confirmed: a delete or merge without `--yes` and no terminal to ask on, or answered no |
 /// | 7 | invalid data: the store refused the values (each failure is listed) |
 /// | 8 | the store cannot be opened or written |
 /// | 9 | a feed cannot be imported: not well-formed XML (line and column named), unreadable, or a bad mapping |
