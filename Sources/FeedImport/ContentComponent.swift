@@ -86,7 +86,8 @@ public struct ContentProperty: Sendable, Equatable {
         return parts
     }
 
-    static func unescaped(_ text: String) -> String {
+    /// An iCalendar or vCard TEXT value with its escapes undone (`\,` `\;` `\n` `\\`).
+    public static func unescaped(_ text: String) -> String {
         guard text.contains("\\") else { return text }
         var result = ""
         var escaped = false

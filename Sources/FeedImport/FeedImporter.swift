@@ -719,7 +719,7 @@ public final class FeedImporter {
 
     /// The text of a `notelist` field: a line per note with text, its stamp (when it is an
     /// instant in iCalendar's basic UTC form) and a tab before it; nil when no note has text.
-    static func noteList(_ notes: [(stamp: String?, text: String)]) -> String? {
+    public static func noteList(_ notes: [(stamp: String?, text: String)]) -> String? {
         let lines = notes.compactMap { note -> String? in
             let text = note.text.map { $0.isNewline || $0 == "\t" ? " " : $0 }.reduce(into: "") { $0.append($1) }.trimmedBlanks
             guard !text.isEmpty else { return nil }

@@ -447,9 +447,9 @@ extension PIMStore {
     private func readComments(of text: String, into task: TaskItem) {
         var annotations = Annotation.list(task.annotations)
         var known = Set(annotations.map { $0.text.lowercased() })
-        for comment in ResourceMerger.comments(of: text) {
-            let annotation = Annotation(entry: comment.stamp.flatMap(Annotation.entryDate), text: comment.text)
-            guard !annotation.text.isEmpty, known.insert(annotation.text.lowercased()).inserted else { continue }
+        // Read as `pim import` reads them (the `notelist` mapping type).
+        for annotation in Annotation.list(FeedImporter.noteList(ResourceMerger.comments(of: text)))
+        where known.insert(annotation.text.lowercased()).inserted {
             annotations.append(annotation)
         }
         let stored = Annotation.stored(annotations)

@@ -278,25 +278,8 @@ struct ResourceMerger {
     /// and its text, escapes undone, in order.
     static func comments(of text: String) -> [(stamp: String?, text: String)] {
         components(of: logicalLines(text)).filter { $0.key.type == "VTODO" }.flatMap { object in
-            object.properties.filter { $0.name == "COMMENT" }.map { (parameter("X-PIM-ENTRY", of: $0), unescaped($0.value)) }
+            object.properties.filter { $0.name == "COMMENT" }.map { (parameter("X-PIM-ENTRY", of: $0), ContentProperty.unescaped($0.value)) }
         }
-    }
-
-    /// An iCalendar TEXT value with its escapes undone (`\,` `\;` `\n` `\\`).
-    static func unescaped(_ value: String) -> String {
-        var text = ""
-        var escaping = false
-        for character in value {
-            if escaping {
-                text.append(character == "n" || character == "N" ? "\n" : character)
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else {
-                text.append(character)
-            }
-        }
-        return text
     }
 
     /// An alarm's key within its component (an event and each changed occurrence apart).
@@ -466,7 +449,7 @@ struct ResourceMerger {
         case "TEL": return value.filter { $0.isNumber || $0 == "+" }
         case "ATTENDEE", "ORGANIZER", "EMAIL": return value.hasPrefix("mailto:") ? String(value.dropFirst(7)) : value
         // A comment as an annotation holds it: escapes undone, on one line.
-        case "COMMENT": return Annotation(entry: nil, text: unescaped(property.value)).text.lowercased()
+        case "COMMENT": return Annotation(entry: nil, text: ContentProperty.unescaped(property.value)).text.lowercased()
         default: return value
         }
     }
